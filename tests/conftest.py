@@ -1,0 +1,25 @@
+"""Shared fixtures. No test touches the network or the user's real state directory."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+
+@pytest.fixture(autouse=True)
+def _isolated_home(tmp_path_factory, monkeypatch):
+    """Keep cairn's state (default DB, config) out of the real home directory."""
+    state = tmp_path_factory.mktemp("cairn-state")
+    monkeypatch.setenv("CAIRN_HOME", str(state))
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    yield
+
+
+@pytest.fixture
+def workspace(tmp_path):
+    """A fresh workspace directory (real path)."""
+    root = tmp_path / "ws"
+    root.mkdir()
+    return os.path.realpath(root)

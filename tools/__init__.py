@@ -1,0 +1,68 @@
+"""cairn's tools: the contract (``tools.base``), the registry, and the built-in tools.
+
+``create_default_tools`` is the one place the built-in tools are enumerated.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from tools.base import RiskLevel, Tool, ToolContext, ToolResult
+from tools.registry import ToolRegistry
+from tools.services import ToolServices, UrlGuard
+from tools.workspace import ResolvedPath, Workspace
+
+if TYPE_CHECKING:
+    import os
+
+__all__ = [
+    "ResolvedPath",
+    "RiskLevel",
+    "Tool",
+    "ToolContext",
+    "ToolRegistry",
+    "ToolResult",
+    "ToolServices",
+    "Workspace",
+    "create_default_tools",
+]
+
+
+def create_default_tools(
+    *,
+    workspace: Workspace | str | os.PathLike[str],
+    url_guard: UrlGuard | None = None,
+    services: ToolServices | None = None,
+) -> list[Tool]:
+    """The built-in tools for one session, sharing one ``ToolServices``."""
+    from tools.file_ops.edit_file import EditFileTool
+    from tools.file_ops.gitignore import GitignoreTool
+    from tools.file_ops.glob import GlobTool
+    from tools.file_ops.grep import GrepTool
+    from tools.file_ops.ls import ListDirTool
+    from tools.file_ops.read_file import ReadFileTool
+    from tools.file_ops.write_file import WriteFileTool
+    from tools.shell.bash import BashTool
+    from tools.shell.bash_output import BashOutputTool
+    from tools.shell.kill_bash import KillBashTool
+    from tools.todo import TodoWriteTool
+    from tools.web.web_fetch import WebFetchTool
+
+    ws = workspace if isinstance(workspace, Workspace) else Workspace(workspace)
+    if services is None:
+        services = ToolServices(ws, url_guard=url_guard)
+    classes: list[type[Tool]] = [
+        ReadFileTool,
+        ListDirTool,
+        GlobTool,
+        GrepTool,
+        EditFileTool,
+        WriteFileTool,
+        GitignoreTool,
+        BashTool,
+        BashOutputTool,
+        KillBashTool,
+        WebFetchTool,
+        TodoWriteTool,
+    ]
+    return [cls(ws, services) for cls in classes]

@@ -1,0 +1,197 @@
+"""The tool contract every cairn tool follows.
+
+A tool is a small class: a name, a description, a pydantic ``args_schema`` whose
+every field has a description, some metadata the policy and the graph read
+(``risk_level``, ``read_only``, ``concurrency_safe``, ``destructive``,
+``aliases``, ``search_hint``) and a ``run`` method.  Callers use ``execute``,
+which validates the arguments and turns every failure into
+``ToolResult(error=...)``: a tool never raises at its boundary.
+
+``ToolResult.output`` is what the model reads, ``display`` the one line a person
+sees, ``metadata`` rich data (a diff, undo information, an image) for the CLI
+and notebooks that never reaches the model.
+"""
+
+from __future__ import annotations
+
+import threading
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any, ClassVar
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from tools.services import ToolServices
+from tools.workspace import Workspace
+
+
+class RiskLevel(str, Enum):
+    """How much a call can hurt: LOW runs, MEDIUM and HIGH ask (in the default mode)."""
+
+    LOW = "LOW"
+    MEDIUM = "MEDIUM"
+    HIGH = "HIGH"
+
+
+class ToolResult(BaseModel):
+    """What a tool returns. Exactly one of ``output``/``error`` carries the answer.
+
+    ``output`` may be a string or a list of LangChain content blocks (used for
+    images); ``error`` set means the call failed and the model is told why.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    output: str | list[dict[str, Any]] = Field(default="", description="Text for the model.")
+    display: str = Field(default="", description="One-line summary for a person.")
+    error: str | None = Field(default=None, description="Why the call failed, for the model.")
+    metadata: dict[str, Any] = Field(
+        default_factory=dict, description="Structured data for people (diff, undo); never sent."
+    )
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+    @classmethod
+    def fail(cls, error: str, *, display: str = "", **metadata: Any) -> ToolResult:
+        return cls(error=error, display=display or error.splitlines()[0][:200], metadata=metadata)
+
+    def model_text(self) -> str | list[dict[str, Any]]:
+        """The content the model sees for this result."""
+        if self.error is not None:
+            return f"Error: {self.error}"
+        return self.output
+
+
+ProgressCallback = Callable[[str], None]
+
+
+@dataclass
+class ToolContext:
+    """Per-call runtime services a tool may use.
+
+    ``cancel`` is set when the person (Ctrl-C) or the harness stops the call; long
+    running tools poll it.  ``on_progress`` receives short progress lines (the
+    CLI shows them live).  ``call_id`` identifies the call for journaling/logs.
+    """
+
+    call_id: str = ""
+    cancel: threading.Event = field(default_factory=threading.Event)
+    on_progress: ProgressCallback | None = None
+    #: The risk the policy assigned to this call ("LOW"/"MEDIUM"/"HIGH"), if known.
+    risk: str | None = None
+
+    def progress(self, line: str) -> None:
+        if self.on_progress is not None:
+            try:
+                self.on_progress(line)
+            except Exception:  # a broken display must never break a tool
+                pass
+
+
+class ArgsModel(BaseModel):
+    """Base for tool argument schemas: unknown keys are errors the model can fix."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class Tool(ABC):
+    """Base class for cairn tools. Subclasses set the class attributes and ``run``."""
+
+    name: ClassVar[str]
+    description: ClassVar[str]
+    args_schema: ClassVar[type[BaseModel]]
+    risk_level: ClassVar[RiskLevel] = RiskLevel.MEDIUM
+    read_only: ClassVar[bool] = False
+    concurrency_safe: ClassVar[bool] = False
+    destructive: ClassVar[bool] = False
+    aliases: ClassVar[tuple[str, ...]] = ()
+    search_hint: ClassVar[str] = ""
+    #: Reversible tools put ``{"undo": {...}}`` in ``ToolResult.metadata``.
+    reversible: ClassVar[bool] = False
+    #: Longest text the model receives from one call (observation truncates beyond it).
+    max_output_chars: ClassVar[int] = 30_000
+    #: Idempotent tools may be retried automatically after a crash interrupted them.
+    idempotent: ClassVar[bool] = False
+
+    def __init__(self, workspace: Workspace, services: ToolServices | None = None) -> None:
+        self.workspace = workspace
+        self.services = services if services is not None else ToolServices(workspace)
+
+    # -- to implement ---------------------------------------------------------------
+    @abstractmethod
+    def run(self, params: Any, ctx: ToolContext) -> ToolResult:
+        """Do the work. ``params`` is an instance of ``args_schema``."""
+
+    def preview(self, params: Any, ctx: ToolContext) -> ToolResult | None:
+        """Dry run: what the call would do (e.g. the diff), with no side effect.
+
+        Returns ``None`` when the tool has no preview.
+        """
+        return None
+
+    # -- provided ---------------------------------------------------------------------
+    @property
+    def supports_dry_run(self) -> bool:
+        return type(self).preview is not Tool.preview
+
+    def parse(self, args: Mapping[str, Any]) -> BaseModel:
+        """Validate raw arguments; raises ``ValidationError``."""
+        return self.args_schema.model_validate(dict(args))
+
+    def execute(self, args: Mapping[str, Any], ctx: ToolContext | None = None) -> ToolResult:
+        """Validate and run; every failure comes back as ``ToolResult(error=...)``."""
+        ctx = ctx or ToolContext()
+        try:
+            params = self.parse(args)
+        except ValidationError as exc:
+            return ToolResult.fail(format_validation_error(self.name, exc))
+        try:
+            return self.run(params, ctx)
+        except Exception as exc:  # errors are data at the tool boundary
+            return ToolResult.fail(f"{self.name} failed: {type(exc).__name__}: {exc}")
+
+    def dry_run(self, args: Mapping[str, Any], ctx: ToolContext | None = None) -> ToolResult | None:
+        """Validated preview; ``None`` if the tool has none, an error result if args are bad."""
+        if not self.supports_dry_run:
+            return None
+        ctx = ctx or ToolContext()
+        try:
+            params = self.parse(args)
+        except ValidationError as exc:
+            return ToolResult.fail(format_validation_error(self.name, exc))
+        try:
+            return self.preview(params, ctx)
+        except Exception as exc:
+            return ToolResult.fail(f"{self.name} preview failed: {type(exc).__name__}: {exc}")
+
+    def openai_schema(self) -> dict[str, Any]:
+        """The OpenAI function-calling schema for ``bind_tools``."""
+        params = self.args_schema.model_json_schema()
+        params.pop("title", None)
+        return {
+            "type": "function",
+            "function": {"name": self.name, "description": self.description, "parameters": params},
+        }
+
+
+def format_validation_error(tool_name: str, exc: ValidationError) -> str:
+    """A validation error the model can act on: which field, what was wrong, what was given."""
+    lines = [f"Invalid arguments for {tool_name}:"]
+    for err in exc.errors():
+        loc = ".".join(str(p) for p in err.get("loc", ())) or "(arguments)"
+        given = err.get("input")
+        shown = repr(given)
+        if len(shown) > 80:
+            shown = shown[:77] + "..."
+        if err.get("type") == "missing":
+            lines.append(f"- {loc}: required field is missing")
+        elif err.get("type") == "extra_forbidden":
+            lines.append(f"- {loc}: unknown argument (given {shown})")
+        else:
+            lines.append(f"- {loc}: {err.get('msg')} (given {shown})")
+    lines.append("Fix the arguments and call the tool again.")
+    return "\n".join(lines)

@@ -1,0 +1,104 @@
+"""Session-scoped state shared by the built-in tools of one session.
+
+Tools of one session share one ``ToolServices``: what files were read (for
+stale-write checks), the shell's working directory and background tasks, and
+the URL guard the web tool calls on every redirect hop.  Created by
+``tools.create_default_tools``; nothing here is global.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from tools.workspace import Workspace
+
+if TYPE_CHECKING:
+    from tools.shell.state import ShellState
+
+#: Returns ``None`` when a URL may be fetched, otherwise the reason it may not.
+UrlGuard = Callable[[str], str | None]
+
+
+@dataclass(frozen=True)
+class ReadRecord:
+    path: str
+    mtime_ns: int
+    size: int
+    sha256: str
+
+
+class FileReadTracker:
+    """What was read, so a write can refuse to clobber a file it has not seen or that changed."""
+
+    def __init__(self) -> None:
+        self._records: dict[str, ReadRecord] = {}
+        self._lock = threading.Lock()
+
+    def record(self, path: Path, data: bytes | None = None) -> ReadRecord:
+        st = path.stat()
+        if data is None:
+            data = path.read_bytes()
+        rec = ReadRecord(str(path), st.st_mtime_ns, st.st_size, hashlib.sha256(data).hexdigest())
+        with self._lock:
+            self._records[str(path)] = rec
+        return rec
+
+    def get(self, path: Path) -> ReadRecord | None:
+        with self._lock:
+            return self._records.get(str(path))
+
+    def forget(self, path: Path) -> None:
+        with self._lock:
+            self._records.pop(str(path), None)
+
+    def stale_reason(self, path: Path) -> str | None:
+        """Why overwriting ``path`` now would be unsafe, or ``None`` if it is fine.
+
+        A file that does not exist is always fine.  An existing file must have been
+        read in this session and be unchanged since (same size and hash; an mtime
+        change alone with identical bytes is accepted).
+        """
+        if not path.exists():
+            return None
+        rec = self.get(path)
+        if rec is None:
+            return (
+                f"{path} exists but has not been read in this session. "
+                "Read it with read_file first, then write or edit it."
+            )
+        st = path.stat()
+        if st.st_mtime_ns == rec.mtime_ns and st.st_size == rec.size:
+            return None
+        digest = hashlib.sha256(path.read_bytes()).hexdigest()
+        if digest == rec.sha256:
+            return None
+        return (
+            f"{path} was modified on disk since it was last read (by the user or another "
+            "process). Read it again with read_file before changing it."
+        )
+
+
+@dataclass
+class ToolServices:
+    workspace: Workspace
+    url_guard: UrlGuard | None = None
+    #: Extra environment variable names (or fnmatch patterns) withheld from shell commands.
+    secret_env_patterns: tuple[str, ...] = ()
+    reads: FileReadTracker = field(default_factory=FileReadTracker)
+
+    @cached_property
+    def shell(self) -> ShellState:
+        from tools.shell.state import ShellState
+
+        return ShellState(self.workspace, extra_secret_patterns=self.secret_env_patterns)
+
+    def close(self) -> None:
+        """Stop what the session started (background shell tasks)."""
+        if "shell" in self.__dict__:
+            self.shell.close()
