@@ -24,17 +24,14 @@ __all__ = [
     "ToolResult",
     "ToolServices",
     "Workspace",
+    "builtin_aliases",
+    "builtin_tool_classes",
     "create_default_tools",
 ]
 
 
-def create_default_tools(
-    *,
-    workspace: Workspace | str | os.PathLike[str],
-    url_guard: UrlGuard | None = None,
-    services: ToolServices | None = None,
-) -> list[Tool]:
-    """The built-in tools for one session, sharing one ``ToolServices``."""
+def builtin_tool_classes() -> list[type[Tool]]:
+    """Every built-in tool class, in the order the model sees them. The one enumeration."""
     from tools.file_ops.edit_file import EditFileTool
     from tools.file_ops.gitignore import GitignoreTool
     from tools.file_ops.glob import GlobTool
@@ -42,16 +39,14 @@ def create_default_tools(
     from tools.file_ops.ls import ListDirTool
     from tools.file_ops.read_file import ReadFileTool
     from tools.file_ops.write_file import WriteFileTool
+    from tools.memory import MemoryTool
     from tools.shell.bash import BashTool
     from tools.shell.bash_output import BashOutputTool
     from tools.shell.kill_bash import KillBashTool
     from tools.todo import TodoWriteTool
     from tools.web.web_fetch import WebFetchTool
 
-    ws = workspace if isinstance(workspace, Workspace) else Workspace(workspace)
-    if services is None:
-        services = ToolServices(ws, url_guard=url_guard)
-    classes: list[type[Tool]] = [
+    return [
         ReadFileTool,
         ListDirTool,
         GlobTool,
@@ -64,5 +59,27 @@ def create_default_tools(
         KillBashTool,
         WebFetchTool,
         TodoWriteTool,
+        MemoryTool,
     ]
-    return [cls(ws, services) for cls in classes]
+
+
+def builtin_aliases() -> dict[str, str]:
+    """Lower-cased alias -> canonical name for every built-in tool (``Read`` -> ``read_file``)."""
+    table: dict[str, str] = {}
+    for cls in builtin_tool_classes():
+        for alias in cls.aliases:
+            table[alias.lower()] = cls.name
+    return table
+
+
+def create_default_tools(
+    *,
+    workspace: Workspace | str | os.PathLike[str],
+    url_guard: UrlGuard | None = None,
+    services: ToolServices | None = None,
+) -> list[Tool]:
+    """The built-in tools for one session, sharing one ``ToolServices``."""
+    ws = workspace if isinstance(workspace, Workspace) else Workspace(workspace)
+    if services is None:
+        services = ToolServices(ws, url_guard=url_guard)
+    return [cls(ws, services) for cls in builtin_tool_classes()]
