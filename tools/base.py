@@ -18,7 +18,7 @@ import threading
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import StrEnum
 from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -27,7 +27,7 @@ from tools.services import ToolServices
 from tools.workspace import Workspace
 
 
-class RiskLevel(str, Enum):
+class RiskLevel(StrEnum):
     """How much a call can hurt: LOW runs, MEDIUM and HIGH ask (in the default mode)."""
 
     LOW = "LOW"

@@ -43,7 +43,10 @@ class LangChainTool(Tool):
         self.concurrency_safe = read_only  # type: ignore[misc]
 
     def run(self, params: Any, ctx: ToolContext) -> ToolResult:
-        args = params.model_dump(exclude_unset=True) if isinstance(params, BaseModel) else dict(params)
+        if isinstance(params, BaseModel):
+            args = params.model_dump(exclude_unset=True)
+        else:
+            args = dict(params)
         value = self.lc_tool.invoke(args)
         text = value if isinstance(value, str) else getattr(value, "content", None) or str(value)
         if not isinstance(text, str):
@@ -58,7 +61,11 @@ class LangChainTool(Tool):
             params.pop("title", None)
             return {
                 "type": "function",
-                "function": {"name": self.name, "description": self.description, "parameters": params},
+                "function": {
+                    "name": self.name,
+                    "description": self.description,
+                    "parameters": params,
+                },
             }
         return super().openai_schema()
 
@@ -66,6 +73,7 @@ class LangChainTool(Tool):
 def wrap_langchain_tool(lc_tool: Any, *, risk_level: Any = None) -> LangChainTool:
     if not hasattr(lc_tool, "invoke") or not hasattr(lc_tool, "name"):
         raise TypeError(f"not a tool: {lc_tool!r} (expected a cairn Tool or a LangChain BaseTool)")
-    risk = risk_level or getattr(lc_tool, "metadata", None) and (lc_tool.metadata or {}).get("risk_level")
-    read_only = bool((getattr(lc_tool, "metadata", None) or {}).get("read_only", False))
+    meta = getattr(lc_tool, "metadata", None) or {}
+    risk = risk_level or meta.get("risk_level")
+    read_only = bool(meta.get("read_only", False))
     return LangChainTool(lc_tool, risk_level=risk, read_only=read_only)

@@ -42,7 +42,9 @@ class Workspace:
     def __hash__(self) -> int:
         return hash(self.root)
 
-    def resolve(self, given: str | os.PathLike[str], *, cwd: str | os.PathLike[str] | None = None) -> ResolvedPath:
+    def resolve(
+        self, given: str | os.PathLike[str], *, cwd: str | os.PathLike[str] | None = None
+    ) -> ResolvedPath:
         """Resolve ``given`` (relative to ``cwd`` or the root, absolute, or ``~``-prefixed)."""
         text = os.fspath(given)
         expanded = os.path.expanduser(text)
