@@ -31,8 +31,14 @@ class LangChainTool(Tool):
     """Adapter: validation and errors-as-data around a LangChain tool."""
 
     # Instance-level overrides of the class metadata.
-    def __init__(self, lc_tool: Any, *, risk_level: RiskLevel | str | None = None,
-                 read_only: bool = False, workspace: Workspace | None = None) -> None:
+    def __init__(
+        self,
+        lc_tool: Any,
+        *,
+        risk_level: RiskLevel | str | None = None,
+        read_only: bool = False,
+        workspace: Workspace | None = None,
+    ) -> None:
         super().__init__(workspace or Workspace("."))
         self.lc_tool = lc_tool
         self.name = lc_tool.name  # type: ignore[misc]
@@ -43,10 +49,7 @@ class LangChainTool(Tool):
         self.concurrency_safe = read_only  # type: ignore[misc]
 
     def run(self, params: Any, ctx: ToolContext) -> ToolResult:
-        if isinstance(params, BaseModel):
-            args = params.model_dump(exclude_unset=True)
-        else:
-            args = dict(params)
+        args = params.model_dump(exclude_unset=True) if isinstance(params, BaseModel) else dict(params)
         value = self.lc_tool.invoke(args)
         text = value if isinstance(value, str) else getattr(value, "content", None) or str(value)
         if not isinstance(text, str):
