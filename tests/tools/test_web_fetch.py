@@ -1,0 +1,382 @@
+"""web_fetch against a loopback HTTP server started by the test (stdlib http.server in a thread)."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import httpx
+import pytest
+
+from tools.base import RiskLevel, ToolContext
+from tools.registry import ToolRegistry
+from tools.services import ToolServices
+from tools.web.web_fetch import WebFetchTool
+from tools.workspace import Workspace
+
+PAGE = b"""<!doctype html><html><head><title>Cairn &amp; Docs</title>
+<style>body { color: red }</style><script>var secret = "SCRIPT-TEXT";</script></head>
+<body><h1>Install</h1><p>Run <code>pip install cairn</code>, see <a href="/guide">the guide</a>.</p>
+<img src="/logo.png" alt="LOGO-ALT"><ul><li>first</li><li>second</li></ul></body></html>"""
+PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 2000
+
+
+class Handler(BaseHTTPRequestHandler):
+    release: threading.Event  # set on teardown so sleeping handlers end at once
+
+    def log_message(self, *args):  # keep pytest output quiet
+        pass
+
+    def _send(self, status: int, body: bytes, ctype: str, extra: dict[str, str] | None = None) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", ctype)
+        self.send_header("Content-Length", str(len(body)))
+        for key, value in (extra or {}).items():
+            self.send_header(key, value)
+        self.end_headers()
+        self.wfile.write(body)
+
+    def _redirect(self, location: str, status: int = 302) -> None:
+        self._send(status, b"", "text/plain", {"Location": location})
+
+    def do_GET(self):
+        path = self.path
+        if path == "/page.html":
+            self._send(200, PAGE, "text/html; charset=utf-8")
+        elif path == "/data.json":
+            self._send(200, b'{"name": "cairn", "tags": ["a", "b"]}', "application/json")
+        elif path == "/latin1":
+            self._send(200, "<p>caf\u00e9 cr\u00e8me</p>".encode("cp1252"), "text/html; charset=iso-8859-1")
+        elif path == "/meta-charset":
+            body = '<html><head><meta charset="shift_jis"></head><body>日本語</body></html>'
+            self._send(200, body.encode("shift_jis"), "text/html")
+        elif path == "/plain":
+            self._send(200, b"line one\nline two\n", "text/plain")
+        elif path.startswith("/hop/"):
+            n = int(path.rsplit("/", 1)[1])
+            self._redirect(f"/hop/{n - 1}" if n > 0 else "/data.json", 301 if n % 2 else 307)
+        elif path == "/absolute-redirect":
+            self._redirect(f"http://127.0.0.1:{self.server.server_address[1]}/plain")
+        elif path == "/loop-a":
+            self._redirect("/loop-b")
+        elif path == "/loop-b":
+            self._redirect("/loop-a")
+        elif path == "/to-blocked":
+            self._redirect("/blocked/secret")
+        elif path == "/to-file":
+            self._redirect("file:///etc/passwd")
+        elif path == "/no-location":
+            self._send(302, b"", "text/plain")
+        elif path == "/big":
+            self._stream_big()
+        elif path == "/slow":
+            self.release.wait(5)
+            self._send(200, b"late", "text/plain")
+        elif path == "/drip":
+            self._drip()
+        elif path == "/image.png":
+            self._send(200, PNG, "image/png")
+        elif path == "/octet-text":
+            self._send(200, b"print('hello')\n", "application/octet-stream")
+        elif path == "/empty-js-app":
+            body = b"<html><body><div id=root></div><script>app()</script></body></html>"
+            self._send(200, body, "text/html")
+        elif path == "/server-error":
+            self._send(500, b"<html><body><h1>Internal error</h1><p>db down</p></body></html>", "text/html")
+        else:
+            body = b"<html><body><h1>Not Found</h1><p>No such page here.</p></body></html>"
+            self._send(404, body, "text/html")
+
+    def _stream_big(self) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "text/plain; charset=utf-8")
+        self.end_headers()  # no Content-Length: the cap must hold on a stream of unknown size
+        chunk = (b"0123456789abcdef" * 4096)[:65536]
+        try:
+            for _ in range(160):  # 10 MB
+                self.wfile.write(chunk)
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+
+    def _drip(self) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "text/plain")
+        self.end_headers()
+        try:
+            for _ in range(100):
+                self.wfile.write(b"x" * 10)
+                self.wfile.flush()
+                if self.release.wait(0.1):
+                    return
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+
+
+@pytest.fixture(autouse=True)
+def _no_proxy(monkeypatch):
+    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"):
+        monkeypatch.delenv(name, raising=False)
+
+
+@pytest.fixture
+def server():
+    release = threading.Event()
+    handler = type("BoundHandler", (Handler,), {"release": release})
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    httpd.daemon_threads = True
+    thread = threading.Thread(target=httpd.serve_forever, args=(0.05,), daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    release.set()
+    httpd.shutdown()
+    httpd.server_close()
+
+
+class RecordingGuard:
+    """Allows everything except URLs containing /blocked/, and records every URL it was asked about."""
+
+    def __init__(self) -> None:
+        self.calls: list[str] = []
+
+    def __call__(self, url: str) -> str | None:
+        self.calls.append(url)
+        return "private path is not allowed (test rule)" if "/blocked/" in url else None
+
+
+@pytest.fixture
+def guard():
+    return RecordingGuard()
+
+
+@pytest.fixture
+def tool(workspace, guard):
+    ws = Workspace(workspace)
+    return WebFetchTool(ws, ToolServices(ws, url_guard=guard))
+
+
+def test_metadata_and_aliases(tool):
+    assert tool.name == "web_fetch"
+    assert tool.risk_level is RiskLevel.MEDIUM
+    assert tool.read_only and tool.concurrency_safe and tool.idempotent
+    registry = ToolRegistry([tool])
+    for alias in ("WebFetch", "fetch", "fetch_url"):
+        assert registry.resolve_name(alias) == "web_fetch"
+
+
+def test_html_becomes_markdown(tool, server, guard):
+    result = tool.execute({"url": f"{server}/page.html", "prompt": "install command"})
+    assert result.ok, result.error
+    out = result.output
+    assert "# Install" in out
+    assert "`pip install cairn`" in out
+    assert f"[the guide]({server}/guide)" in out  # relative link made absolute
+    assert "* first" in out and "* second" in out
+    assert "Title: Cairn & Docs" in out
+    assert "Looking for: install command" in out
+    assert "SCRIPT-TEXT" not in out and "color: red" not in out
+    assert "LOGO-ALT" not in out and "logo.png" not in out  # images dropped
+    assert result.metadata["status"] == 200 and result.metadata["kind"] == "html"
+    assert guard.calls == [f"{server}/page.html"]
+
+
+def test_json_returned_as_is(tool, server):
+    result = tool.execute({"url": f"{server}/data.json"})
+    assert result.ok
+    assert result.output.endswith('{"name": "cairn", "tags": ["a", "b"]}')
+    assert "Content-Type: application/json" in result.output
+
+
+def test_charset_from_header_and_meta(tool, server):
+    latin = tool.execute({"url": f"{server}/latin1"})
+    assert "café crème" in latin.output
+    meta = tool.execute({"url": f"{server}/meta-charset"})
+    assert "日本語" in meta.output
+
+
+def test_redirects_followed_with_guard_on_every_hop(tool, server, guard):
+    result = tool.execute({"url": f"{server}/hop/4"})
+    assert result.ok, result.error
+    assert '"name": "cairn"' in result.output
+    hops = [f"{server}/hop/{n}" for n in (4, 3, 2, 1, 0)]
+    assert guard.calls == [*hops, f"{server}/data.json"]
+    assert result.metadata["redirects"] == hops
+    assert result.metadata["url"] == f"{server}/data.json"
+    assert "Redirected from:" in result.output
+
+
+def test_absolute_redirect(tool, server):
+    result = tool.execute({"url": f"{server}/absolute-redirect"})
+    assert result.ok and "line two" in result.output
+
+
+def test_too_many_redirects(tool, server, guard):
+    result = tool.execute({"url": f"{server}/hop/5"})  # 6 redirects
+    assert not result.ok
+    assert "Too many redirects (more than 5)" in result.error
+    assert len(guard.calls) == 6  # the first URL and five hops were checked; the sixth never requested
+
+
+def test_guard_blocks_a_redirect_hop(tool, server, guard):
+    result = tool.execute({"url": f"{server}/to-blocked"})
+    assert not result.ok
+    assert "Redirect hop 1" in result.error and "private path is not allowed (test rule)" in result.error
+    assert result.metadata["kind"] == "blocked"
+    assert guard.calls == [f"{server}/to-blocked", f"{server}/blocked/secret"]
+
+
+def test_guard_blocks_first_url_before_any_request(tool, server, guard):
+    result = tool.execute({"url": f"{server}/blocked/x"})
+    assert not result.ok and "blocked by the URL policy" in result.error
+
+
+def test_redirect_loop(tool, server):
+    result = tool.execute({"url": f"{server}/loop-a"})
+    assert not result.ok
+    assert "Redirect loop" in result.error and "/loop-b" in result.error
+
+
+def test_redirect_to_non_http_scheme_refused(tool, server):
+    result = tool.execute({"url": f"{server}/to-file"})
+    assert not result.ok and "only absolute http:// and https://" in result.error
+
+
+def test_redirect_without_location(tool, server):
+    result = tool.execute({"url": f"{server}/no-location"})
+    assert not result.ok and "without a Location header" in result.error
+
+
+def test_without_guard_only_http_and_https(workspace):
+    tool = WebFetchTool(Workspace(workspace))
+    for url in ("file:///etc/passwd", "ftp://example.com/x", "gopher://x", "not a url", "/relative"):
+        result = tool.execute({"url": url})
+        assert not result.ok, url
+        assert "http:// and https://" in result.error or "Invalid URL" in result.error
+
+
+def test_size_cap_on_stream(tool, server):
+    tool.max_bytes = 1024 * 1024
+    result = tool.execute({"url": f"{server}/big", "max_chars": 1000})
+    assert result.ok, result.error
+    assert result.metadata["body_truncated"] is True
+    assert result.metadata["bytes"] == 1024 * 1024
+    assert "the body was cut at 1.0 MB" in result.output
+    assert "characters omitted" in result.output  # bounded by max_chars too
+    assert len(result.output) < 1500
+
+
+def test_default_cap_is_5mb(tool, server):
+    result = tool.execute({"url": f"{server}/big", "max_chars": 200})
+    assert result.metadata["bytes"] == 5 * 1024 * 1024 and result.metadata["body_truncated"]
+
+
+def test_timeout_waiting_for_response(tool, server):
+    tool.total_timeout = 0.5
+    start = time.monotonic()
+    result = tool.execute({"url": f"{server}/slow"})
+    assert not result.ok and "timed out" in result.error.lower()
+    assert result.metadata["kind"] == "timeout"
+    assert time.monotonic() - start < 2.0
+
+
+def test_total_timeout_while_body_trickles(tool, server):
+    tool.total_timeout = 0.6  # each read is quick; only the total deadline stops it
+    start = time.monotonic()
+    result = tool.execute({"url": f"{server}/drip"})
+    assert not result.ok and "Timed out after 0.6 s" in result.error
+    assert time.monotonic() - start < 2.0
+
+
+def test_cancel_returns_promptly(tool, server):
+    ctx = ToolContext()
+    threading.Timer(0.2, ctx.cancel.set).start()
+    start = time.monotonic()
+    result = tool.execute({"url": f"{server}/slow"}, ctx)
+    assert not result.ok and "cancelled" in result.error
+    assert time.monotonic() - start < 1.0
+
+
+def test_cancel_before_start(tool, server, guard):
+    ctx = ToolContext()
+    ctx.cancel.set()
+    result = tool.execute({"url": f"{server}/page.html"}, ctx)
+    assert not result.ok and "cancelled" in result.error
+    assert guard.calls == []
+
+
+def test_binary_gives_type_and_size(tool, server):
+    result = tool.execute({"url": f"{server}/image.png"})
+    assert result.ok
+    assert "Binary content (image/png, 2.0 KB)" in result.output
+    assert "PNG" not in result.output.split("\n\n", 1)[1].replace("image/png", "")
+    assert result.metadata["bytes"] == len(PNG)
+
+
+def test_octet_stream_that_is_text_is_shown(tool, server):
+    result = tool.execute({"url": f"{server}/octet-text"})
+    assert result.ok and "print('hello')" in result.output
+
+
+def test_page_without_text(tool, server):
+    result = tool.execute({"url": f"{server}/empty-js-app"})
+    assert result.ok and "rendered by JavaScript" in result.output
+
+
+def test_404_is_an_error_with_excerpt(tool, server):
+    result = tool.execute({"url": f"{server}/nope"})
+    assert not result.ok
+    assert result.error.startswith(f"HTTP 404 Not Found for {server}/nope")
+    assert "No such page here." in result.error and "<p>" not in result.error
+    assert result.metadata["status"] == 404
+
+
+def test_500_is_an_error(tool, server):
+    result = tool.execute({"url": f"{server}/server-error"})
+    assert not result.ok and "HTTP 500" in result.error and "db down" in result.error
+
+
+def test_connection_refused(tool):
+    import socket
+
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    sock.close()  # nothing listens there now
+    result = tool.execute({"url": f"http://127.0.0.1:{port}/"})
+    assert not result.ok and "Could not connect" in result.error
+
+
+def test_dns_failure_is_reported(tool):
+    def fail(request: httpx.Request) -> httpx.Response:
+        raise httpx.ConnectError("[Errno -2] Name or service not known", request=request)
+
+    tool.transport = httpx.MockTransport(fail)
+    result = tool.execute({"url": "https://no-such-host.invalid/docs"})
+    assert not result.ok
+    assert "DNS lookup failed for 'no-such-host.invalid'" in result.error
+    assert result.metadata["kind"] == "dns"
+
+
+def test_guard_that_raises_fails_closed(workspace, server):
+    def broken(url: str) -> str | None:
+        raise RuntimeError("resolver exploded")
+
+    ws = Workspace(workspace)
+    tool = WebFetchTool(ws, ToolServices(ws, url_guard=broken))
+    result = tool.execute({"url": f"{server}/page.html"})
+    assert not result.ok and "resolver exploded" in result.error
+
+
+def test_invalid_args(tool):
+    result = tool.execute({"url": "http://x", "max_chars": 10})
+    assert not result.ok and "max_chars" in result.error
+    result = tool.execute({})
+    assert not result.ok and "url: required field is missing" in result.error
+
+
+def test_json_schema_has_descriptions(tool):
+    props = tool.openai_schema()["function"]["parameters"]["properties"]
+    assert set(props) == {"url", "prompt", "max_chars"}
+    assert all(p.get("description") for p in props.values())
+    json.dumps(tool.openai_schema())
