@@ -1,0 +1,167 @@
+"""The scripted-conversation format shared by ``ScriptedChatModel`` and the tests' OpenAI server.
+
+A script is ``{"turns": [...]}`` or a bare list of turns.  Each turn is one assistant reply::
+
+    {"content": "text" | ["explicit", " chunks"],
+     "tool_calls": [{"name": "read_file", "args": {"path": "a.py"}, "id": "c1"}],
+     "sleep": 0.0,                                  # seconds to wait before answering
+     "error": {"status": 500, "message": "boom"},   # fail on every attempt at this turn
+     "http_error": 429, "times": 1}                 # fail N times, then answer normally
+
+A tool call may give ``"raw_args": "<text>"`` instead of ``args`` to send arguments that are not
+valid JSON (to exercise malformed-call handling).  Which turn answers a request is derived from the
+request alone (the number of assistant messages already in it), so replay is correct after a
+process restart.  Past the last turn the answer is ``END_OF_SCRIPT``.
+
+This module imports only the standard library: the test server uses it without LangChain.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+END_OF_SCRIPT = "(end of script)"
+
+_TURN_KEYS = {"content", "tool_calls", "sleep", "error", "http_error", "times"}
+_CALL_KEYS = {"name", "args", "arguments", "raw_args", "id"}
+
+
+class ScriptedModelError(RuntimeError):
+    """A failure a script asked for; ``status_code`` mirrors the HTTP status a server would send."""
+
+    def __init__(self, status_code: int, message: str) -> None:
+        super().__init__(f"HTTP {status_code}: {message}")
+        self.status_code = status_code
+        self.message = message
+
+
+@dataclass(frozen=True)
+class ScriptToolCall:
+    name: str
+    id: str
+    args: dict[str, Any] = field(default_factory=dict)
+    raw_args: str | None = None
+
+    @property
+    def arguments_text(self) -> str:
+        """The arguments as the wire carries them (a JSON string, or the raw text)."""
+        return self.raw_args if self.raw_args is not None else json.dumps(self.args)
+
+
+@dataclass(frozen=True)
+class ScriptTurn:
+    chunks: tuple[str, ...] = ()
+    tool_calls: tuple[ScriptToolCall, ...] = ()
+    sleep: float = 0.0
+    error: tuple[int, str] | None = None
+    http_error: int | None = None
+    times: int = 1
+
+    @property
+    def text(self) -> str:
+        return "".join(self.chunks)
+
+    def stream_pieces(self) -> list[str]:
+        """Content as streamed: the explicit chunks, or one token (word plus spacing) at a time."""
+        if len(self.chunks) != 1:
+            return list(self.chunks)
+        return split_tokens(self.chunks[0])
+
+    def output_tokens(self) -> int:
+        """A deterministic stand-in for a token count: words of text plus words of each call."""
+        calls = sum(1 + count_words(call.arguments_text) for call in self.tool_calls)
+        return count_words(self.text) + calls
+
+
+def split_tokens(text: str) -> list[str]:
+    """Split into word-plus-trailing-space pieces whose concatenation is ``text``."""
+    return re.findall(r"\S+\s*|\s+", text)
+
+
+def count_words(text: str) -> int:
+    return len(text.split())
+
+
+def _parse_call(raw: Any, turn_index: int, call_index: int) -> ScriptToolCall:
+    where = f"turn {turn_index}, tool call {call_index}"
+    if not isinstance(raw, dict) or not isinstance(raw.get("name"), str):
+        raise ValueError(f"script {where}: expected an object with a string 'name'")
+    unknown = set(raw) - _CALL_KEYS
+    if unknown:
+        raise ValueError(f"script {where}: unknown keys {sorted(unknown)}")
+    args = raw.get("args", raw.get("arguments", {}))
+    if not isinstance(args, dict):
+        raise ValueError(f"script {where}: 'args' must be an object (use 'raw_args' for raw text)")
+    raw_args = raw.get("raw_args")
+    if raw_args is not None and not isinstance(raw_args, str):
+        raise ValueError(f"script {where}: 'raw_args' must be a string")
+    call_id = raw.get("id") or f"call_t{turn_index}_{call_index}"
+    return ScriptToolCall(name=raw["name"], id=str(call_id), args=args, raw_args=raw_args)
+
+
+def parse_turn(raw: Any, index: int) -> ScriptTurn:
+    """Validate one turn; a plain string is shorthand for ``{"content": string}``."""
+    if isinstance(raw, str):
+        raw = {"content": raw}
+    if not isinstance(raw, dict):
+        raise ValueError(f"script turn {index}: expected an object or a string, got {type(raw).__name__}")
+    unknown = set(raw) - _TURN_KEYS
+    if unknown:
+        raise ValueError(f"script turn {index}: unknown keys {sorted(unknown)}")
+    content = raw.get("content") or ""
+    if isinstance(content, str):
+        chunks: tuple[str, ...] = (content,) if content else ()
+    elif isinstance(content, list) and all(isinstance(c, str) for c in content):
+        chunks = tuple(content)
+    else:
+        raise ValueError(f"script turn {index}: 'content' must be a string or a list of strings")
+    calls = tuple(_parse_call(c, index, i) for i, c in enumerate(raw.get("tool_calls") or []))
+    error = raw.get("error")
+    if error is not None:
+        if not isinstance(error, dict):
+            raise ValueError(f"script turn {index}: 'error' must be an object like {{'status': 500}}")
+        error = (int(error.get("status", 500)), str(error.get("message", "scripted error")))
+    http_error = raw.get("http_error")
+    return ScriptTurn(
+        chunks=chunks,
+        tool_calls=calls,
+        sleep=float(raw.get("sleep") or 0.0),
+        error=error,
+        http_error=int(http_error) if http_error is not None else None,
+        times=int(raw.get("times", 1)),
+    )
+
+
+def parse_script(data: Any) -> list[ScriptTurn]:
+    """Turn ``{"turns": [...]}`` or a bare list into validated turns (``ValueError`` if malformed)."""
+    if isinstance(data, dict):
+        if "turns" not in data:
+            raise ValueError("script: expected {'turns': [...]} or a list of turns")
+        data = data["turns"]
+    if not isinstance(data, list):
+        raise ValueError("script: 'turns' must be a list")
+    return [parse_turn(raw, i) for i, raw in enumerate(data)]
+
+
+def load_script(path: str | Path) -> list[ScriptTurn]:
+    """Read and validate a JSON script file; errors name the file."""
+    path = Path(path).expanduser()
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ValueError(f"cannot read script {path}: {exc.strerror or exc}") from exc
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"script {path} is not valid JSON: {exc}") from exc
+    try:
+        return parse_script(data)
+    except ValueError as exc:
+        raise ValueError(f"{path}: {exc}") from exc
+
+
+def turn_at(turns: list[ScriptTurn], index: int) -> ScriptTurn:
+    """The turn answering a request that already holds ``index`` assistant messages."""
+    return turns[index] if 0 <= index < len(turns) else ScriptTurn(chunks=(END_OF_SCRIPT,))

@@ -1,0 +1,241 @@
+"""A small OpenAI-compatible HTTP server that answers from a script (the ``graph.script`` format).
+
+End-to-end tests point the real ``langchain_openai.ChatOpenAI`` at it, so the whole client path
+(streaming SSE, tool-call deltas, usage, retries) is exercised without the network.
+
+- ``POST /v1/chat/completions``: streaming (SSE, content token by token, tool-call arguments split
+  across deltas, ``stream_options.include_usage``) and non-streaming.  The turn answered is the
+  number of assistant messages in the request, so a client restarted mid-session gets the right
+  turn.  ``http_error``/``times`` in a turn answers that status N times first (with a tiny
+  ``retry-after-ms`` so client retries are fast); ``error`` answers its status every time.
+- ``GET /v1/models``: one model, ``scripted``.
+- Every chat request body is recorded (``.requests``) and optionally appended to a JSONL file.
+
+Run it for subprocess tests (from the repository root)::
+
+    python -m tests.support.openai_server --script FILE [--port 0] [--requests-log FILE]
+
+which prints ``PORT=<n>`` as its first stdout line, then ``BASE_URL=<url>``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+from graph.script import ScriptTurn, load_script, turn_at
+from tests.support.openai_wire import (
+    completion_body,
+    count_assistant_messages,
+    error_body,
+    find_dangling_tool_calls,
+    find_orphan_tool_messages,
+    stream_events,
+)
+
+__all__ = ["ScriptedOpenAIServer", "find_dangling_tool_calls", "find_orphan_tool_messages", "main"]
+
+_CHAT_PATHS = {"/v1/chat/completions", "/chat/completions"}
+_MODELS_PATHS = {"/v1/models", "/models"}
+
+
+class ScriptedOpenAIServer:
+    """Serve ``turns`` on ``host:port`` (port 0 picks a free one) from a background thread."""
+
+    def __init__(
+        self,
+        turns: list[ScriptTurn],
+        *,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        retry_after_ms: int = 1,
+        requests_log: str | Path | None = None,
+    ) -> None:
+        self.turns = turns
+        self.retry_after_ms = retry_after_ms
+        self.requests_log = Path(requests_log) if requests_log else None
+        self._lock = threading.Lock()
+        self._requests: list[dict[str, Any]] = []
+        self._headers: list[dict[str, str]] = []
+        self._errors_served: dict[int, int] = {}
+        self._httpd = ThreadingHTTPServer((host, port), _Handler)
+        self._httpd.daemon_threads = True
+        self._httpd.app = self  # type: ignore[attr-defined]
+        self._thread: threading.Thread | None = None
+
+    # -- lifecycle ----------------------------------------------------------------------------------
+
+    @property
+    def port(self) -> int:
+        return self._httpd.server_address[1]
+
+    @property
+    def base_url(self) -> str:
+        return f"http://{self._httpd.server_address[0]}:{self.port}/v1"
+
+    def start(self) -> ScriptedOpenAIServer:
+        self._thread = threading.Thread(target=self._httpd.serve_forever, name="openai-server", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._httpd.shutdown()
+        self._httpd.server_close()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+
+    def serve_forever(self) -> None:
+        """Serve in the calling thread until interrupted (the command-line entry point)."""
+        try:
+            self._httpd.serve_forever()
+        except KeyboardInterrupt:
+            pass
+        finally:
+            self._httpd.server_close()
+
+    def __enter__(self) -> ScriptedOpenAIServer:
+        return self.start()
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.stop()
+
+    # -- what tests inspect -------------------------------------------------------------------------
+
+    @property
+    def requests(self) -> list[dict[str, Any]]:
+        """Every chat-completions request body received, in arrival order (a copy)."""
+        with self._lock:
+            return list(self._requests)
+
+    @property
+    def request_headers(self) -> list[dict[str, str]]:
+        with self._lock:
+            return list(self._headers)
+
+    # -- answering ----------------------------------------------------------------------------------
+
+    def record(self, body: dict[str, Any], headers: dict[str, str]) -> None:
+        with self._lock:
+            self._requests.append(body)
+            self._headers.append({key.lower(): value for key, value in headers.items()})
+            if self.requests_log is not None:
+                with self.requests_log.open("a", encoding="utf-8") as log:
+                    log.write(json.dumps(body) + "\n")
+
+    def plan(self, body: dict[str, Any]) -> tuple[int, ScriptTurn, tuple[int, str] | None]:
+        """The turn to answer and, if this attempt must fail, its (status, message)."""
+        index = count_assistant_messages(body)
+        turn = turn_at(self.turns, index)
+        if turn.error is not None:
+            return index, turn, turn.error
+        if turn.http_error is not None:
+            with self._lock:
+                served = self._errors_served.get(index, 0)
+                if served < turn.times:
+                    self._errors_served[index] = served + 1
+                    return index, turn, (turn.http_error, f"scripted error {served + 1} of {turn.times}")
+        return index, turn, None
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server_version = "cairn-test-openai/1"
+
+    @property
+    def app(self) -> ScriptedOpenAIServer:
+        return self.server.app  # type: ignore[attr-defined]
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass  # keep test output clean
+
+    def _send_json(self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None) -> None:
+        data = json.dumps(payload).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        for key, value in (headers or {}).items():
+            self.send_header(key, value)
+        self.end_headers()
+        self.wfile.write(data)
+
+    def do_GET(self) -> None:
+        if self.path.rstrip("/") in _MODELS_PATHS:
+            model = {"id": "scripted", "object": "model", "created": 0, "owned_by": "cairn-tests"}
+            self._send_json(200, {"object": "list", "data": [model]})
+        else:
+            self._send_json(404, error_body(404, f"no route {self.path}"))
+
+    def do_POST(self) -> None:
+        raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        if self.path.rstrip("/") not in _CHAT_PATHS:
+            self._send_json(404, error_body(404, f"no route {self.path}"))
+            return
+        try:
+            body = json.loads(raw)
+            assert isinstance(body, dict)
+        except (ValueError, AssertionError):
+            self._send_json(400, error_body(400, "request body is not a JSON object"))
+            return
+        self.app.record(body, dict(self.headers.items()))
+        index, turn, failure = self.app.plan(body)
+        if turn.sleep > 0:
+            time.sleep(turn.sleep)
+        if failure is not None:
+            status, message = failure
+            self._send_json(
+                status, error_body(status, message), {"retry-after-ms": str(self.app.retry_after_ms)}
+            )
+        elif body.get("stream"):
+            self._stream(body, turn, index)
+        else:
+            self._send_json(200, completion_body(body, turn, index))
+
+    def _stream(self, body: dict[str, Any], turn: ScriptTurn, index: int) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Cache-Control", "no-cache")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        payloads = [json.dumps(event) for event in stream_events(body, turn, index)] + ["[DONE]"]
+        for payload in payloads:
+            data = f"data: {payload}\n\n".encode()
+            self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+            self.wfile.flush()
+        self.wfile.write(b"0\r\n\r\n")
+
+    def handle_one_request(self) -> None:
+        try:
+            super().handle_one_request()
+        except (BrokenPipeError, ConnectionResetError):
+            self.close_connection = True  # the client went away (e.g. a test killed it)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--script", required=True, help="JSON script file (graph.script format)")
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=0, help="0 picks a free port")
+    parser.add_argument("--requests-log", help="append every chat request body to this JSONL file")
+    parser.add_argument("--retry-after-ms", type=int, default=1)
+    args = parser.parse_args(argv)
+    server = ScriptedOpenAIServer(
+        load_script(args.script),
+        host=args.host,
+        port=args.port,
+        retry_after_ms=args.retry_after_ms,
+        requests_log=args.requests_log,
+    )
+    print(f"PORT={server.port}", flush=True)
+    print(f"BASE_URL={server.base_url}", flush=True)
+    server.serve_forever()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
