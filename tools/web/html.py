@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html as html_lib
 import re
+import threading
 
 import html2text
 
@@ -12,11 +13,16 @@ _META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]
 _BLANK_RUNS = re.compile(r"\n[ \t]*(?:\n[ \t]*){2,}")
 
 
-def html_to_markdown(text: str, base_url: str = "") -> str:
+_FEED_CHUNK = 256 * 1024
+
+
+def html_to_markdown(text: str, base_url: str = "", cancel: threading.Event | None = None) -> str:
     """Convert an HTML document to Markdown: headings, lists, tables, code, links.
 
     Relative links are resolved against ``base_url``; images (often huge ``data:``
     URIs) and in-page anchors are dropped; ``<script>``/``<style>`` never appear.
+    The document is fed in slices so a cancel stops a long conversion (about 1 MB/s):
+    raises ``InterruptedError`` when ``cancel`` is set.
     """
     converter = html2text.HTML2Text(baseurl=base_url)
     converter.ignore_images = True
@@ -25,7 +31,14 @@ def html_to_markdown(text: str, base_url: str = "") -> str:
     converter.body_width = 0  # no hard wrapping: the model reads long lines fine
     converter.unicode_snob = True  # keep non-ASCII characters instead of ASCII look-alikes
     converter.single_line_break = False
-    markdown = converter.handle(text)
+    # What HTML2Text.handle does, fed in slices (the parser keeps partial tags between feeds).
+    converter.start = True
+    for start in range(0, len(text), _FEED_CHUNK):
+        if cancel is not None and cancel.is_set():
+            raise InterruptedError("HTML conversion cancelled")
+        converter.feed(text[start : start + _FEED_CHUNK])
+    converter.feed("")
+    markdown = converter.optwrap(converter.finish())
     return _BLANK_RUNS.sub("\n\n", markdown).strip()
 
 
