@@ -1,0 +1,58 @@
+"""A minimal shared handle on the database that holds checkpoints and cairn's own tables.
+
+cairn's tables (journal, transcript, sessions) live beside LangGraph's
+checkpoint tables in the same database and share the saver's connection and
+lock, so one file (or one Postgres database) is the whole state of a session.
+SQL is written with ``?`` placeholders; a Postgres adapter translates them.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Iterable, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+
+class Database:
+    """Serialized access to one connection; every ``write`` commits before returning."""
+
+    def __init__(self, conn: sqlite3.Connection, lock: threading.Lock | threading.RLock) -> None:
+        self.conn = conn
+        self.lock = lock
+
+    def write(self, sql: str, params: Sequence[Any] = ()) -> None:
+        with self.lock:
+            self.conn.execute(sql, params)
+            self.conn.commit()
+
+    def write_many(self, statements: Iterable[tuple[str, Sequence[Any]]]) -> None:
+        """Several statements in one transaction (all or nothing)."""
+        with self.lock:
+            try:
+                for sql, params in statements:
+                    self.conn.execute(sql, params)
+                self.conn.commit()
+            except BaseException:
+                self.conn.rollback()
+                raise
+
+    def query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        with self.lock:
+            return self.conn.execute(sql, params).fetchall()
+
+    def script(self, sql: str) -> None:
+        with self.lock:
+            self.conn.executescript(sql)
+            self.conn.commit()
+
+    @contextmanager
+    def transaction(self):
+        with self.lock:
+            try:
+                yield self.conn
+                self.conn.commit()
+            except BaseException:
+                self.conn.rollback()
+                raise

@@ -1,0 +1,180 @@
+"""The tool-call journal: one durable row per tool call of a thread.
+
+``tool_execution`` writes ``executing`` *before* a call starts and the terminal
+result the moment it ends; after a crash the node consults the journal first,
+so it adopts results that were already produced and marks calls that were
+running as ``interrupted`` instead of running them again.  The journal is also
+the session's call log (every call with its lifecycle status, risk, reason and
+a result summary), which ``cairn show`` and ``Session.tool_calls()`` read.
+
+Full outputs are kept only while a call is in flight; once the transcript holds
+its ToolMessage, ``compact`` drops the output and keeps the summary, so the
+database grows with the transcript, not twice as fast.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from checkpoints.db import Database
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS cairn_tool_journal (
+    thread_id TEXT NOT NULL,
+    call_id TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    tool_name TEXT NOT NULL,
+    arguments TEXT NOT NULL,
+    status TEXT NOT NULL,
+    risk TEXT,
+    reason TEXT,
+    result TEXT,
+    summary TEXT,
+    error_msg TEXT,
+    started_at REAL,
+    ended_at REAL,
+    attempt INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (thread_id, call_id)
+);
+"""
+
+TERMINAL = frozenset({"success", "error", "cancelled"})
+
+
+@dataclass(frozen=True)
+class JournalEntry:
+    call_id: str
+    tool_name: str
+    arguments: dict[str, Any]
+    status: str
+    risk: str | None
+    reason: str | None
+    result: dict[str, Any] | None  # serialized ToolResult while in flight
+    summary: str | None
+    error_msg: str | None
+    started_at: float | None
+    ended_at: float | None
+    attempt: int
+
+    @property
+    def terminal(self) -> bool:
+        return self.status in TERMINAL
+
+
+_COLUMNS = "call_id, tool_name, arguments, status, risk, reason, result, summary, error_msg, started_at, ended_at, attempt"
+
+
+def _entry(row: tuple[Any, ...]) -> JournalEntry:
+    call_id, tool, args, status, risk, reason, result, summary, err, started, ended, attempt = row
+    return JournalEntry(
+        call_id,
+        tool,
+        json.loads(args),
+        status,
+        risk,
+        reason,
+        json.loads(result) if result else None,
+        summary,
+        err,
+        started,
+        ended,
+        attempt,
+    )
+
+
+class ToolJournal:
+    def __init__(self, db: Database) -> None:
+        self.db = db
+        db.script(SCHEMA)
+
+    def mark_executing(self, thread_id: str, call: dict[str, Any]) -> None:
+        """Durably record that ``call`` is about to run (before any side effect)."""
+        with self.db.transaction() as conn:
+            seq = conn.execute(
+                "SELECT COALESCE(MAX(seq), 0) + 1 FROM cairn_tool_journal WHERE thread_id = ?",
+                (thread_id,),
+            ).fetchone()[0]
+            conn.execute(
+                "INSERT INTO cairn_tool_journal (thread_id, call_id, seq, tool_name, arguments, status, "
+                "risk, reason, started_at, attempt) VALUES (?, ?, ?, ?, ?, 'executing', ?, ?, ?, ?) "
+                "ON CONFLICT(thread_id, call_id) DO UPDATE SET status='executing', arguments=excluded.arguments, "
+                "started_at=excluded.started_at, result=NULL, error_msg=NULL, ended_at=NULL, "
+                "attempt=excluded.attempt",
+                (
+                    thread_id,
+                    call["call_id"],
+                    seq,
+                    call["tool_name"],
+                    json.dumps(call.get("arguments") or {}),
+                    call.get("risk"),
+                    call.get("reason"),
+                    time.time(),
+                    int(call.get("attempt") or 0),
+                ),
+            )
+
+    def record(self, thread_id: str, call: dict[str, Any], *, result: dict[str, Any] | None = None) -> None:
+        """Record a call's current status (terminal result, cancellation, interruption)."""
+        with self.db.transaction() as conn:
+            seq = conn.execute(
+                "SELECT COALESCE(MAX(seq), 0) + 1 FROM cairn_tool_journal WHERE thread_id = ?",
+                (thread_id,),
+            ).fetchone()[0]
+            conn.execute(
+                "INSERT INTO cairn_tool_journal (thread_id, call_id, seq, tool_name, arguments, status, risk, "
+                "reason, result, summary, error_msg, ended_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?) "
+                "ON CONFLICT(thread_id, call_id) DO UPDATE SET status=excluded.status, "
+                "arguments=excluded.arguments, risk=excluded.risk, reason=excluded.reason, "
+                "result=COALESCE(excluded.result, cairn_tool_journal.result), "
+                "summary=COALESCE(excluded.summary, cairn_tool_journal.summary), "
+                "error_msg=excluded.error_msg, ended_at=excluded.ended_at",
+                (
+                    thread_id,
+                    call["call_id"],
+                    seq,
+                    call["tool_name"],
+                    json.dumps(call.get("arguments") or {}),
+                    call["status"],
+                    call.get("risk"),
+                    call.get("reason"),
+                    json.dumps(result) if result is not None else None,
+                    call.get("summary"),
+                    call.get("error_msg"),
+                    time.time(),
+                ),
+            )
+
+    def get_many(self, thread_id: str, call_ids: list[str]) -> dict[str, JournalEntry]:
+        if not call_ids:
+            return {}
+        marks = ",".join("?" for _ in call_ids)
+        rows = self.db.query(
+            f"SELECT {_COLUMNS} FROM cairn_tool_journal WHERE thread_id = ? AND call_id IN ({marks})",
+            (thread_id, *call_ids),
+        )
+        return {row[0]: _entry(row) for row in rows}
+
+    def entries(self, thread_id: str) -> list[JournalEntry]:
+        rows = self.db.query(
+            f"SELECT {_COLUMNS} FROM cairn_tool_journal WHERE thread_id = ? ORDER BY seq", (thread_id,)
+        )
+        return [_entry(r) for r in rows]
+
+    def compact(self, thread_id: str, *, keep: list[str]) -> None:
+        """Drop full outputs of finished calls other than ``keep`` (the turn in flight).
+
+        Called at the start of a tool cycle, when every earlier call's ToolMessage is
+        already in a committed transcript.
+        """
+        marks = ",".join("?" for _ in keep) or "''"
+        self.db.write(
+            "UPDATE cairn_tool_journal SET result = NULL WHERE thread_id = ? AND result IS NOT NULL "
+            f"AND status IN ('success', 'error', 'cancelled', 'interrupted') AND call_id NOT IN ({marks})",
+            (thread_id, *keep),
+        )
+
+    def delete_thread(self, thread_id: str) -> None:
+        self.db.write("DELETE FROM cairn_tool_journal WHERE thread_id = ?", (thread_id,))

@@ -1,0 +1,33 @@
+"""Where cairn keeps its database: ``--db`` / ``CAIRN_DB``, else the user state directory."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+def state_dir() -> Path:
+    """``$CAIRN_HOME`` if set (tests, portable installs), else the platform user state dir."""
+    home = os.environ.get("CAIRN_HOME")
+    if home:
+        return Path(home).expanduser()
+    import platformdirs
+
+    return Path(platformdirs.user_state_dir("cairn", appauthor=False))
+
+
+def default_location() -> str:
+    """The database location used when none is given."""
+    env = os.environ.get("CAIRN_DB")
+    if env:
+        return env
+    return str(state_dir() / "cairn.db")
+
+
+def resolve_location(location: str | os.PathLike[str] | None) -> str:
+    if location is None:
+        return default_location()
+    text = os.fspath(location)
+    if text == ":memory:" or "://" in text:
+        return text
+    return str(Path(text).expanduser())

@@ -1,0 +1,90 @@
+"""The session index: one row per thread with what ``cairn sessions`` lists."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import asdict, dataclass
+
+from checkpoints.db import Database
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS cairn_sessions (
+    thread_id TEXT PRIMARY KEY,
+    workspace TEXT NOT NULL,
+    created_at REAL NOT NULL,
+    updated_at REAL NOT NULL,
+    status TEXT NOT NULL,
+    title TEXT NOT NULL DEFAULT '',
+    mode TEXT NOT NULL DEFAULT 'default',
+    model TEXT NOT NULL DEFAULT ''
+);
+CREATE INDEX IF NOT EXISTS cairn_sessions_workspace ON cairn_sessions (workspace, updated_at);
+"""
+
+_COLS = "thread_id, workspace, created_at, updated_at, status, title, mode, model"
+
+
+@dataclass(frozen=True)
+class SessionRecord:
+    session_id: str
+    workspace: str
+    created_at: float
+    updated_at: float
+    status: str
+    title: str
+    mode: str
+    model: str
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+class SessionIndex:
+    def __init__(self, db: Database) -> None:
+        self.db = db
+        db.script(SCHEMA)
+
+    def create(self, thread_id: str, *, workspace: str, mode: str, model: str) -> None:
+        now = time.time()
+        self.db.write(
+            f"INSERT OR IGNORE INTO cairn_sessions ({_COLS}) VALUES (?, ?, ?, ?, 'new', '', ?, ?)",
+            (thread_id, workspace, now, now, mode, model),
+        )
+
+    def update(
+        self, thread_id: str, *, status: str | None = None, title: str | None = None, mode: str | None = None
+    ) -> None:
+        """Set status/mode; the title is set once (from the first prompt)."""
+        self.db.write(
+            "UPDATE cairn_sessions SET updated_at = ?, status = COALESCE(?, status), "
+            "title = CASE WHEN title = '' AND ? IS NOT NULL THEN ? ELSE title END, "
+            "mode = COALESCE(?, mode) WHERE thread_id = ?",
+            (time.time(), status, title, title, mode, thread_id),
+        )
+
+    def get(self, thread_id: str) -> SessionRecord | None:
+        rows = self.db.query(f"SELECT {_COLS} FROM cairn_sessions WHERE thread_id = ?", (thread_id,))
+        return SessionRecord(*rows[0]) if rows else None
+
+    def find(self, prefix: str) -> list[SessionRecord]:
+        """Sessions whose id starts with ``prefix`` (people type short ids)."""
+        rows = self.db.query(
+            f"SELECT {_COLS} FROM cairn_sessions WHERE substr(thread_id, 1, ?) = ? ORDER BY updated_at DESC",
+            (len(prefix), prefix),
+        )
+        return [SessionRecord(*r) for r in rows]
+
+    def list(self, workspace: str | None = None, *, limit: int = 200) -> list[SessionRecord]:
+        if workspace is None:
+            rows = self.db.query(
+                f"SELECT {_COLS} FROM cairn_sessions ORDER BY updated_at DESC LIMIT ?", (limit,)
+            )
+        else:
+            rows = self.db.query(
+                f"SELECT {_COLS} FROM cairn_sessions WHERE workspace = ? ORDER BY updated_at DESC LIMIT ?",
+                (workspace, limit),
+            )
+        return [SessionRecord(*r) for r in rows]
+
+    def delete(self, thread_id: str) -> None:
+        self.db.write("DELETE FROM cairn_sessions WHERE thread_id = ?", (thread_id,))

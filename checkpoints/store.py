@@ -1,0 +1,82 @@
+"""Opening cairn's storage: one location → saver, journal, transcript, session index."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Any
+
+from langgraph.checkpoint.base import BaseCheckpointSaver
+
+from checkpoints.db import Database
+from checkpoints.journal import ToolJournal
+from checkpoints.location import resolve_location
+from checkpoints.pruning import prune_thread
+from checkpoints.sessions import SessionIndex
+from checkpoints.transcript import Transcript
+
+
+class StorageConfigError(ValueError):
+    """The database location cannot be used (bad URL, missing driver)."""
+
+
+@dataclass
+class Store:
+    """Everything a session persists, in one database."""
+
+    location: str
+    saver: BaseCheckpointSaver
+    db: Database
+    journal: ToolJournal
+    transcript: Transcript
+    sessions: SessionIndex
+
+    def prune(self, thread_id: str, *, keep_last: int = 20, min_batch: int = 40) -> int:
+        return prune_thread(self.db, self.saver.serde, thread_id, keep_last=keep_last, min_batch=min_batch)
+
+    def delete_thread(self, thread_id: str) -> None:
+        self.saver.delete_thread(thread_id)
+        self.journal.delete_thread(thread_id)
+        self.transcript.delete_thread(thread_id)
+        self.sessions.delete(thread_id)
+
+    def close(self) -> None:
+        conn: Any = getattr(self.saver, "conn", None)
+        if conn is not None:
+            try:
+                conn.close()
+            except Exception:
+                pass
+
+
+def open_store(location: str | os.PathLike[str] | None = None) -> Store:
+    """Open (creating if needed) the store at ``location``.
+
+    ``None`` → ``$CAIRN_DB`` or the default file in the user state directory;
+    ``":memory:"`` → a private in-memory database; a path → a SQLite file;
+    ``postgresql://...`` → not yet supported (the journal, transcript and session
+    tables are plain SQL, so a Postgres adapter only needs a ``Database`` over
+    psycopg and ``PostgresSaver``).
+    """
+    loc = resolve_location(location)
+    if loc.startswith(("postgres://", "postgresql://")):
+        raise StorageConfigError(
+            "Postgres storage is not available in this version of cairn; use a SQLite path "
+            "(the default) or ':memory:'."
+        )
+    if "://" in loc:
+        raise StorageConfigError(f"unsupported database location {loc!r}: use a file path or ':memory:'")
+    from checkpoints.sqlite import CompactSqliteSaver, connect
+
+    conn = connect(loc)
+    saver = CompactSqliteSaver(conn)
+    saver.setup()
+    db = Database(conn, saver.lock)
+    return Store(
+        location=loc,
+        saver=saver,
+        db=db,
+        journal=ToolJournal(db),
+        transcript=Transcript(db),
+        sessions=SessionIndex(db),
+    )

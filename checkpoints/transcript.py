@@ -1,0 +1,139 @@
+"""The transcript: messages stored once, append-only, as a tree of parent pointers.
+
+LangGraph's ``add_messages`` channel re-stores the whole history in every
+checkpoint (quadratic growth).  cairn stores each message once in
+``cairn_messages`` with a pointer to its parent and keeps only the id of the
+newest message (the *head*) in checkpointed state.  Reading a transcript walks
+from a head to the root; an earlier checkpoint's head still reads the transcript
+as it was then, and continuing from it simply grows another branch, so time
+travel and forks need no copying.  A node that crashes after writing a message
+but before its checkpoint leaves an unreachable row, which ``prune_unreachable``
+removes.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import uuid
+from typing import Any
+
+from langchain_core.messages import BaseMessage, message_to_dict, messages_from_dict
+
+from checkpoints.db import Database
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS cairn_messages (
+    thread_id TEXT NOT NULL,
+    id TEXT NOT NULL,
+    parent_id TEXT,
+    data TEXT NOT NULL,
+    PRIMARY KEY (thread_id, id)
+);
+"""
+
+_WALK_SQL = (
+    "WITH RECURSIVE chain(id, parent_id, data, depth) AS ("
+    " SELECT id, parent_id, data, 0 FROM cairn_messages WHERE thread_id = ? AND id = ?"
+    " UNION ALL"
+    " SELECT m.id, m.parent_id, m.data, c.depth + 1 FROM chain c"
+    " CROSS JOIN cairn_messages m ON m.thread_id = ? AND m.id = c.parent_id"
+    ") SELECT id, parent_id, data FROM chain ORDER BY depth DESC"
+)
+
+
+class Transcript:
+    """Append-only message store with an in-process cache of recent chains."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+        db.script(SCHEMA)
+        self._cache: dict[tuple[str, str], tuple[BaseMessage, ...]] = {}
+        self._cache_lock = threading.Lock()
+
+    @staticmethod
+    def new_id() -> str:
+        return uuid.uuid4().hex
+
+    def append(self, thread_id: str, parent: str | None, messages: list[BaseMessage]) -> str | None:
+        """Store ``messages`` after ``parent``; returns the new head (``parent`` if none given)."""
+        if not messages:
+            return parent
+        statements: list[tuple[str, tuple[Any, ...]]] = []
+        head = parent
+        ids: list[str] = []
+        for msg in messages:
+            mid = _message_key(msg)
+            statements.append(
+                (
+                    "INSERT OR REPLACE INTO cairn_messages (thread_id, id, parent_id, data) VALUES (?, ?, ?, ?)",
+                    (thread_id, mid, head, json.dumps(message_to_dict(msg), separators=(",", ":"))),
+                )
+            )
+            ids.append(mid)
+            head = mid
+        self.db.write_many(statements)
+        with self._cache_lock:
+            base = self._cache.get((thread_id, parent)) if parent else ()
+            if base is not None:
+                chain = base
+                for mid, msg in zip(ids, messages, strict=True):
+                    chain = (*chain, msg)
+                    self._cache[(thread_id, mid)] = chain
+                self._trim_cache()
+        return head
+
+    def read(self, thread_id: str, head: str | None) -> list[BaseMessage]:
+        """Messages from the root to ``head`` (inclusive), oldest first."""
+        if not head:
+            return []
+        with self._cache_lock:
+            cached = self._cache.get((thread_id, head))
+        if cached is not None:
+            return list(cached)
+        rows = self.db.query(_WALK_SQL, (thread_id, head, thread_id))
+        if not rows or rows[-1][0] != head:
+            raise LookupError(f"transcript head {head!r} of thread {thread_id!r} is missing")
+        messages = messages_from_dict([json.loads(r[2]) for r in rows])
+        with self._cache_lock:
+            self._cache[(thread_id, head)] = tuple(messages)
+            self._trim_cache()
+        return messages
+
+    def count(self, thread_id: str, head: str | None) -> int:
+        return len(self.read(thread_id, head))
+
+    def _trim_cache(self) -> None:
+        # Keep the cache small: chains share their messages, only the tuples are extra.
+        if len(self._cache) > 64:
+            for key in list(self._cache)[: len(self._cache) - 32]:
+                del self._cache[key]
+
+    def prune_unreachable(self, thread_id: str, heads: list[str]) -> int:
+        """Delete messages of ``thread_id`` not on the path of any of ``heads``."""
+        keep: set[str] = set()
+        for head in heads:
+            rows = self.db.query(_WALK_SQL, (thread_id, head, thread_id))
+            keep.update(r[0] for r in rows)
+        rows = self.db.query("SELECT id FROM cairn_messages WHERE thread_id = ?", (thread_id,))
+        doomed = [r[0] for r in rows if r[0] not in keep]
+        self.db.write_many(
+            ("DELETE FROM cairn_messages WHERE thread_id = ? AND id = ?", (thread_id, mid)) for mid in doomed
+        )
+        return len(doomed)
+
+    def delete_thread(self, thread_id: str) -> None:
+        self.db.write("DELETE FROM cairn_messages WHERE thread_id = ?", (thread_id,))
+        with self._cache_lock:
+            for key in [k for k in self._cache if k[0] == thread_id]:
+                del self._cache[key]
+
+
+def _message_key(msg: BaseMessage) -> str:
+    """A fresh storage id, also set as the message's id.
+
+    Never reuse a provider's or script's id: a re-run or a fork could repeat it with
+    another parent and rewrite a branch that an earlier checkpoint still points to.
+    """
+    msg.id = uuid.uuid4().hex
+    return msg.id

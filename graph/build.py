@@ -1,0 +1,76 @@
+"""Wiring the five nodes into the agent graph (see DESIGN.md → The graph).
+
+    START → reasoning ─(no tool calls)→ END
+                │ tool calls
+                ▼
+          tool_routing ─(nothing gated, or some calls allowed)→ tool_execution → observation → reasoning
+                │ only gated calls                       ▲   │ gated calls left
+                ▼                                        │   ▼
+          human_approval ────────────────────────────────┘ human_approval
+
+LOW calls never wait: when a turn has both allowed and gated calls, the allowed
+ones run first and the person is asked afterwards.  Calls found interrupted go
+back through tool_routing.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langgraph.graph import END, START, StateGraph
+
+from graph.context import AgentContext
+from graph.nodes.human_approval import human_approval
+from graph.nodes.observation import observation
+from graph.nodes.reasoning import reasoning
+from graph.nodes.tool_execution import tool_execution
+from graph.nodes.tool_routing import tool_routing
+from graph.state import AgentState
+
+NODES = ("reasoning", "tool_routing", "human_approval", "tool_execution", "observation")
+
+
+def _statuses(state: AgentState) -> set[str]:
+    return {c.get("status", "pending") for c in state.get("pending_tool_calls") or []}
+
+
+def after_reasoning(state: AgentState) -> str:
+    if state.get("paused"):
+        return END
+    if state.get("pending_tool_calls") or state.get("completed_tool_calls"):
+        return "tool_routing"
+    return END
+
+
+def after_routing(state: AgentState) -> str:
+    statuses = _statuses(state)
+    if "pending" in statuses or not statuses & {"awaiting_approval", "interrupted"}:
+        return "tool_execution"
+    return "human_approval"
+
+
+def after_execution(state: AgentState) -> str:
+    statuses = _statuses(state)
+    if "interrupted" in statuses:
+        return "tool_routing"
+    if "awaiting_approval" in statuses:
+        return "human_approval"
+    return "observation"
+
+
+def build_graph(checkpointer: Any = None) -> Any:
+    builder = StateGraph(AgentState, context_schema=AgentContext)
+    builder.add_node("reasoning", reasoning)
+    builder.add_node("tool_routing", tool_routing)
+    builder.add_node("human_approval", human_approval)
+    builder.add_node("tool_execution", tool_execution)
+    builder.add_node("observation", observation)
+    builder.add_edge(START, "reasoning")
+    builder.add_conditional_edges("reasoning", after_reasoning, ["tool_routing", END])
+    builder.add_conditional_edges("tool_routing", after_routing, ["tool_execution", "human_approval"])
+    builder.add_edge("human_approval", "tool_execution")
+    builder.add_conditional_edges(
+        "tool_execution", after_execution, ["observation", "human_approval", "tool_routing"]
+    )
+    builder.add_edge("observation", "reasoning")
+    return builder.compile(checkpointer=checkpointer)

@@ -1,0 +1,61 @@
+"""Runtime services the nodes use: not checkpointed, rebuilt by every process.
+
+Passed to the graph as LangGraph's runtime ``context`` on each invoke.  It holds
+the model, the tool registry, the store, the configured rules and the callbacks
+through which a surface (CLI, notebook) sees tokens and tool calls as they
+happen.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from checkpoints import Store
+from tools import ToolRegistry, Workspace
+
+#: ``on_event(kind, payload)``: kind is one of "token", "message", "tool_start",
+#: "tool_progress", "tool_end", "approval".
+EventCallback = Callable[[str, dict[str, Any]], None]
+
+
+@dataclass
+class AgentContext:
+    thread_id: str
+    workspace: Workspace
+    store: Store
+    model: Any  # a LangChain BaseChatModel
+    registry: ToolRegistry
+    rules: Any  # policy.Rules from settings (+ custom tools' risk); session rules live in state
+    mode: str = "default"
+    max_steps: int = 100
+    stream: bool = False
+    on_event: EventCallback | None = None
+    cancel: threading.Event = field(default_factory=threading.Event)
+    system_prompt: Callable[[str], str] | None = None
+    _bound: dict[str, Any] = field(default_factory=dict)
+
+    def emit(self, kind: str, **payload: Any) -> None:
+        if self.on_event is None:
+            return
+        try:
+            self.on_event(kind, payload)
+        except Exception:  # a broken display never breaks the agent
+            pass
+
+    def active_registry(self, mode: str) -> ToolRegistry:
+        """Tools offered to the model: read-only ones only in plan mode."""
+        if mode == "plan":
+            extra = set(getattr(self.rules, "read_only_tools", ()) or ())
+            names = [t.name for t in self.registry if t.read_only or t.name in extra]
+            return self.registry.filtered(names)
+        return self.registry
+
+    def bound_model(self, mode: str) -> Any:
+        key = "plan" if mode == "plan" else "all"
+        if key not in self._bound:
+            schemas = self.active_registry(mode).schemas()
+            self._bound[key] = self.model.bind_tools(schemas) if schemas else self.model
+        return self._bound[key]

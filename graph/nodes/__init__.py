@@ -1,0 +1,1 @@
+"""The five nodes of the agent graph, one module each."""

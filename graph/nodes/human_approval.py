@@ -1,0 +1,137 @@
+"""``human_approval``: the only node that calls ``interrupt()``.
+
+LangGraph re-runs this node from its first line when it resumes, so nothing
+impure happens before the interrupt.  The interrupt value lists every gated
+call; the answer is validated (``ApprovalResponse``) and applied per call.
+Calls a person did not decide stay gated and are asked again.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from langgraph.runtime import Runtime
+from langgraph.types import interrupt
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+import policy
+from graph.context import AgentContext
+from graph.state import AgentState, ToolCallInfo, calls, dump_calls
+from tools.base import ToolResult
+
+GATED = ("awaiting_approval", "interrupted")
+
+
+class CallDecision(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    action: Literal["approve", "always", "reject", "edit", "retry", "cancel"]
+    message: str = Field(default="", description="Feedback for the model (reject).")
+    args: dict[str, Any] | None = Field(default=None, description="New arguments (edit).")
+
+
+class ApprovalResponse(BaseModel):
+    """What a person answers: one decision per gated call id."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    decisions: dict[str, CallDecision]
+
+
+response_schema = ApprovalResponse.model_json_schema()
+
+
+def approval_request(pending: list[ToolCallInfo]) -> dict[str, Any]:
+    return {
+        "type": "approval_request",
+        "calls": [
+            {
+                "call_id": c.call_id,
+                "tool_name": c.tool_name,
+                "arguments": c.arguments,
+                "status": c.status,
+                "risk": c.risk,
+                "reason": c.reason,
+                "preview": c.preview,
+                "choices": ["retry", "cancel"]
+                if c.status == "interrupted"
+                else ["approve", "always", "reject", "edit"],
+            }
+            for c in pending
+            if c.status in GATED
+        ],
+        "response_schema": response_schema,
+    }
+
+
+def human_approval(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
+    ctx = runtime.context
+    pending = calls(state.get("pending_tool_calls"))
+    if not any(c.status in GATED for c in pending):
+        return {}
+    answer = interrupt(approval_request(pending))
+    try:
+        response = ApprovalResponse.model_validate(answer)
+    except ValidationError:
+        return {}  # nothing decided: the calls stay gated and are asked again
+    rules = list(state.get("session_rules") or [])
+    completed = calls(state.get("completed_tool_calls"))
+    still: list[ToolCallInfo] = []
+    for call in pending:
+        decision = response.decisions.get(call.call_id)
+        if call.status not in GATED or decision is None:
+            still.append(call)
+            continue
+        done = _apply(call, decision, ctx, rules)
+        (completed if done else still).append(call)
+    return {
+        "pending_tool_calls": dump_calls(still),
+        "completed_tool_calls": dump_calls(completed),
+        "session_rules": rules,
+    }
+
+
+def _apply(call: ToolCallInfo, decision: CallDecision, ctx: AgentContext, rules: list[str]) -> bool:
+    """Apply one decision; returns True when the call is finished (cancelled)."""
+    action = decision.action
+    if call.status == "interrupted" and action in ("approve", "always"):
+        action = "retry"
+    if call.status == "awaiting_approval" and action == "retry":
+        action = "approve"
+    if action in ("approve", "always"):
+        call.status, call.decision = "pending", "approved"
+        if action == "always":
+            rule = policy.suggest_rule(call.tool_name, call.arguments, workspace=ctx.workspace)
+            if rule not in rules:
+                rules.append(rule)
+            call.decision = f"approved always ({rule})"
+        return False
+    if action == "edit":
+        checked = ctx.registry.validate(call.tool_name, decision.args or {})
+        if isinstance(checked, ToolResult):
+            call.status = "cancelled"
+            call.error_msg = (
+                f"A person tried to edit this call but the new arguments were invalid: {checked.error}"
+            )
+            return True
+        call.original_arguments = call.arguments
+        call.arguments = checked[1]
+        call.status, call.decision = "pending", "edited"
+        return False
+    if action == "retry":
+        call.status, call.decision = "pending", "retried"
+        call.attempt += 1
+        return False
+    # reject / cancel
+    was_interrupted = call.status == "interrupted"
+    call.status = "cancelled"
+    if was_interrupted or action == "cancel":
+        call.decision = "cancelled"
+        call.error_msg = "This call was interrupted and a person chose not to run it again."
+    else:
+        call.decision = f"rejected: {decision.message}" if decision.message else "rejected"
+        call.error_msg = "A person rejected this call." + (
+            f" Their message: {decision.message}" if decision.message else ""
+        )
+    call.display = call.error_msg[:160]
+    return True

@@ -1,0 +1,94 @@
+"""``observation``: turn finished calls into ToolMessages and clear the turn's buffers.
+
+Exactly one ToolMessage per call id of the last AIMessage, in the model's
+order, bounded by the tool's output limit.  Images a tool returned (read_file
+on a PNG) follow in one user message, because chat APIs accept only text in
+tool messages.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
+from langgraph.runtime import Runtime
+
+from graph.context import AgentContext
+from graph.state import AgentState, ToolCallInfo, calls
+from tools.output import truncate_middle
+
+DEFAULT_MAX_CHARS = 30_000
+
+
+def observation(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
+    ctx = runtime.context
+    finished = {c.call_id: c for c in calls(state.get("completed_tool_calls"))}
+    finished.update({c.call_id: c for c in calls(state.get("pending_tool_calls"))})
+    history = ctx.store.transcript.read(ctx.thread_id, state.get("head"))
+    last_ai = next((m for m in reversed(history) if isinstance(m, AIMessage)), None)
+    order = [tc["id"] for tc in (last_ai.tool_calls if last_ai else [])]
+    answered = _answered_ids(history)
+    messages: list[BaseMessage] = []
+    images: list[dict[str, Any]] = []
+    for call_id in order:
+        if call_id in answered:
+            continue
+        call = finished.get(call_id)
+        if call is None:  # should not happen; never leave a call unanswered
+            call = ToolCallInfo(
+                call_id=call_id,
+                tool_name="unknown",
+                status="error",
+                error_msg="This call was lost before it ran; call the tool again.",
+            )
+        text, call_images = _content(call, ctx)
+        images.extend(call_images)
+        messages.append(
+            ToolMessage(
+                content=text,
+                tool_call_id=call_id,
+                name=call.tool_name,
+                status="success" if call.status == "success" else "error",
+            )
+        )
+        ctx.store.journal.record(ctx.thread_id, {**call.to_state(), "summary": call.display})
+    if images:
+        messages.append(
+            HumanMessage(content=[{"type": "text", "text": "Images returned by the tools above:"}, *images])
+        )
+    head = ctx.store.transcript.append(ctx.thread_id, state.get("head"), messages)
+    counters = dict(state.get("counters") or {})
+    counters["tool_calls"] = counters.get("tool_calls", 0) + len(order)
+    return {"head": head, "pending_tool_calls": [], "completed_tool_calls": [], "counters": counters}
+
+
+def _answered_ids(history: list[BaseMessage]) -> set[str]:
+    ids: set[str] = set()
+    for message in reversed(history):
+        if isinstance(message, AIMessage):
+            break
+        if isinstance(message, ToolMessage):
+            ids.add(message.tool_call_id)
+    return ids
+
+
+def _content(call: ToolCallInfo, ctx: AgentContext) -> tuple[str, list[dict[str, Any]]]:
+    tool = ctx.registry.get(call.tool_name)
+    limit = tool.max_output_chars if tool is not None else DEFAULT_MAX_CHARS
+    images: list[dict[str, Any]] = []
+    if call.status == "success":
+        result = call.result
+        if isinstance(result, list):
+            texts = [b.get("text", "") for b in result if b.get("type") == "text"]
+            images = [b for b in result if b.get("type") in ("image_url", "image")]
+            result = "\n".join(texts)
+        text = truncate_middle(result or "(no output)", limit)
+    else:
+        text = f"Error: {call.error_msg or 'the call failed'}"
+    if call.decision == "edited" and call.original_arguments is not None:
+        text = (
+            "Note: a person edited the arguments of this call before it ran. It ran with "
+            f"{json.dumps(call.arguments)} instead of {json.dumps(call.original_arguments)}.\n\n{text}"
+        )
+    return text, images

@@ -1,0 +1,163 @@
+"""``reasoning``: one model call with the active tools bound.
+
+Appends the AIMessage to the transcript and turns its tool calls into
+``pending`` ToolCallInfos.  Calls that cannot run at all (malformed JSON,
+unknown tool, invalid arguments) are answered at once with an error result the
+model can act on; the policy never sees them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, SystemMessage, ToolMessage
+from langgraph.runtime import Runtime
+
+from graph.context import AgentContext
+from graph.state import AgentState, ToolCallInfo, dump_calls
+from tools.base import ToolResult
+
+
+def reasoning(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
+    ctx = runtime.context
+    mode = ctx.mode
+    if state.get("run_steps", 0) >= ctx.max_steps:
+        return {"paused": "max_steps", "pending_tool_calls": [], "completed_tool_calls": []}
+    head = state.get("head")
+    history = ctx.store.transcript.read(ctx.thread_id, head)
+    unanswered = dangling_tool_messages(history)
+    if unanswered:
+        head = ctx.store.transcript.append(ctx.thread_id, head, unanswered)
+        history = [*history, *unanswered]
+    prompt: list[BaseMessage] = []
+    if ctx.system_prompt is not None:
+        prompt.append(SystemMessage(ctx.system_prompt(mode)))
+    prompt.extend(history)
+    model = ctx.bound_model(mode)
+    message = _call_model(model, prompt, ctx)
+    from graph.models import recover_text_tool_calls
+
+    active = ctx.active_registry(mode)
+    message = recover_text_tool_calls(message, active.names)
+    message, pending, completed = _plan_calls(message, ctx, mode)
+    head = ctx.store.transcript.append(ctx.thread_id, head, [message])
+    ctx.emit("message", text=_text(message), tool_calls=len(pending) + len(completed))
+    counters = dict(state.get("counters") or {})
+    counters["model_calls"] = counters.get("model_calls", 0) + 1
+    usage = getattr(message, "usage_metadata", None) or {}
+    counters["tokens_in"] = counters.get("tokens_in", 0) + int(usage.get("input_tokens", 0) or 0)
+    counters["tokens_out"] = counters.get("tokens_out", 0) + int(usage.get("output_tokens", 0) or 0)
+    return {
+        "head": head,
+        "pending_tool_calls": dump_calls(pending),
+        "completed_tool_calls": dump_calls(completed),
+        "run_steps": state.get("run_steps", 0) + 1,
+        "counters": counters,
+        "paused": None,
+    }
+
+
+def dangling_tool_messages(history: list[BaseMessage]) -> list[ToolMessage]:
+    """Error ToolMessages for calls of the last AIMessage that have none.
+
+    Observation always answers every call, so this only fires when a run was
+    abandoned half-way (e.g. a person sent a new message instead of deciding);
+    it keeps invariant 3: no model request ever carries an unanswered call.
+    """
+    answered: set[str] = set()
+    for message in reversed(history):
+        if isinstance(message, ToolMessage):
+            answered.add(message.tool_call_id)
+        elif isinstance(message, AIMessage):
+            return [
+                ToolMessage(
+                    content="Error: this call was abandoned before it produced a result.",
+                    tool_call_id=tc["id"],
+                    name=tc["name"],
+                    status="error",
+                )
+                for tc in message.tool_calls
+                if tc["id"] not in answered
+            ]
+    return []
+
+
+def _call_model(model: Any, prompt: list[BaseMessage], ctx: AgentContext) -> AIMessage:
+    if not ctx.stream:
+        result = model.invoke(prompt)
+        return result if isinstance(result, AIMessage) else AIMessage(content=str(result))
+    full: AIMessageChunk | None = None
+    for chunk in model.stream(prompt):
+        if ctx.cancel.is_set():
+            break
+        text = chunk.content if isinstance(chunk.content, str) else ""
+        if text:
+            ctx.emit("token", text=text)
+        full = chunk if full is None else full + chunk
+    if full is None:
+        return AIMessage(content="")
+    return AIMessage(
+        content=full.content,
+        tool_calls=full.tool_calls,
+        invalid_tool_calls=full.invalid_tool_calls,
+        usage_metadata=full.usage_metadata,
+        response_metadata=full.response_metadata,
+        id=full.id,
+    )
+
+
+def _plan_calls(
+    message: AIMessage, ctx: AgentContext, mode: str
+) -> tuple[AIMessage, list[ToolCallInfo], list[ToolCallInfo]]:
+    """Give every call an id, validate it, and split into pending vs already answered."""
+    registry = ctx.active_registry(mode)
+    pending: list[ToolCallInfo] = []
+    completed: list[ToolCallInfo] = []
+    fixed_calls = []
+    for index, call in enumerate(message.tool_calls):
+        call_id = call.get("id") or f"call_{ctx.thread_id[:8]}_{index}"
+        fixed_calls.append({**call, "id": call_id})
+        name, args = call["name"], call.get("args") or {}
+        checked = registry.validate(name, args)
+        if isinstance(checked, ToolResult):
+            if ctx.registry.get(name) is not None and registry.get(name) is None:
+                checked = ToolResult.fail(
+                    f"{name} is not available in plan mode: only read-only tools can be used. "
+                    "Present your plan instead."
+                )
+            completed.append(_failed(call_id, name, args, checked.error or "invalid call"))
+            continue
+        tool, normalized = checked
+        pending.append(ToolCallInfo(call_id=call_id, tool_name=tool.name, arguments=normalized))
+    for index, bad in enumerate(message.invalid_tool_calls):
+        call_id = bad.get("id") or f"invalid_{ctx.thread_id[:8]}_{index}"
+        name = bad.get("name") or "(unnamed)"
+        error = (
+            f"Your call to {name} could not be parsed: {bad.get('error') or 'arguments are not valid JSON'}. "
+            f"Arguments received: {str(bad.get('args'))[:300]}. Send the call again with a valid JSON object."
+        )
+        completed.append(_failed(call_id, name, {}, error))
+        fixed_calls.append({"name": name, "args": {}, "id": call_id, "type": "tool_call"})
+    if fixed_calls:
+        # Invalid calls become regular calls with empty args so every call id gets a ToolMessage
+        # and the provider sees a consistent history.
+        message = message.model_copy(update={"tool_calls": fixed_calls, "invalid_tool_calls": []})
+    return message, pending, completed
+
+
+def _failed(call_id: str, name: str, args: dict[str, Any], error: str) -> ToolCallInfo:
+    return ToolCallInfo(
+        call_id=call_id,
+        tool_name=name,
+        arguments=args if isinstance(args, dict) else {},
+        status="error",
+        error_msg=error,
+        display=error.splitlines()[0][:160],
+    )
+
+
+def _text(message: AIMessage) -> str:
+    content = message.content
+    if isinstance(content, str):
+        return content
+    return "".join(b.get("text", "") for b in content if isinstance(b, dict))

@@ -1,0 +1,85 @@
+"""``tool_routing``: ask the policy about every pending call.
+
+``allow`` keeps a call ``pending``, ``ask`` marks it ``awaiting_approval`` (with a
+dry-run preview such as the diff of an edit), ``deny`` cancels it with the
+reason, which the model reads.  Calls found ``interrupted`` after a restart come
+here too: read-only/idempotent tools are retried automatically (and say so),
+the others wait for a person.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+import policy
+from graph.context import AgentContext
+from graph.state import AgentState, ToolCallInfo, calls, dump_calls
+
+MAX_PREVIEW_CHARS = 20_000
+
+
+def effective_rules(ctx: AgentContext, state: AgentState) -> Any:
+    rules = ctx.rules
+    for rule in state.get("session_rules") or []:
+        rules = rules.with_allow(rule)
+    return rules
+
+
+def tool_routing(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
+    ctx = runtime.context
+    mode = ctx.mode
+    rules = effective_rules(ctx, state)
+    pending: list[ToolCallInfo] = []
+    completed = calls(state.get("completed_tool_calls"))
+    for call in calls(state.get("pending_tool_calls")):
+        if call.status == "interrupted":
+            pending.append(_route_interrupted(call, ctx))
+            continue
+        if call.status != "pending" or call.decision:
+            # Already routed (awaiting) or approved by a person: leave as is.
+            pending.append(call)
+            continue
+        verdict = policy.evaluate(
+            call.tool_name, call.arguments, workspace=ctx.workspace, mode=mode, rules=rules
+        )
+        call.risk, call.reason = str(verdict.risk), verdict.reason
+        decision = str(verdict.decision)
+        if decision == "allow":
+            pending.append(call)
+        elif decision == "ask":
+            call.status = "awaiting_approval"
+            call.preview = _preview(call, ctx)
+            pending.append(call)
+        else:
+            call.status = "cancelled"
+            call.error_msg = f"Denied by policy: {verdict.reason}"
+            call.display = call.error_msg[:160]
+            completed.append(call)
+    return {"pending_tool_calls": dump_calls(pending), "completed_tool_calls": dump_calls(completed)}
+
+
+def _route_interrupted(call: ToolCallInfo, ctx: AgentContext) -> ToolCallInfo:
+    tool = ctx.registry.get(call.tool_name)
+    if tool is not None and (tool.read_only or tool.idempotent) and call.decision != "auto-retried":
+        call.status = "pending"
+        call.decision = "auto-retried"
+        call.attempt += 1
+        call.reason = f"{call.tool_name} is read-only, so it was retried automatically after an interruption"
+    return call
+
+
+def _preview(call: ToolCallInfo, ctx: AgentContext) -> str | None:
+    tool = ctx.registry.get(call.tool_name)
+    if tool is None or not tool.supports_dry_run:
+        return None
+    result = tool.dry_run(call.arguments)
+    if result is None:
+        return None
+    if result.error:
+        return f"(preview unavailable: {result.error})"
+    text = result.metadata.get("diff") or result.output
+    if not isinstance(text, str):
+        return None
+    return text[:MAX_PREVIEW_CHARS]

@@ -1,0 +1,390 @@
+"""The Session API: how scripts, notebooks, the CLI and tests drive cairn.
+
+    from graph import Session
+    s = Session("path/to/repo", model="script:demo.json")
+    r = s.send("fix the failing test")
+    if r.status == "awaiting_approval":
+        r = s.approve()          # or s.reject(call_id, "use pathlib"), s.edit(...), s.decide({...})
+
+Every call is synchronous and safe inside a running event loop (a Jupyter
+cell): the graph runs on the calling thread with sync I/O and never touches
+asyncio.  ``asend``/``acontinue`` run the same work in a worker thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+import uuid
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
+from langgraph.types import Command
+
+from checkpoints import Store, open_store
+from graph.context import AgentContext, EventCallback
+from graph.decisions import normalize_decisions
+from graph.result import RunResult
+from graph.state import ToolCallInfo, calls
+from tools import ToolRegistry, ToolServices, Workspace, create_default_tools
+
+MODES = ("default", "accept-edits", "plan", "bypass")
+GATED = ("awaiting_approval", "interrupted")
+RECURSION_LIMIT = 10_000
+
+
+class SessionError(RuntimeError):
+    """A request the session cannot honour in its current state (message says why)."""
+
+
+class Session:
+    """One agent conversation in one workspace, persisted under ``session.id``."""
+
+    def __init__(
+        self,
+        workspace: str | Any = ".",
+        *,
+        model: Any = None,
+        db: str | None = None,
+        mode: str = "default",
+        rules: Any = None,
+        tools: Iterable[Any] | None = None,
+        max_steps: int = 100,
+        session_id: str | None = None,
+        _store: Store | None = None,
+    ) -> None:
+        if mode not in MODES:
+            raise ValueError(f"unknown mode {mode!r}; choose one of {', '.join(MODES)}")
+        self.workspace = workspace if isinstance(workspace, Workspace) else Workspace(workspace)
+        if not self.workspace.root.is_dir():
+            raise ValueError(f"workspace {str(self.workspace.root)!r} is not a directory")
+        self.store = _store or open_store(db)
+        self.mode = mode
+        self.max_steps = max_steps
+        self._model_spec = model
+        self._model: Any = None
+        self._extra_rules = rules
+        self._staged: dict[str, dict[str, Any]] = {}
+        self.cancel_event = threading.Event()
+        self._services = ToolServices(self.workspace)
+        self.registry = ToolRegistry(create_default_tools(workspace=self.workspace, services=self._services))
+        for tool in tools or ():
+            self.registry.register(tool)
+        self._rules: Any = None
+        from graph.build import build_graph
+
+        self._graph = build_graph(self.store.saver)
+        self.id = session_id or uuid.uuid4().hex
+        if session_id is None or self.store.sessions.get(self.id) is None:
+            self.store.sessions.create(
+                self.id, workspace=str(self.workspace.root), mode=mode, model=_model_label(model)
+            )
+        self._services.url_guard = self._url_guard
+
+    # -- construction ---------------------------------------------------------------------
+    @classmethod
+    def resume(
+        cls,
+        session_id: str,
+        *,
+        db: str | None = None,
+        model: Any = None,
+        tools: Iterable[Any] | None = None,
+        mode: str | None = None,
+        max_steps: int = 100,
+    ) -> Session:
+        """Reopen a stored session (in this or a new process). Short id prefixes work."""
+        store = open_store(db)
+        record = store.sessions.get(session_id)
+        if record is None:
+            matches = store.sessions.find(session_id)
+            if len(matches) != 1:
+                store.close()
+                why = "no session" if not matches else f"{len(matches)} sessions"
+                raise SessionError(f"{why} matching {session_id!r} in {store.location}")
+            record = matches[0]
+        return cls(
+            record.workspace,
+            model=model if model is not None else (record.model or None),
+            mode=mode or record.mode,
+            tools=tools,
+            max_steps=max_steps,
+            session_id=record.session_id,
+            _store=store,
+        )
+
+    @staticmethod
+    def list(db: str | None = None, workspace: str | None = None) -> list[dict[str, Any]]:
+        store = open_store(db)
+        try:
+            root = str(Workspace(workspace).root) if workspace is not None else None
+            return [r.to_dict() for r in store.sessions.list(root)]
+        finally:
+            store.close()
+
+    # -- conversation ------------------------------------------------------------------------
+    def send(self, text: str, *, stream: bool = False, on_event: EventCallback | None = None) -> RunResult:
+        """Send a message and run until the agent is done or needs a person."""
+        if not text.strip():
+            raise ValueError("message is empty")
+        state = self._snapshot()
+        gated = [c for c in calls(state.values.get("pending_tool_calls")) if c.status in GATED]
+        if gated or state.next:
+            raise SessionError(
+                "the session is paused with unfinished tool calls "
+                f"({', '.join(c.call_id for c in gated) or ', '.join(state.next)}); "
+                "decide them (approve/reject/retry/cancel) or continue_() first"
+            )
+        head = self.store.transcript.append(self.id, state.values.get("head"), [HumanMessage(text)])
+        self.store.sessions.update(self.id, title=_title(text), status="running")
+        return self._run({"head": head, "run_steps": 0, "paused": None}, stream, on_event)
+
+    def continue_(self, *, stream: bool = False, on_event: EventCallback | None = None) -> RunResult:
+        """Continue a paused or crashed run without a new message (recovery happens here)."""
+        state = self._snapshot()
+        if state.interrupts:
+            return self._result(time.perf_counter(), {}, before=None)
+        if state.next:
+            return self._run(None, stream, on_event)
+        if state.values.get("paused"):
+            return self._run({"run_steps": 0, "paused": None}, stream, on_event)
+        return self._result(time.perf_counter(), {}, before=None)
+
+    async def asend(self, text: str, **kwargs: Any) -> RunResult:
+        return await asyncio.to_thread(self.send, text, **kwargs)
+
+    async def acontinue(self, **kwargs: Any) -> RunResult:
+        return await asyncio.to_thread(self.continue_, **kwargs)
+
+    def stop(self) -> None:
+        """Ask the running call/stream to stop (what Ctrl-C does): tools stop, calls become interrupted."""
+        self.cancel_event.set()
+
+    # -- decisions -----------------------------------------------------------------------
+    def approve(self, call_id: str = "all", *, always: bool = False, **kw: Any) -> RunResult:
+        return self._decide_each(call_id, {"action": "always" if always else "approve"}, **kw)
+
+    def reject(self, call_id: str = "all", message: str = "", **kw: Any) -> RunResult:
+        return self._decide_each(call_id, {"action": "reject", "message": message}, **kw)
+
+    def edit(self, call_id: str, args: Mapping[str, Any], **kw: Any) -> RunResult:
+        return self.decide({call_id: {"edit": dict(args)}}, **kw)
+
+    def retry(self, call_id: str = "all", **kw: Any) -> RunResult:
+        return self._decide_each(call_id, {"action": "retry"}, **kw)
+
+    def cancel(self, call_id: str = "all", **kw: Any) -> RunResult:
+        return self._decide_each(call_id, {"action": "cancel"}, **kw)
+
+    def decide(
+        self, decisions: Mapping[str, Any], *, stream: bool = False, on_event: EventCallback | None = None
+    ) -> RunResult:
+        """Several decisions at once: ``{call_id: "approve" | "always" | "reject" | {"reject": msg} |
+        {"edit": args} | "retry" | "cancel"}``. The run continues once every gated call is decided."""
+        gated = {c.call_id: c for c in self.pending()}
+        if not gated:
+            raise SessionError("no tool calls are waiting for a decision")
+        staged = normalize_decisions(decisions, gated, self.registry)
+        self._staged.update(staged)
+        if set(gated) - set(self._staged):
+            return self._result(time.perf_counter(), {}, before=None)
+        answer = {"decisions": {cid: self._staged[cid] for cid in gated}}
+        self._staged.clear()
+        return self._run(Command(resume=answer), stream, on_event)
+
+    def _decide_each(self, call_id: str, decision: dict[str, Any], **kw: Any) -> RunResult:
+        ids = [c.call_id for c in self.pending()] if call_id == "all" else [call_id]
+        if not ids:
+            raise SessionError("no tool calls are waiting for a decision")
+        return self.decide({cid: decision for cid in ids}, **kw)
+
+    # -- inspection -------------------------------------------------------------------------
+    def pending(self) -> list[ToolCallInfo]:
+        """Calls waiting for a person (awaiting_approval or interrupted)."""
+        return [c for c in calls(self._snapshot().values.get("pending_tool_calls")) if c.status in GATED]
+
+    def tool_calls(self) -> list[ToolCallInfo]:
+        """Every call of the session with its lifecycle status, in the order the model made them."""
+        from graph.calllog import session_tool_calls
+
+        return session_tool_calls(self)
+
+    def history(self) -> list[BaseMessage]:
+        return self.store.transcript.read(self.id, self._snapshot().values.get("head"))
+
+    def checkpoints(self, limit: int = 50) -> list[dict[str, Any]]:
+        """Earlier checkpoints (newest first): id, step, next nodes, message count."""
+        out = []
+        for snap in self._graph.get_state_history(self._config(), limit=limit):
+            out.append(
+                {
+                    "checkpoint_id": snap.config["configurable"]["checkpoint_id"],
+                    "step": snap.metadata.get("step") if snap.metadata else None,
+                    "next": list(snap.next),
+                    "messages": len(self.store.transcript.read(self.id, snap.values.get("head"))),
+                    "created_at": snap.created_at,
+                }
+            )
+        return out
+
+    @property
+    def state(self) -> dict[str, Any]:
+        return dict(self._snapshot().values)
+
+    @property
+    def status(self) -> str:
+        record = self.store.sessions.get(self.id)
+        return record.status if record else "new"
+
+    def set_mode(self, mode: str) -> None:
+        if mode not in MODES:
+            raise ValueError(f"unknown mode {mode!r}; choose one of {', '.join(MODES)}")
+        self.mode = mode
+        self.store.sessions.update(self.id, mode=mode)
+
+    def close(self, *, keep_background: bool = False) -> None:
+        """Stop background shell tasks (unless kept) and close the database."""
+        if "shell" in self._services.__dict__:
+            self._services.shell.close(keep_running=keep_background)
+        self.store.close()
+
+    def __enter__(self) -> Session:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    # -- internals ------------------------------------------------------------------------
+    @property
+    def model(self) -> Any:
+        if self._model is None:
+            from graph.models import create_model
+
+            spec = self._model_spec
+            self._model = spec if spec is not None and not isinstance(spec, str) else create_model(spec)
+        return self._model
+
+    @property
+    def rules(self) -> Any:
+        if self._rules is None:
+            from graph.rules import session_rules
+
+            self._rules = session_rules(self.workspace, self._extra_rules, self.registry)
+        return self._rules
+
+    def _url_guard(self, url: str) -> str | None:
+        import policy
+
+        verdict = policy.check_url(url, rules=self.rules)
+        return verdict.reason if str(verdict.decision) == "deny" else None
+
+    def _config(self) -> dict[str, Any]:
+        return {"configurable": {"thread_id": self.id}, "recursion_limit": RECURSION_LIMIT}
+
+    def _snapshot(self) -> Any:
+        return self._graph.get_state(self._config())
+
+    def _context(self, stream: bool, on_event: EventCallback | None) -> AgentContext:
+        from graph.prompts import build_system_prompt
+        from tools.memory import load_memory
+
+        memory = load_memory(self.workspace)
+        return AgentContext(
+            thread_id=self.id,
+            workspace=self.workspace,
+            store=self.store,
+            model=self.model,
+            registry=self.registry,
+            rules=self.rules,
+            mode=self.mode,
+            max_steps=self.max_steps,
+            stream=stream,
+            on_event=on_event,
+            cancel=self.cancel_event,
+            system_prompt=lambda mode: build_system_prompt(self.workspace.root, mode, memory=memory),
+        )
+
+    def _run(self, payload: Any, stream: bool, on_event: EventCallback | None) -> RunResult:
+        started = time.perf_counter()
+        before = dict(self._snapshot().values.get("counters") or {})
+        self.cancel_event.clear()
+        context = self._context(stream, on_event)
+        self.store.sessions.update(self.id, status="running")
+        try:
+            self._graph.invoke(payload, self._config(), context=context, durability="sync")
+        except Exception as exc:  # model failure etc.: the checkpoint stays resumable
+            from graph.models import describe_model_error
+
+            result = self._result(started, before, before=before, error=describe_model_error(exc))
+        else:
+            result = self._result(started, before, before=before)
+        self.store.sessions.update(self.id, status=result.status)
+        try:
+            self.store.prune(self.id)
+        except Exception:
+            pass
+        return result
+
+    def _result(
+        self, started: float, counters_before: dict[str, int], *, before: Any, error: str | None = None
+    ) -> RunResult:
+        snap = self._snapshot()
+        values = snap.values
+        pending = [c for c in calls(values.get("pending_tool_calls")) if c.status in GATED]
+        if error is not None:
+            status = "error"
+        elif any(c.status == "awaiting_approval" for c in pending):
+            status = "awaiting_approval"
+        elif pending:
+            status = "interrupted"
+        elif values.get("paused") == "max_steps":
+            status = "max_steps"
+        elif snap.next:
+            status = "error"
+            error = error or "the run stopped before finishing; continue_() resumes it"
+        else:
+            status = "done"
+        counters = values.get("counters") or {}
+        base = counters_before or counters
+        usage = {
+            "input_tokens": counters.get("tokens_in", 0) - base.get("tokens_in", 0),
+            "output_tokens": counters.get("tokens_out", 0) - base.get("tokens_out", 0),
+            "model_calls": counters.get("model_calls", 0) - base.get("model_calls", 0),
+        }
+        history = self.store.transcript.read(self.id, values.get("head"))
+        text = ""
+        if status == "done" and history and isinstance(history[-1], AIMessage):
+            content = history[-1].content
+            text = (
+                content
+                if isinstance(content, str)
+                else "".join(b.get("text", "") for b in content if isinstance(b, dict))
+            )
+        from graph.calllog import calls_since_last_human
+
+        return RunResult(
+            session_id=self.id,
+            status=status,
+            text=text,
+            pending=pending,
+            tool_calls=calls_since_last_human(self, history) if before is not None else [],
+            usage=usage,
+            error=error,
+            elapsed_s=time.perf_counter() - started,
+        )
+
+
+def _title(text: str) -> str:
+    line = " ".join(text.split())
+    return line[:80] + ("…" if len(line) > 80 else "")
+
+
+def _model_label(model: Any) -> str:
+    if model is None or isinstance(model, str):
+        return model or ""
+    return ""
+
+
+__all__ = ["MODES", "RunResult", "Session", "SessionError"]

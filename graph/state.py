@@ -1,0 +1,96 @@
+"""The agent's checkpointed state.
+
+Everything here is plain serializable data.  Messages are not stored in the
+state: they live once in the transcript table (``checkpoints.transcript``) and
+the state keeps ``head``, the id of the newest message, so checkpoints stay a
+few hundred bytes however long the conversation grows.
+
+A tool call moves through the statuses in ``STATUSES``::
+
+    pending → awaiting_approval → pending (approved) | cancelled (rejected)
+    pending → executing → success | error
+    executing → interrupted (process died or was stopped mid-call)
+    interrupted → pending (explicit retry) | cancelled (explicit cancel)
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal, TypedDict
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Status = Literal["pending", "awaiting_approval", "executing", "success", "error", "cancelled", "interrupted"]
+STATUSES: tuple[str, ...] = (
+    "pending",
+    "awaiting_approval",
+    "executing",
+    "success",
+    "error",
+    "cancelled",
+    "interrupted",
+)
+TERMINAL_STATUSES = frozenset({"success", "error", "cancelled"})
+
+
+class ToolCallInfo(BaseModel):
+    """One tool call and where it stands in its lifecycle."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    call_id: str
+    tool_name: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+    status: Status = "pending"
+    #: What the model reads (text, or content blocks for images); set when the call ends.
+    result: str | list[dict[str, Any]] | None = None
+    error_msg: str | None = None
+    risk: str | None = None
+    reason: str | None = None
+    #: The one-line summary a person sees (ToolResult.display).
+    display: str | None = None
+    #: Person-facing structured data (diff, changed files, image), never sent to the model.
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    #: Why a person decided as they did ("edited", "rejected: use pathlib", "retried").
+    decision: str | None = None
+    #: Arguments as the model first sent them, when a person edited them.
+    original_arguments: dict[str, Any] | None = None
+    #: Dry-run preview (e.g. the diff of an edit) shown when asking for approval.
+    preview: str | None = None
+    #: Incremented by an explicit retry, so the journal tells a fresh retry from a crashed run.
+    attempt: int = 0
+
+    def to_state(self) -> dict[str, Any]:
+        return self.model_dump(mode="json", exclude_defaults=True) | {
+            "call_id": self.call_id,
+            "tool_name": self.tool_name,
+            "status": self.status,
+        }
+
+
+class AgentState(TypedDict, total=False):
+    """Checkpointed state of one session (a LangGraph thread)."""
+
+    #: Id of the newest transcript message (see ``checkpoints.transcript``).
+    head: str | None
+    #: Tool calls of the current turn that are not finished (ToolCallInfo dicts, model order).
+    pending_tool_calls: list[dict[str, Any]]
+    #: Tool calls of the current turn that are finished, waiting for ``observation``.
+    completed_tool_calls: list[dict[str, Any]]
+    #: "Always allow" rules granted by a person during this session.
+    session_rules: list[str]
+    #: The agent's task list (todo_write), survives restarts.
+    tasks: list[dict[str, Any]]
+    #: Counters: model_calls, tool_calls, tokens_in, tokens_out, ...
+    counters: dict[str, int]
+    #: Model calls since the last person message or continue (for max_steps).
+    run_steps: int
+    #: Set when a run paused on its own (``"max_steps"``), cleared by the next run.
+    paused: str | None
+
+
+def calls(items: list[dict[str, Any]] | None) -> list[ToolCallInfo]:
+    return [ToolCallInfo.model_validate(i) for i in items or []]
+
+
+def dump_calls(items: list[ToolCallInfo]) -> list[dict[str, Any]]:
+    return [i.to_state() for i in items]
