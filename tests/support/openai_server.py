@@ -80,7 +80,9 @@ class ScriptedOpenAIServer:
         return f"http://{self._httpd.server_address[0]}:{self.port}/v1"
 
     def start(self) -> ScriptedOpenAIServer:
-        self._thread = threading.Thread(target=self._httpd.serve_forever, name="openai-server", daemon=True)
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, args=(0.05,), name="openai-server", daemon=True
+        )
         self._thread.start()
         return self
 
