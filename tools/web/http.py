@@ -110,7 +110,14 @@ def fetch(
                     "bad_redirect", f"{url} answered {response.status_code} without a Location header."
                 )
             redirects.append(url)
-            url = str(httpx.URL(url).join(location))
+            try:
+                url = str(httpx.URL(url).join(location))
+            except Exception as exc:
+                raise FetchError(
+                    "bad_redirect",
+                    f"{url} redirected to an invalid URL {location!r}: {exc}",
+                    redirects=redirects,
+                ) from exc
             if url in seen:
                 chain = " -> ".join([*redirects, url])
                 raise FetchError("redirect_loop", f"Redirect loop: {chain}", redirects=redirects)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 import time
+from typing import cast
 
 import httpx
 from pydantic import Field
@@ -111,9 +112,7 @@ class WebFetchTool(Tool):
         error = box.get("error")
         if isinstance(error, BaseException):
             raise error
-        result = box["result"]
-        assert isinstance(result, Fetched)
-        return result
+        return cast(Fetched, box["result"])
 
 
 def render(
@@ -124,7 +123,7 @@ def render(
     kind = declared_kind(media)
     if kind == "unknown":
         kind = sniff_kind(fetched.body)
-    size = len(fetched.body) if fetched.body_read and kind != "binary" else fetched.declared_size
+    size = len(fetched.body) if fetched.body_read else fetched.declared_size
     meta = {
         "url": fetched.url,
         "status": fetched.status,
