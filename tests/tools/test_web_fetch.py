@@ -423,3 +423,22 @@ def test_web_content_is_marked_untrusted(tool, server):
 def test_undeclared_binary_is_sniffed(tool, server):
     result = tool.execute({"url": f"{server}/octet-binary"})
     assert result.ok and "Binary content (application/octet-stream, 2.0 KB)" in result.output
+
+
+def test_decoding_rules():
+    from tools.web.content import declared_kind, decode_body, parse_content_type
+
+    assert parse_content_type('Text/HTML; charset="Shift_JIS"') == ("text/html", "Shift_JIS")
+    assert parse_content_type("") == ("", None)
+    assert [declared_kind(m) for m in ("application/ld+json", "image/svg+xml", "font/woff2", "")] == [
+        "json",
+        "text",
+        "binary",
+        "unknown",
+    ]
+    cut = "héllo wörld €".encode()[:-1]  # a body cut inside the last multi-byte character
+    assert decode_body(cut, None, "text", truncated=True) == "héllo wörld "
+    assert decode_body("é".encode("utf-16"), None, "text") == "é"  # BOM wins
+    assert decode_body(b"caf\xe9", None, "text") == "café"  # not UTF-8 -> cp1252
+    assert decode_body(b"\x93quoted\x94", "iso-8859-1", "text") == "\u201cquoted\u201d"  # as browsers do
+    assert decode_body(b"abc", "no-such-charset", "text") == "abc"
