@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from tools.base import ArgsModel, RiskLevel, Tool, ToolContext, ToolResult
 
@@ -27,7 +27,11 @@ Send the complete list every time; an empty list clears it."""
 TaskStatus = Literal["pending", "in_progress", "completed"]
 
 
-class TodoItem(ArgsModel):
+class TodoItem(BaseModel):
+    # Lenient on purpose: models trained on other agents add keys such as ``activeForm`` or
+    # ``priority``; dropping them beats a validation round-trip on every plan update.
+    model_config = ConfigDict(extra="ignore")
+
     content: str = Field(description="What to do, as a short imperative sentence.", max_length=MAX_CONTENT)
     status: TaskStatus = Field(description="pending, in_progress (at most one task) or completed.")
     id: str | None = Field(default=None, description="Optional stable id for the task (unique in the list).")

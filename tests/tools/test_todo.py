@@ -95,3 +95,12 @@ def test_registry_accepts_json_string_list(tool):
 def test_whitespace_in_content_is_normalized(tool):
     result = tool.execute({"todos": [{"content": "  fix\n the   bug ", "status": "pending"}]})
     assert result.metadata["state"]["tasks"][0]["content"] == "fix the bug"
+
+
+def test_extra_item_keys_from_other_agents_are_ignored(tool):
+    todos = [{"content": "a", "status": "in_progress", "activeForm": "Doing a", "priority": "high"}]
+    result = tool.execute({"todos": todos})
+    assert result.ok and result.metadata["state"]["tasks"] == [
+        {"content": "a", "status": "in_progress", "id": None}
+    ]
+    assert not tool.execute({"todos": [], "extra": 1}).ok  # top-level arguments stay strict
