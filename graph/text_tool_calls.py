@@ -35,12 +35,15 @@ def recover_text_tool_calls(
 ) -> AIMessage:
     """Return ``message`` with JSON-text tool calls turned into ``tool_calls``, or unchanged.
 
+    ``tool_names`` should include aliases; matching ignores case and the call keeps the name the
+    model wrote (the registry resolves aliases).
+
     Ids are ``<id_prefix>_<n>``; the default prefix is ``call_text_`` plus a short hash of the
     message id and text, so ids are deterministic yet differ between turns (the tool-call journal
     is keyed by call id within a session).  Never raises.
     """
     try:
-        return _recover(message, frozenset(tool_names), id_prefix)
+        return _recover(message, frozenset(name.lower() for name in tool_names), id_prefix)
     except Exception:
         return message
 
@@ -125,7 +128,7 @@ def _as_call(item: Any, names: frozenset[str]) -> tuple[str, dict[str, Any]] | N
     if isinstance(item.get("function"), dict) and set(item) <= {"function", "id", "type"}:
         item = item["function"]  # OpenAI wire shape: {"type": "function", "function": {...}}
     name = item.get("name")
-    if not isinstance(name, str) or name not in names or not set(item) <= _ALLOWED_KEYS:
+    if not isinstance(name, str) or name.lower() not in names or not set(item) <= _ALLOWED_KEYS:
         return None
     present = [key for key in _ARG_KEYS if key in item]
     if len(present) > 1:

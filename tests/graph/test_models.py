@@ -204,6 +204,8 @@ def test_other_shapes_models_print():
     assert calls(as_string) == [("bash", {"command": "ls"})]
     wire = recovered('{"type": "function", "function": {"name": "grep", "arguments": {"pattern": "y"}}}')
     assert calls(wire) == [("grep", {"pattern": "y"})]
+    alias = recover_text_tool_calls(AIMessage(content='{"name": "Read", "args": {"path": "a"}}'), {"read"})
+    assert calls(alias) == [("Read", {"path": "a"})]
     blocks = recovered([{"type": "text", "text": '{"name": "bash", "arguments": {"command": "id"}}'}])
     assert calls(blocks) == [("bash", {"command": "id"})]
 
@@ -274,4 +276,4 @@ PIECES += ["```json\n", "```", "<tool_call>", "</tool_call>", "null", '"{}"']
 @given(st.lists(st.sampled_from(PIECES), max_size=30).map("".join))
 def test_recovery_never_raises_and_only_names_registered_tools(text):
     out = recover_text_tool_calls(AIMessage(content=text), TOOLS)
-    assert all(call["name"] in TOOLS and isinstance(call["args"], dict) for call in out.tool_calls)
+    assert all(call["name"].lower() in TOOLS and isinstance(call["args"], dict) for call in out.tool_calls)

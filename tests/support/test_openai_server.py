@@ -146,12 +146,19 @@ def test_timeout_is_transient(make_openai_server):
 
 def test_text_json_tool_call_from_a_small_model_is_recovered(make_openai_server):
     text = 'Sure.\n```json\n{"name": "read_file", "arguments": {"path": "a.py"}}\n```'
-    server = make_openai_server([{"content": text}])
-    reply = model_for(server).bind_tools([read_file]).invoke("read a.py")
-    assert reply.tool_calls == []
-    fixed = recover_text_tool_calls(reply, {"read_file"})
-    assert [(c["name"], c["args"]) for c in fixed.tool_calls] == [("read_file", {"path": "a.py"})]
-    assert fixed.content == "Sure."
+    server = make_openai_server([{"content": text}, "thanks"])
+    model = model_for(server).bind_tools([read_file])
+    for reply in (model.invoke("read a.py"), aggregate(list(model.stream("read a.py")))):
+        assert reply.tool_calls == []
+        fixed = recover_text_tool_calls(reply, {"read_file"})
+        assert [(c["name"], c["args"]) for c in fixed.tool_calls] == [("read_file", {"path": "a.py"})]
+        assert fixed.content == "Sure."
+    # Sent back, the recovered call is a real tool call that its ToolMessage answers.
+    call_id = fixed.tool_calls[0]["id"]
+    model.invoke([HumanMessage("read a.py"), fixed, ToolMessage("x = 1", tool_call_id=call_id)])
+    sent = server.requests[-1]
+    assert sent["messages"][1]["tool_calls"][0]["function"]["name"] == "read_file"
+    assert find_dangling_tool_calls(sent) == []
 
 
 def test_async_client_streams_too(make_openai_server):
