@@ -22,7 +22,7 @@ from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResu
 from langchain_core.runnables import Runnable
 from langchain_core.tools import BaseTool
 from langchain_core.utils.function_calling import convert_to_openai_tool
-from pydantic import ConfigDict, PrivateAttr
+from pydantic import ConfigDict, PrivateAttr, field_validator
 
 from graph.script import (
     ScriptedModelError,
@@ -49,6 +49,16 @@ class ScriptedChatModel(BaseChatModel):
     # How many times each turn's ``http_error`` has fired in this process (transient failures).
     _failures: dict[int, int] = PrivateAttr(default_factory=dict)
     _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
+
+    @field_validator("turns", mode="before")
+    @classmethod
+    def _parse_raw_turns(cls, value: Any) -> Any:
+        """Allow ``ScriptedChatModel(turns=[{"content": "hi"}])`` as well as parsed turns."""
+        if isinstance(value, dict) or (
+            isinstance(value, list) and not all(isinstance(t, ScriptTurn) for t in value)
+        ):
+            return parse_script(value)
+        return value
 
     @classmethod
     def from_file(cls, path: str | Path) -> ScriptedChatModel:

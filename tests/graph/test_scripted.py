@@ -75,7 +75,8 @@ def test_past_the_end_of_the_script_answers_end_of_script():
 def test_accepts_turns_object_bare_list_and_string_shorthand():
     a = ScriptedChatModel.from_turns({"turns": [{"content": "hi"}]})
     b = ScriptedChatModel.from_turns(["hi"])
-    assert a.invoke("x").content == b.invoke("x").content == "hi"
+    c = ScriptedChatModel(turns=[{"content": "hi"}])
+    assert a.invoke("x").content == b.invoke("x").content == c.invoke("x").content == "hi"
 
 
 def test_usage_metadata_is_deterministic_word_counts():
