@@ -1,0 +1,87 @@
+"""The ``bash_output`` tool: new output of a background task since the last read, and its status."""
+
+from __future__ import annotations
+
+import re
+
+from pydantic import Field
+
+from tools.base import ArgsModel, RiskLevel, Tool, ToolContext, ToolResult
+from tools.shell.background import BackgroundTask
+from tools.shell.capture import Captured
+from tools.shell.render import format_duration, render_streams
+
+
+class BashOutputArgs(ArgsModel):
+    task_id: str = Field(min_length=1, description='The id returned when the task was started, e.g. "bg-1".')
+    filter: str | None = Field(
+        default=None,
+        description="Optional regular expression: only new lines matching it are shown "
+        "(the others are consumed all the same).",
+    )
+
+
+def task_status_line(task: BackgroundTask) -> str:
+    run = task.run
+    took = format_duration(run.duration_s)
+    status = task.status
+    if status == "running":
+        return f"Task {task.task_id}: running (pid {run.pid}, {took})"
+    if status == "exited":
+        return f"Task {task.task_id}: exited with code {run.exit_code} after {took}"
+    if status == "timed_out":
+        return f"Task {task.task_id}: timed out after {format_duration(run.timeout_s or 0)} and was stopped"
+    return f"Task {task.task_id}: killed after {took} (exit code {run.exit_code})"
+
+
+def unknown_task(task_id: str, known: list[str]) -> ToolResult:
+    listed = ", ".join(known) if known else "none have been started"
+    return ToolResult.fail(f"No background task {task_id!r}. Known tasks: {listed}.")
+
+
+class BashOutputTool(Tool):
+    name = "bash_output"
+    description = (
+        "Read a background task's output produced since the previous read, with its status "
+        "(running, exited, killed, timed_out) and exit code. Tasks are started with "
+        "bash(run_in_background=true)."
+    )
+    args_schema = BashOutputArgs
+    risk_level = RiskLevel.LOW
+    read_only = True
+    concurrency_safe = True
+    idempotent = True
+    aliases = ("BashOutput",)
+    search_hint = "background task output logs status"
+
+    def run(self, params: BashOutputArgs, ctx: ToolContext) -> ToolResult:
+        state = self.services.shell
+        task = state.task(params.task_id)
+        if task is None:
+            return unknown_task(params.task_id, state.task_ids())
+        pattern = None
+        if params.filter:
+            try:
+                pattern = re.compile(params.filter)
+            except re.error as exc:
+                return ToolResult.fail(f"Invalid filter regular expression: {exc}")
+        status = task_status_line(task)  # before reading, so "exited" implies all output was read
+        out, err = task.read_new()
+        body = render_streams(out, err)
+        if pattern is not None and body:
+            body = "\n".join(line for line in body.split("\n") if pattern.search(line))
+        text = f"{status}\n{body}" if body else f"{status}\n(no new output)"
+        run = task.run
+        meta = {
+            "task_id": task.task_id,
+            "status": task.status,
+            "exit_code": run.exit_code if run.done.is_set() else None,
+            "duration_s": round(run.duration_s, 3),
+            "new_stdout_bytes": _size(out),
+            "new_stderr_bytes": _size(err),
+        }
+        return ToolResult(output=text, display=status, metadata=meta)
+
+
+def _size(c: Captured) -> int:
+    return len(c.head) + c.omitted + len(c.tail)

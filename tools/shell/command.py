@@ -1,0 +1,195 @@
+"""One running command: a monitor thread that pumps its output and ends its process group.
+
+The monitor owns the process from start to finish: it reads both pipes into bounded
+captures, notices the shell exiting (without reaping it, so the group id stays
+reserved), stops whatever the command left running in its group, enforces the
+deadline, carries out stop requests (SIGTERM to the group, grace, SIGKILL, grace), and
+finally reaps the shell and sets ``done``.  Foreground and background runs share it.
+"""
+
+from __future__ import annotations
+
+import os
+import selectors
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Callable
+
+from tools.shell.capture import STDERR_LIMIT, STDOUT_LIMIT, BoundedCapture
+from tools.shell.process import (
+    KILL_GRACE_S,
+    TERM_GRACE_S,
+    exit_code,
+    group_alive,
+    has_exited,
+    live_group_members,
+    signal_group,
+)
+from tools.shell.progress import LineFeed
+
+#: After the shell exits, how long its pipes may stay open before leftovers are looked for.
+DRAIN_GRACE_S = 0.2
+_TICK_S = 0.05
+
+
+class RunningCommand:
+    """A started command. Status: running, exited, killed, cancelled, timed_out."""
+
+    def __init__(
+        self,
+        proc: subprocess.Popen[bytes],
+        *,
+        command: str,
+        cwd: str = "",
+        cwd_file: str | None = None,
+        timeout_s: float | None = None,
+        feed: LineFeed | None = None,
+        term_grace_s: float = TERM_GRACE_S,
+        kill_grace_s: float = KILL_GRACE_S,
+        on_finish: Callable[[RunningCommand], None] | None = None,
+    ) -> None:
+        self.proc = proc
+        self.pid = self.pgid = proc.pid
+        self.command = command
+        self.cwd = cwd  # where it started
+        self.cwd_file = cwd_file  # where its exit trap writes the directory it ended in
+        self.stdout = BoundedCapture(STDOUT_LIMIT)
+        self.stderr = BoundedCapture(STDERR_LIMIT)
+        self.started = time.monotonic()
+        self.started_wall = time.time()
+        self.ended: float | None = None
+        self.deadline = None if timeout_s is None else self.started + timeout_s
+        self.timeout_s = timeout_s
+        self.status = "running"
+        self.exit_code: int | None = None
+        self.signal: str | None = None
+        self.leftovers_stopped = 0  # processes the command left behind that were stopped
+        self.escaped_output = False  # pipes held open by a process outside the group
+        self.done = threading.Event()
+        self._feed = feed
+        self._term_grace = term_grace_s
+        self._kill_grace = kill_grace_s
+        self._on_finish = on_finish
+        self._stop_reason: str | None = None
+        self._stopped_as: str | None = None  # set when a stop hit the shell while it still ran
+        self._lock = threading.Lock()
+        self._thread = threading.Thread(target=self._monitor, name=f"cairn-bash-{self.pid}", daemon=True)
+        self._thread.start()
+
+    # -- public ------------------------------------------------------------------------
+    @property
+    def duration_s(self) -> float:
+        return (self.ended if self.ended is not None else time.monotonic()) - self.started
+
+    def request_stop(self, reason: str = "killed") -> None:
+        """Ask the monitor to stop the group (gracefully); returns at once."""
+        with self._lock:
+            if self._stop_reason is None:
+                self._stop_reason = reason
+
+    def stop(self, reason: str = "killed", *, wait: float | None = None) -> bool:
+        """Stop and wait until the group is gone (default: the whole grace period)."""
+        self.request_stop(reason)
+        limit = wait if wait is not None else self._term_grace + self._kill_grace + 2.0
+        return self.done.wait(limit)
+
+    # -- monitor -----------------------------------------------------------------------
+    def _monitor(self) -> None:
+        sel = selectors.DefaultSelector()
+        streams = {}
+        for pipe, capture, prefix in (
+            (self.proc.stdout, self.stdout, ""),
+            (self.proc.stderr, self.stderr, "[stderr] "),
+        ):
+            if pipe is not None:
+                fd = pipe.fileno()
+                os.set_blocking(fd, False)
+                sel.register(fd, selectors.EVENT_READ)
+                streams[fd] = (capture, prefix)
+        exited_at: float | None = None
+        stopping: str | None = None  # "term" then "kill"
+        phase_end = 0.0
+        try:
+            while True:
+                self._pump(sel, streams, _TICK_S if streams else 0.01)
+                now = time.monotonic()
+                if exited_at is None and has_exited(self.pid):
+                    exited_at = now
+                reason = self._stop_reason
+                if stopping is None and self.deadline is not None and now >= self.deadline:
+                    reason = self._stop_reason = self._stop_reason or "timed_out"
+                if stopping is None and reason is not None and exited_at is None:
+                    self._stopped_as = reason
+                    stopping, phase_end = "term", now + self._term_grace
+                    signal_group(self.pgid, signal.SIGTERM)
+                    continue
+                if stopping is None and exited_at is not None:
+                    if streams and now - exited_at < DRAIN_GRACE_S:
+                        continue
+                    leftovers = live_group_members(self.pgid)
+                    if not leftovers and not (leftovers is None and group_alive(self.pgid, self.proc)):
+                        break
+                    self.leftovers_stopped = len(leftovers or ())
+                    stopping, phase_end = "term", now + self._term_grace
+                    signal_group(self.pgid, signal.SIGTERM)
+                    continue
+                if stopping is not None:
+                    if not group_alive(self.pgid, self.proc):
+                        break
+                    if now >= phase_end:
+                        if stopping == "kill":
+                            break  # unkillable (D state): give up rather than hang
+                        stopping, phase_end = "kill", now + self._kill_grace
+                        signal_group(self.pgid, signal.SIGKILL)
+        finally:
+            self._finish(sel, streams)
+
+    def _pump(self, sel: selectors.BaseSelector, streams: dict, timeout: float) -> None:
+        if not streams:
+            time.sleep(timeout)
+            return
+        for key, _ in sel.select(timeout):
+            fd = key.fd
+            capture, prefix = streams[fd]
+            try:
+                data = os.read(fd, 65536)
+            except BlockingIOError:
+                continue
+            except OSError:
+                data = b""
+            if not data:
+                sel.unregister(fd)
+                del streams[fd]
+                continue
+            capture.write(data)
+            if self._feed is not None:
+                self._feed.feed(data, prefix)
+
+    def _finish(self, sel: selectors.BaseSelector, streams: dict) -> None:
+        # Whatever is still buffered in the pipes; a holder outside the group is not waited for.
+        end = time.monotonic() + 0.5
+        while streams and time.monotonic() < end:
+            self._pump(sel, streams, 0.02)
+        self.escaped_output = bool(streams)
+        sel.close()
+        for pipe in (self.proc.stdout, self.proc.stderr):
+            if pipe is not None:
+                pipe.close()
+        try:
+            returncode = self.proc.wait(timeout=1.0)
+        except subprocess.TimeoutExpired:  # could not be killed; report it, reap later
+            returncode = -signal.SIGKILL
+        self.exit_code, self.signal = exit_code(returncode)
+        self.ended = time.monotonic()
+        if self._feed is not None:
+            self._feed.flush_partial()
+        # A stop that came after the shell had already exited on its own does not rename it.
+        self.status = self._stopped_as or "exited"
+        if self._on_finish is not None:
+            try:
+                self._on_finish(self)
+            except Exception:
+                pass
+        self.done.set()

@@ -1,0 +1,99 @@
+"""The environment shell commands run with: no secrets, nothing that waits for a person.
+
+A command the model runs can print its environment (``env``, ``printenv``, a failing
+test that dumps ``os.environ``) and that text goes to a model provider, so API keys
+and tokens are removed before the command starts.  Matching is by exact name or by
+``fnmatch`` pattern, case-insensitively.
+
+The defaults make interactive programs fail fast instead of hanging until the
+timeout: git never prompts for credentials or opens an editor, pagers are ``cat``,
+``ssh`` runs in batch mode.  ``CI`` is deliberately *not* set (see docs/shell.md).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+from collections.abc import Iterable, Mapping
+
+#: Always withheld (in addition to the patterns below).
+SECRET_NAMES: tuple[str, ...] = (
+    "OPENAI_API_KEY",
+    "ANTHROPIC_API_KEY",
+    "AWS_SECRET_ACCESS_KEY",
+    "AWS_SESSION_TOKEN",
+    "GITHUB_TOKEN",
+    "GH_TOKEN",
+    "HF_TOKEN",
+)
+
+#: Name patterns withheld (fnmatch, case-insensitive).
+SECRET_PATTERNS: tuple[str, ...] = (
+    "*_API_KEY",
+    "*_SECRET*",
+    "*_TOKEN",
+    "*PASSWORD*",
+    "*_PRIVATE_KEY",
+    "*_ACCESS_KEY",
+)
+
+#: Set unless the person's environment already sets them (the person knows best).
+DEFAULTS_IF_UNSET: dict[str, str] = {
+    "GIT_SSH_COMMAND": "ssh -o BatchMode=yes",
+    "PIP_NO_INPUT": "1",
+    "DEBIAN_FRONTEND": "noninteractive",
+}
+
+#: Always set: these are what keep a command from waiting on a terminal that is not there.
+FORCED: dict[str, str] = {
+    "GIT_TERMINAL_PROMPT": "0",  # git: fail instead of asking for a username/password
+    "GCM_INTERACTIVE": "never",  # Git Credential Manager: no dialogs
+    "GIT_EDITOR": "true",  # `git commit` without -m aborts instead of opening vim
+    "PAGER": "cat",
+    "GIT_PAGER": "cat",
+    "MANPAGER": "cat",
+    "SYSTEMD_PAGER": "",
+    "TERM": "dumb",  # no full-screen UIs, fewer escape sequences
+    "NO_COLOR": "1",
+    "PYTHONUNBUFFERED": "1",  # Python output streams live to the progress callback
+}
+
+#: Variables cairn itself uses to talk to its children; never inherited by commands.
+_INTERNAL = ("BASH_ENV", "__CAIRN_CWD_FILE", "__CAIRN_BASH_ENV")
+
+
+class SecretFilter:
+    """Decides which environment variable names are secrets."""
+
+    def __init__(self, extra_patterns: Iterable[str] = ()) -> None:
+        self.names = frozenset(n.upper() for n in SECRET_NAMES)
+        self.patterns = tuple(p.upper() for p in (*SECRET_PATTERNS, *extra_patterns) if p)
+
+    def is_secret(self, name: str) -> bool:
+        upper = name.upper()
+        return upper in self.names or any(fnmatch.fnmatchcase(upper, p) for p in self.patterns)
+
+
+def build_env(
+    base: Mapping[str, str] | None = None, *, secrets: SecretFilter | None = None, cwd: str | None = None
+) -> tuple[dict[str, str], list[str]]:
+    """The environment for a command, and the names of the variables withheld as secrets."""
+    source = os.environ if base is None else base
+    secrets = secrets or SecretFilter()
+    env: dict[str, str] = {}
+    withheld: list[str] = []
+    for name, value in source.items():
+        if name in _INTERNAL:
+            continue
+        if secrets.is_secret(name):
+            withheld.append(name)
+            continue
+        env[name] = value
+    for name, value in DEFAULTS_IF_UNSET.items():
+        env.setdefault(name, value)
+    env.update(FORCED)
+    if not any(env.get(k) for k in ("LC_ALL", "LC_CTYPE", "LANG")):
+        env["LANG"] = "C.UTF-8"  # so tools print UTF-8 (CJK file names) rather than '?'
+    if cwd is not None:
+        env["PWD"] = cwd
+    return env, sorted(withheld)

@@ -1,0 +1,163 @@
+"""Starting a command in its own process group, and finding/stopping what is left of it.
+
+Every command runs as ``/bin/bash -c COMMAND`` in a new session (so it is the leader
+of a new process group, has no controlling terminal and so cannot open ``/dev/tty``
+to prompt, and does not get the terminal's Ctrl-C), with stdin from ``/dev/null`` and
+no file descriptors beyond 0-2.  Stopping is always done to the whole group.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import shutil
+import signal
+import subprocess
+import sys
+from collections.abc import Callable, Mapping
+
+#: Graceful stop: SIGTERM to the group, this long to exit, then SIGKILL, then this long.
+TERM_GRACE_S = 5.0
+KILL_GRACE_S = 2.0
+
+_PR_SET_PDEATHSIG = 1
+
+#: Sourced by the non-interactive bash (via BASH_ENV) before the command: records the
+#: directory the command ends in, chains a BASH_ENV the person had, and hides itself
+#: from nested shells.  The command text itself is passed to bash untouched.
+INIT_SCRIPT = """\
+__cairn_cwd_file=$__CAIRN_CWD_FILE
+unset BASH_ENV __CAIRN_CWD_FILE
+if [ -n "${__CAIRN_BASH_ENV-}" ]; then
+  export BASH_ENV="$__CAIRN_BASH_ENV"; unset __CAIRN_BASH_ENV; . "$BASH_ENV"
+fi
+trap 'builtin pwd -P >| "$__cairn_cwd_file" 2>/dev/null' EXIT
+"""
+
+
+def bash_path() -> str:
+    return "/bin/bash" if os.path.exists("/bin/bash") else shutil.which("bash") or "bash"
+
+
+def spawn(
+    command: str,
+    *,
+    cwd: str,
+    env: Mapping[str, str],
+    init_file: str,
+    cwd_file: str,
+    user_bash_env: str | None = None,
+    die_with_parent: bool = True,
+) -> subprocess.Popen[bytes]:
+    """Start ``command`` under bash in a new session; stdout and stderr are pipes."""
+    full_env = dict(env)
+    full_env["BASH_ENV"] = init_file
+    full_env["__CAIRN_CWD_FILE"] = cwd_file
+    if user_bash_env:
+        full_env["__CAIRN_BASH_ENV"] = user_bash_env
+    return subprocess.Popen(
+        [bash_path(), "-c", command],
+        cwd=cwd,
+        env=full_env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        close_fds=True,
+        start_new_session=True,
+        preexec_fn=_pdeathsig_preexec() if die_with_parent else None,
+    )
+
+
+def _pdeathsig_preexec() -> Callable[[], None] | None:
+    """Best effort (Linux): the direct child gets SIGKILL if the agent dies without cleaning up.
+
+    Note ``PR_SET_PDEATHSIG`` fires when the *thread* that forked the child exits, so it
+    is only used for commands whose spawning thread waits for them (foreground runs).
+    """
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+    parent = os.getpid()
+
+    def preexec() -> None:  # runs in the child between fork and exec: keep it tiny
+        prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
+        if os.getppid() != parent:  # the agent died before prctl took effect
+            os.kill(os.getpid(), signal.SIGKILL)
+
+    return preexec
+
+
+def signal_group(pgid: int, sig: int) -> bool:
+    """Send ``sig`` to process group ``pgid``; False when the group no longer exists."""
+    try:
+        os.killpg(pgid, sig)
+        return True
+    except (ProcessLookupError, PermissionError):
+        return False
+
+
+def has_exited(pid: int) -> bool:
+    """Whether child ``pid`` has exited, *without* reaping it.
+
+    Keeping the zombie keeps its pid (the group id) from being reused while the rest
+    of the group is signalled.
+    """
+    try:
+        info = os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+    except ChildProcessError:  # reaped by someone else
+        return True
+    return info is not None
+
+
+def live_group_members(pgid: int) -> list[int] | None:
+    """PIDs of the running (non-zombie) processes in group ``pgid``; ``None`` without /proc."""
+    if not os.path.isdir("/proc/self"):
+        return None
+    members: list[int] = []
+    try:
+        entries = os.scandir("/proc")
+    except OSError:
+        return None
+    with entries:
+        for entry in entries:
+            if not entry.name.isdigit():
+                continue
+            try:
+                with open(f"/proc/{entry.name}/stat", "rb") as fh:
+                    stat = fh.read()
+            except OSError:
+                continue
+            fields = stat[stat.rfind(b")") + 2 :].split()
+            if len(fields) > 2 and int(fields[2]) == pgid and fields[0] not in (b"Z", b"X"):
+                members.append(int(entry.name))
+    return members
+
+
+def group_alive(pgid: int, leader: subprocess.Popen[bytes]) -> bool:
+    """Whether any process of the group still runs (the unreaped leader's zombie does not count)."""
+    members = live_group_members(pgid)
+    if members is not None:
+        return bool(members)
+    # No /proc: reap the leader first so its zombie does not answer for the group.
+    if has_exited(leader.pid):
+        leader.poll()
+    try:
+        os.killpg(pgid, 0)
+        return True
+    except (ProcessLookupError, PermissionError):
+        return False
+
+
+def exit_code(returncode: int) -> tuple[int, str | None]:
+    """Shell-style exit code (128+N for signal N) and the signal name, if any."""
+    if returncode >= 0:
+        return returncode, None
+    signum = -returncode
+    try:
+        name = signal.Signals(signum).name
+    except ValueError:
+        name = f"signal {signum}"
+    return 128 + signum, name
