@@ -5,7 +5,7 @@ remaining checkpoint is self-contained and deleting others cannot make it
 unreadable.  We keep the newest ``keep_last`` checkpoints and, older than that,
 only *turn boundaries* (checkpoints whose next node is ``reasoning``: the
 points a person would rewind to); intermediate checkpoints of a tool cycle go,
-with their pending writes.  Parent pointers of kept checkpoints are re-linked
+with the pending writes of every pruned-range checkpoint.  Parent pointers of kept checkpoints are re-linked
 to the nearest kept ancestor so history stays a chain.
 """
 
@@ -79,12 +79,16 @@ def prune_thread(
                 (thread_id, cid),
             )
         )
-        statements.append(
-            (
-                "DELETE FROM writes WHERE thread_id = ? AND checkpoint_ns = '' AND checkpoint_id = ?",
-                (thread_id, cid),
-            )
+    # Pending writes of old checkpoints only matter for resuming *from* them mid-step; a rewind
+    # to an old turn boundary re-runs its next node anyway, so they go for everything older
+    # than the newest ``keep_last`` checkpoints.
+    oldest_recent = rows[keep_last - 1][0] if keep_last > 0 else new_watermark
+    statements.append(
+        (
+            "DELETE FROM writes WHERE thread_id = ? AND checkpoint_ns = '' AND checkpoint_id < ?",
+            (thread_id, oldest_recent),
         )
+    )
     statements.append(
         (
             "INSERT INTO cairn_prune_marks (thread_id, watermark) VALUES (?, ?) "
@@ -93,4 +97,7 @@ def prune_thread(
         )
     )
     db.write_many(statements)
+    with db.lock:
+        db.conn.execute("PRAGMA incremental_vacuum")
+        db.conn.commit()
     return len(doomed)

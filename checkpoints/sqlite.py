@@ -3,6 +3,7 @@
 - WAL + ``synchronous=NORMAL``: survives a process crash (SIGKILL) and costs about a
   tenth of the default FULL per commit; only an OS crash/power loss can drop the
   last commits.
+- ``auto_vacuum=INCREMENTAL`` on new databases, so pruned checkpoints free disk space.
 - A busy timeout so a second process (``cairn sessions`` while a run is going)
   waits instead of failing.
 - Compact integer channel versions: ``SqliteSaver`` writes 50-character version
@@ -26,6 +27,8 @@ def connect(location: str) -> sqlite3.Connection:
         Path(location).parent.mkdir(parents=True, exist_ok=True)
     conn = sqlite3.connect(location, check_same_thread=False)
     conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+    # Only takes effect on a new, empty database: lets pruning give pages back to the OS.
+    conn.execute("PRAGMA auto_vacuum=INCREMENTAL")
     if location != ":memory:":
         conn.execute("PRAGMA journal_mode=WAL")
     conn.execute("PRAGMA synchronous=NORMAL")

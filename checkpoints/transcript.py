@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import threading
 import uuid
+import zlib
 from typing import Any
 
 from langchain_core.messages import BaseMessage, message_to_dict, messages_from_dict
@@ -27,7 +28,7 @@ CREATE TABLE IF NOT EXISTS cairn_messages (
     thread_id TEXT NOT NULL,
     id TEXT NOT NULL,
     parent_id TEXT,
-    data TEXT NOT NULL,
+    data BLOB NOT NULL,
     PRIMARY KEY (thread_id, id)
 );
 """
@@ -67,7 +68,7 @@ class Transcript:
             statements.append(
                 (
                     "INSERT OR REPLACE INTO cairn_messages (thread_id, id, parent_id, data) VALUES (?, ?, ?, ?)",
-                    (thread_id, mid, head, json.dumps(message_to_dict(msg), separators=(",", ":"))),
+                    (thread_id, mid, head, encode(message_to_dict(msg))),
                 )
             )
             ids.append(mid)
@@ -94,7 +95,7 @@ class Transcript:
         rows = self.db.query(_WALK_SQL, (thread_id, head, thread_id))
         if not rows or rows[-1][0] != head:
             raise LookupError(f"transcript head {head!r} of thread {thread_id!r} is missing")
-        messages = messages_from_dict([json.loads(r[2]) for r in rows])
+        messages = messages_from_dict([decode(r[2]) for r in rows])
         with self._cache_lock:
             self._cache[(thread_id, head)] = tuple(messages)
             self._trim_cache()
@@ -127,6 +128,23 @@ class Transcript:
         with self._cache_lock:
             for key in [k for k in self._cache if k[0] == thread_id]:
                 del self._cache[key]
+
+
+#: Messages larger than this are stored zlib-compressed (tool output and code compress 3-5x).
+COMPRESS_ABOVE = 512
+
+
+def encode(data: dict[str, Any]) -> str | bytes:
+    text = json.dumps(data, separators=(",", ":"))
+    if len(text) <= COMPRESS_ABOVE:
+        return text
+    return zlib.compress(text.encode("utf-8"), 6)
+
+
+def decode(stored: str | bytes) -> dict[str, Any]:
+    if isinstance(stored, bytes):
+        return json.loads(zlib.decompress(stored))
+    return json.loads(stored)
 
 
 def _message_key(msg: BaseMessage) -> str:

@@ -33,6 +33,8 @@ from tools import ToolRegistry, ToolServices, Workspace, create_default_tools
 MODES = ("default", "accept-edits", "plan", "bypass")
 GATED = ("awaiting_approval", "interrupted")
 RECURSION_LIMIT = 10_000
+#: Long runs prune intermediate checkpoints as they go, so storage stays linear.
+PRUNE_EVERY_STEPS = 64
 
 
 class SessionError(RuntimeError):
@@ -313,7 +315,13 @@ class Session:
         context = self._context(stream, on_event)
         self.store.sessions.update(self.id, status="running")
         try:
-            self._graph.invoke(payload, self._config(), context=context, durability="sync")
+            steps = 0
+            for _ in self._graph.stream(
+                payload, self._config(), context=context, durability="sync", stream_mode="updates"
+            ):
+                steps += 1
+                if steps % PRUNE_EVERY_STEPS == 0:
+                    self.store.prune(self.id)
         except Exception as exc:  # model failure etc.: the checkpoint stays resumable
             from graph.models import describe_model_error
 

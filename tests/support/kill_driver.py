@@ -1,0 +1,158 @@
+"""A cairn process for the kill tests: runs one Session action, optionally pausing at a hook.
+
+    python -m tests.support.kill_driver --db DB --workspace WS --script S.json --marks DIR \
+        (--send TEXT | --continue | --approve | --retry) [--session ID] [--hook NAME]
+
+Test tools record every run in ``DIR/runs.log`` (one line per start) so the test can count
+side effects across processes. Hooks write a marker file and then sleep, so the test kills
+the process at an exact point:
+
+- ``tool``: inside ``effect``/``parallel_slow`` while it runs (the tools do this by themselves)
+- ``after_result``: right after a terminal result is journaled, before the graph moves on
+- ``model``: at the start of a model call
+- ``hold``: after the action returned (e.g. paused awaiting approval), like a CLI waiting for input
+
+A ``fast`` file in DIR makes every effect instant (for retries of a call recorded as slow).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from pydantic import Field
+
+from tools.base import ArgsModel, RiskLevel, Tool, ToolContext, ToolResult
+
+MARKS: Path = Path(".")
+
+
+def _touch(name: str) -> None:
+    (MARKS / name).write_text(str(time.time()))
+
+
+def _log_run(label: str) -> None:
+    with open(MARKS / "runs.log", "a") as fh:
+        fh.write(label + "\n")
+        fh.flush()
+
+
+class EffectArgs(ArgsModel):
+    label: str = Field(description="Name of this side effect.")
+    seconds: float = Field(default=0.0, description="How long the effect takes.")
+
+
+class _EffectBase(Tool):
+    description = "A test side effect that is counted in runs.log."
+    args_schema = EffectArgs
+    risk_level = RiskLevel.LOW
+
+    def run(self, params: Any, ctx: ToolContext) -> ToolResult:
+        _log_run(params.label)
+        _touch(f"started-{params.label}")
+        seconds = 0.0 if (MARKS / "fast").exists() else params.seconds
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            if ctx.cancel.is_set():
+                return ToolResult.fail("cancelled", cancelled=True)
+            time.sleep(0.02)
+        _touch(f"done-{params.label}")
+        return ToolResult(output=f"ran {params.label}", display=f"effect {params.label}")
+
+
+class EffectTool(_EffectBase):
+    name = "effect"
+
+
+class ParallelEffectTool(_EffectBase):
+    name = "parallel_effect"
+    concurrency_safe = True
+
+
+class GatedEffectTool(_EffectBase):
+    name = "gated_effect"
+    risk_level = RiskLevel.MEDIUM
+
+
+TEST_TOOLS = (EffectTool, ParallelEffectTool, GatedEffectTool)
+
+
+def _install_hooks(hook: str | None) -> None:
+    if hook == "after_result":
+        from checkpoints.journal import ToolJournal
+
+        original = ToolJournal.record
+
+        def record(self: Any, thread_id: str, call: dict, *, result: Any = None) -> None:
+            original(self, thread_id, call, result=result)
+            if result is not None and call.get("status") in ("success", "error"):
+                _touch(f"journaled-{call['call_id']}")
+                time.sleep(120)
+
+        ToolJournal.record = record  # type: ignore[method-assign]
+    if hook == "model":
+        from graph.scripted import ScriptedChatModel
+
+        original_generate = ScriptedChatModel._generate
+
+        def generate(self: Any, messages: Any, *args: Any, **kwargs: Any) -> Any:
+            count = sum(1 for m in messages if m.type == "ai")
+            _touch(f"model-{count}")
+            if (MARKS / "slow-model").exists():
+                time.sleep(120)
+            return original_generate(self, messages, *args, **kwargs)
+
+        ScriptedChatModel._generate = generate  # type: ignore[method-assign]
+
+
+def main(argv: list[str] | None = None) -> int:
+    global MARKS
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--db", required=True)
+    ap.add_argument("--workspace", required=True)
+    ap.add_argument("--script", required=True)
+    ap.add_argument("--marks", required=True)
+    ap.add_argument("--session")
+    ap.add_argument("--hook")
+    action = ap.add_mutually_exclusive_group(required=True)
+    action.add_argument("--send")
+    action.add_argument("--continue", dest="cont", action="store_true")
+    action.add_argument("--approve", action="store_true")
+    action.add_argument("--retry", action="store_true")
+    args = ap.parse_args(argv)
+    MARKS = Path(args.marks)
+    _install_hooks(args.hook)
+    from graph import Session
+    from graph.models import create_model
+    from tools.workspace import Workspace
+
+    ws = Workspace(args.workspace)
+    tools = [cls(ws) for cls in TEST_TOOLS]
+    model = create_model(f"script:{args.script}")
+    if args.session:
+        session = Session.resume(args.session, db=args.db, model=model, tools=tools)
+    else:
+        session = Session(args.workspace, db=args.db, model=model, tools=tools)
+    print(json.dumps({"session_id": session.id}), flush=True)
+    if args.send:
+        result = session.send(args.send)
+    elif args.cont:
+        result = session.continue_()
+    elif args.approve:
+        result = session.approve()
+    else:
+        result = session.retry()
+    print(json.dumps(result.to_json()), flush=True)
+    if args.hook == "hold":  # sit at the pause like an interactive CLI waiting for a person
+        _touch("held")
+        time.sleep(120)
+    session.close()
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
