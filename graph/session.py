@@ -315,11 +315,10 @@ class Session:
         context = self._context(stream, on_event)
         self.store.sessions.update(self.id, status="running")
         try:
-            steps = 0
-            for _ in self._graph.stream(
+            updates = self._graph.stream(
                 payload, self._config(), context=context, durability="sync", stream_mode="updates"
-            ):
-                steps += 1
+            )
+            for steps, _ in enumerate(updates, start=1):
                 if steps % PRUNE_EVERY_STEPS == 0:
                     self.store.prune(self.id)
         except Exception as exc:  # model failure etc.: the checkpoint stays resumable

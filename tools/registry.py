@@ -60,6 +60,11 @@ class ToolRegistry:
     def __contains__(self, name: object) -> bool:
         return isinstance(name, str) and self.resolve_name(name) is not None
 
+    def names_and_aliases(self) -> list[str]:
+        """Every name the model may use for a tool here (canonical names and aliases)."""
+        aliases = [a for t in self._tools.values() for a in t.aliases]
+        return [*self._tools, *aliases]
+
     def resolve_name(self, name: str) -> str | None:
         """Canonical name for ``name`` or one of its aliases (aliases are case-insensitive)."""
         if name in self._tools:

@@ -38,7 +38,7 @@ def reasoning(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, An
     from graph.models import recover_text_tool_calls
 
     active = ctx.active_registry(mode)
-    message = recover_text_tool_calls(message, active.names)
+    message = recover_text_tool_calls(message, active.names_and_aliases())
     message, pending, completed = _plan_calls(message, ctx, mode)
     head = ctx.store.transcript.append(ctx.thread_id, head, [message])
     ctx.emit("message", text=_text(message), tool_calls=len(pending) + len(completed))

@@ -12,6 +12,7 @@ policy, journal, transcript and checkpoints.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import sqlite3
@@ -136,7 +137,7 @@ def run_cairn(n: int, tmp: Path, *, final_tool: str | None = None) -> dict[str, 
     t0 = time.perf_counter()
     result = session.send("go", on_event=on_event)
     total = time.perf_counter() - t0
-    cycles = [b - a for a, b in zip(stamps, stamps[1:], strict=False)]
+    cycles = [b - a for a, b in itertools.pairwise(stamps)]
     out = {"status": result.status, "total_s": total, "cycles": cycles, "db": db, "session": session}
     out["raw"] = raw_transcript_bytes(session.history())
     return out
@@ -181,7 +182,7 @@ def run_baseline(n: int, tmp: Path) -> dict[str, Any]:
     )
     total = time.perf_counter() - t0
     conn.close()
-    cycles = [b - a for a, b in zip(stamps, stamps[1:], strict=False)]
+    cycles = [b - a for a, b in itertools.pairwise(stamps)]
     return {"total_s": total, "cycles": cycles, "db": db}
 
 

@@ -97,16 +97,16 @@ def _install_hooks(hook: str | None) -> None:
     if hook == "model":
         from graph.scripted import ScriptedChatModel
 
-        original_generate = ScriptedChatModel._generate
+        original_next = ScriptedChatModel._next_turn
 
-        def generate(self: Any, messages: Any, *args: Any, **kwargs: Any) -> Any:
+        def next_turn(self: Any, messages: Any) -> Any:  # both invoke and stream go through here
             count = sum(1 for m in messages if m.type == "ai")
             _touch(f"model-{count}")
             if (MARKS / "slow-model").exists():
                 time.sleep(120)
-            return original_generate(self, messages, *args, **kwargs)
+            return original_next(self, messages)
 
-        ScriptedChatModel._generate = generate  # type: ignore[method-assign]
+        ScriptedChatModel._next_turn = next_turn  # type: ignore[method-assign]
 
 
 def main(argv: list[str] | None = None) -> int:
