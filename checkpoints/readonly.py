@@ -1,0 +1,44 @@
+"""Fast read-only access to the session index, for ``cairn sessions`` (stdlib only)."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from checkpoints.location import resolve_location
+from checkpoints.sessions import SessionRecord
+
+_COLS = "thread_id, workspace, created_at, updated_at, status, title, mode, model"
+
+
+def list_sessions(
+    location: str | None = None, workspace: str | None = None, limit: int = 200
+) -> list[SessionRecord]:
+    """Sessions in the database at ``location`` (newest first), without opening a saver.
+
+    A database that does not exist yet simply has no sessions.
+    """
+    loc = resolve_location(location)
+    if "://" in loc:
+        raise ValueError(f"cannot list sessions of {loc!r} without the full store")
+    if loc != ":memory:" and not Path(loc).exists():
+        return []
+    conn = sqlite3.connect(f"file:{loc}?mode=ro", uri=True, timeout=10)
+    try:
+        try:
+            if workspace is None:
+                rows = conn.execute(
+                    f"SELECT {_COLS} FROM cairn_sessions ORDER BY updated_at DESC LIMIT ?", (limit,)
+                ).fetchall()
+            else:
+                rows = conn.execute(
+                    f"SELECT {_COLS} FROM cairn_sessions WHERE workspace = ? ORDER BY updated_at DESC LIMIT ?",
+                    (workspace, limit),
+                ).fetchall()
+        except sqlite3.OperationalError as exc:
+            if "no such table" in str(exc):
+                return []
+            raise
+    finally:
+        conn.close()
+    return [SessionRecord(*r) for r in rows]

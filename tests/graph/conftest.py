@@ -1,0 +1,44 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from graph import Session
+from graph.scripted import ScriptedChatModel
+from tests.support import kill_driver
+from tools.workspace import Workspace
+
+
+class Harness:
+    """A session on a scripted model with the counted test tools of the kill driver."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.ws = root / "ws"
+        self.ws.mkdir()
+        self.marks = root / "marks"
+        self.marks.mkdir()
+        self.db = str(root / "cairn.db")
+        kill_driver.MARKS = self.marks
+
+    def tools(self) -> list:
+        w = Workspace(self.ws)
+        return [cls(w) for cls in kill_driver.TEST_TOOLS]
+
+    def session(self, turns: list[dict], **kwargs) -> Session:
+        model = ScriptedChatModel.from_turns(turns)
+        return Session(self.ws, model=model, db=self.db, tools=self.tools(), **kwargs)
+
+    def runs(self) -> list[str]:
+        log = self.marks / "runs.log"
+        return log.read_text().split() if log.exists() else []
+
+
+@pytest.fixture
+def harness(tmp_path) -> Harness:
+    return Harness(tmp_path)
+
+
+def effect(label: str, name: str = "effect", seconds: float = 0.0, cid: str | None = None) -> dict:
+    return {"name": name, "args": {"label": label, "seconds": seconds}, "id": cid or f"call_{label}"}

@@ -1,0 +1,58 @@
+"""End to end through the real ChatOpenAI client against the tests' local server."""
+
+from __future__ import annotations
+
+from graph import Session
+from graph.models import create_model
+from tests.support.fixtures import openai_server
+from tests.support.openai_wire import find_dangling_tool_calls
+
+
+def test_session_over_http_with_streaming_and_approval(harness):
+    (harness.ws / "notes.txt").write_text("alpha\nbeta\n")
+    turns = [
+        {
+            "content": "Reading.",
+            "tool_calls": [
+                {"name": "read_file", "args": {"file_path": "notes.txt"}, "id": "r1"},
+                {"name": "gated_effect", "args": {"label": "g"}, "id": "g1"},
+            ],
+        },
+        {"content": "All done: notes has 2 lines."},
+    ]
+    with openai_server(turns) as server:
+        model = create_model("test-model", base_url=server.base_url, api_key="k", max_retries=0)
+        s = Session(harness.ws, model=model, db=harness.db, tools=harness.tools())
+        tokens: list[str] = []
+        r = s.send(
+            "summarize", stream=True, on_event=lambda k, p: tokens.append(p["text"]) if k == "token" else None
+        )
+        assert r.status == "awaiting_approval"
+        assert "".join(tokens) == "Reading."
+        r = s.approve()
+        assert r.status == "done" and r.text == "All done: notes has 2 lines."
+        assert harness.runs() == ["g"]
+        assert len(server.requests) == 2
+        for body in server.requests:
+            assert find_dangling_tool_calls(body) == []
+        # the second request carries both tool results, in order
+        tool_msgs = [m for m in server.requests[1]["messages"] if m["role"] == "tool"]
+        assert [m["tool_call_id"] for m in tool_msgs] == ["r1", "g1"]
+        assert "alpha" in tool_msgs[0]["content"]
+        s.close()
+
+
+def test_persistent_server_error_is_a_resumable_pause(harness):
+    turns = [{"http_error": 500, "times": 99}]
+    with openai_server(turns) as server:
+        model = create_model("test-model", base_url=server.base_url, api_key="k", max_retries=1)
+        s = Session(harness.ws, model=model, db=harness.db)
+        r = s.send("hello")
+        assert r.status == "error" and "500" in (r.error or "")
+        s.close()
+    with openai_server([{"content": "back"}]) as server:
+        model = create_model("test-model", base_url=server.base_url, api_key="k", max_retries=0)
+        s = Session.resume(r.session_id, db=harness.db, model=model)
+        r2 = s.continue_()
+        assert r2.status == "done" and r2.text == "back"
+        s.close()

@@ -1,0 +1,294 @@
+"""The graph through the Session API, on a scripted model: lifecycle, decisions, limits."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+
+from graph import Session, SessionError
+from tests.graph.conftest import effect
+
+
+def tool_messages(session: Session) -> dict[str, ToolMessage]:
+    return {m.tool_call_id: m for m in session.history() if isinstance(m, ToolMessage)}
+
+
+def test_plain_answer(harness):
+    s = harness.session([{"content": "Hello there."}])
+    r = s.send("hi")
+    assert r.status == "done" and r.text == "Hello there."
+    assert [type(m) for m in s.history()] == [HumanMessage, AIMessage]
+    assert r.usage["model_calls"] == 1 and r.usage["input_tokens"] > 0
+
+
+def test_low_call_runs_without_asking(harness):
+    s = harness.session([{"tool_calls": [effect("a")]}, {"content": "done"}])
+    r = s.send("go")
+    assert r.status == "done" and r.text == "done"
+    assert harness.runs() == ["a"]
+    assert [c.status for c in r.tool_calls] == ["success"]
+    assert r.tool_calls[0].risk == "LOW"
+    assert tool_messages(s)["call_a"].content == "ran a"
+
+
+def test_medium_call_waits_then_approve(harness):
+    s = harness.session([{"tool_calls": [effect("g", "gated_effect")]}, {"content": "done"}])
+    r = s.send("go")
+    assert r.status == "awaiting_approval"
+    [p] = r.pending
+    assert p.call_id == "call_g" and p.status == "awaiting_approval" and p.risk == "MEDIUM"
+    assert p.reason
+    assert harness.runs() == []
+    r = s.approve("call_g")
+    assert r.status == "done"
+    assert harness.runs() == ["g"]
+
+
+def test_reject_with_message_reaches_the_model(harness):
+    s = harness.session([{"tool_calls": [effect("g", "gated_effect")]}, {"content": "ok, not doing it"}])
+    s.send("go")
+    r = s.reject("call_g", "use pathlib instead")
+    assert r.status == "done"
+    assert harness.runs() == []
+    msg = tool_messages(s)["call_g"]
+    assert msg.status == "error" and "use pathlib instead" in msg.content
+    [call] = [c for c in s.tool_calls() if c.call_id == "call_g"]
+    assert call.status == "cancelled"
+
+
+def test_edit_runs_new_args_and_tells_the_model(harness):
+    s = harness.session([{"tool_calls": [effect("g", "gated_effect")]}, {"content": "done"}])
+    s.send("go")
+    r = s.edit("call_g", {"label": "edited"})
+    assert r.status == "done"
+    assert harness.runs() == ["edited"]
+    content = tool_messages(s)["call_g"].content
+    assert "edited the arguments" in content and "ran edited" in content
+
+
+def test_edit_with_invalid_args_is_refused_before_resuming(harness):
+    s = harness.session([{"tool_calls": [effect("g", "gated_effect")]}, {"content": "done"}])
+    s.send("go")
+    with pytest.raises(ValueError, match="seconds"):
+        s.edit("call_g", {"label": "x", "seconds": "soon"})
+    assert [p.call_id for p in s.pending()] == ["call_g"]
+
+
+def test_always_allow_adds_a_session_rule(harness):
+    turns = [
+        {"tool_calls": [effect("g", "gated_effect")]},
+        {"tool_calls": [effect("g", "gated_effect", cid="call_g2")]},
+        {"content": "done"},
+    ]
+    s = harness.session(turns)
+    s.send("go")
+    r = s.approve("call_g", always=True)
+    assert r.status == "done", r
+    assert harness.runs() == ["g", "g"]
+    rules = s.state["session_rules"]
+    assert rules and all("gated_effect" in r for r in rules)
+    # the rule survives a restart
+    s.close()
+    again = Session.resume(s.id, db=harness.db, tools=harness.tools())
+    assert again.state["session_rules"] == rules
+    again.close()
+
+
+def test_low_call_does_not_wait_for_a_gated_one(harness):
+    s = harness.session([{"tool_calls": [effect("g", "gated_effect"), effect("a")]}, {"content": "done"}])
+    r = s.send("go")
+    assert r.status == "awaiting_approval"
+    assert harness.runs() == ["a"], "the LOW call ran while the other waits"
+    r = s.approve()
+    assert r.status == "done"
+    assert harness.runs() == ["a", "g"]
+    # ToolMessages keep the model's order
+    ids = [m.tool_call_id for m in s.history() if isinstance(m, ToolMessage)]
+    assert ids == ["call_g", "call_a"]
+
+
+def test_decide_several_at_once_and_partial_decisions(harness):
+    turns = [{"tool_calls": [effect("x", "gated_effect"), effect("y", "gated_effect")]}, {"content": "done"}]
+    s = harness.session(turns)
+    s.send("go")
+    r = s.approve("call_x")
+    assert r.status == "awaiting_approval", "still waiting for call_y"
+    assert harness.runs() == []
+    r = s.decide({"call_y": {"reject": "not that one"}})
+    assert r.status == "done"
+    assert harness.runs() == ["x"]
+
+
+def test_unknown_decision_ids_are_clear_errors(harness):
+    s = harness.session([{"tool_calls": [effect("g", "gated_effect")]}, {"content": "done"}])
+    s.send("go")
+    with pytest.raises(ValueError, match="call_g"):
+        s.approve("nope")
+    with pytest.raises(ValueError, match="choose one of"):
+        s.retry("call_g")
+
+
+def test_parallel_calls_run_concurrently(harness, monkeypatch):
+    barrier = threading.Barrier(2, timeout=5)
+    from tests.support.kill_driver import ParallelEffectTool
+
+    original = ParallelEffectTool.run
+
+    def run(self, params, ctx):
+        barrier.wait()  # both must be running at the same time, or this times out
+        return original(self, params, ctx)
+
+    monkeypatch.setattr(ParallelEffectTool, "run", run)
+    turns = [
+        {"tool_calls": [effect("p1", "parallel_effect"), effect("p2", "parallel_effect")]},
+        {"content": "done"},
+    ]
+    s = harness.session(turns)
+    r = s.send("go")
+    assert r.status == "done"
+    assert [c.status for c in r.tool_calls] == ["success", "success"]
+
+
+def test_unknown_tool_and_bad_args_are_answered(harness):
+    turns = [
+        {
+            "tool_calls": [
+                {"name": "no_such_tool", "args": {}, "id": "c1"},
+                {"name": "effect", "args": {"label": 5, "bogus": 1}, "id": "c2"},
+                {"name": "effect", "raw_args": "{not json", "id": "c3"},
+            ]
+        },
+        {"content": "fixed"},
+    ]
+    s = harness.session(turns)
+    r = s.send("go")
+    assert r.status == "done"
+    msgs = tool_messages(s)
+    assert "Valid tools are" in msgs["c1"].content and "effect" in msgs["c1"].content
+    assert "bogus" in msgs["c2"].content
+    assert "could not be parsed" in msgs["c3"].content
+    assert harness.runs() == []
+
+
+def test_aliases_resolve(harness):
+    s = harness.session(
+        [{"tool_calls": [{"name": "Read", "args": {"file_path": "f.txt"}, "id": "c1"}]}, {"content": "done"}]
+    )
+    (harness.ws / "f.txt").write_text("hello\n")
+    r = s.send("go")
+    assert r.status == "done"
+    assert "hello" in tool_messages(s)["c1"].content
+
+
+def test_max_steps_pauses_and_continue_resumes(harness):
+    turns = [{"tool_calls": [effect(f"s{i}")]} for i in range(3)] + [{"content": "done"}]
+    s = harness.session(turns, max_steps=2)
+    r = s.send("go")
+    assert r.status == "max_steps"
+    assert harness.runs() == ["s0", "s1"]
+    r = s.continue_()
+    assert r.status == "done"
+    assert harness.runs() == ["s0", "s1", "s2"]
+
+
+def test_model_error_pauses_resumably(harness):
+    turns = [{"error": {"status": 500, "message": "upstream exploded"}}]
+    s = harness.session(turns)
+    r = s.send("go")
+    assert r.status == "error" and "exploded" in (r.error or "")
+    # the session is resumable: a working model continues from the same checkpoint
+    from graph.scripted import ScriptedChatModel
+
+    s._model = ScriptedChatModel.from_turns([{"content": "recovered"}])
+    r = s.continue_()
+    assert r.status == "done" and r.text == "recovered"
+    assert [m.content for m in s.history() if isinstance(m, HumanMessage)] == ["go"]
+
+
+def test_send_while_paused_is_refused(harness):
+    s = harness.session([{"tool_calls": [effect("g", "gated_effect")]}, {"content": "done"}])
+    s.send("go")
+    with pytest.raises(SessionError, match="call_g"):
+        s.send("another thing")
+
+
+def test_plan_mode_offers_only_read_only_tools(harness):
+    s = harness.session([{"tool_calls": [effect("a")]}, {"content": "here is my plan"}], mode="plan")
+    r = s.send("plan it")
+    assert r.status == "done"
+    assert harness.runs() == []
+    assert "plan mode" in tool_messages(s)["call_a"].content.lower()
+
+
+def test_todo_tasks_survive_in_state(harness):
+    todos = [{"content": "read code", "status": "in_progress"}, {"content": "fix", "status": "pending"}]
+    s = harness.session(
+        [{"tool_calls": [{"name": "todo_write", "args": {"todos": todos}, "id": "t1"}]}, {"content": "done"}]
+    )
+    s.send("plan")
+    assert [t["content"] for t in s.state["tasks"]] == ["read code", "fix"]
+    s.close()
+    again = Session.resume(s.id, db=harness.db, tools=harness.tools())
+    assert [t["content"] for t in again.state["tasks"]] == ["read code", "fix"]
+    again.close()
+
+
+def test_tool_calls_listing_and_sessions_index(harness):
+    s = harness.session([{"tool_calls": [effect("a"), effect("g", "gated_effect")]}, {"content": "done"}])
+    s.send("list things please")
+    listed = s.tool_calls()
+    assert [(c.call_id, c.status) for c in listed] == [("call_a", "success"), ("call_g", "awaiting_approval")]
+    s.reject("call_g")
+    assert [(c.call_id, c.status) for c in s.tool_calls()] == [("call_a", "success"), ("call_g", "cancelled")]
+    [row] = Session.list(db=harness.db, workspace=str(harness.ws))
+    assert row["session_id"] == s.id and row["title"] == "list things please" and row["status"] == "done"
+    assert Session.list(db=harness.db, workspace=str(harness.root)) == []
+
+
+def test_checkpoint_history_is_browsable(harness):
+    s = harness.session([{"tool_calls": [effect("a")]}, {"content": "done"}])
+    s.send("go")
+    history = s.checkpoints()
+    assert history[0]["next"] == [] and history[0]["messages"] == 4
+    assert any(h["next"] == ["reasoning"] for h in history)
+
+
+def test_streaming_emits_tokens_and_tool_events(harness):
+    s = harness.session([{"content": "let me look", "tool_calls": [effect("a")]}, {"content": "all good"}])
+    events: list[tuple[str, dict]] = []
+    r = s.send("go", stream=True, on_event=lambda k, p: events.append((k, p)))
+    assert r.status == "done"
+    tokens = "".join(p["text"] for k, p in events if k == "token")
+    assert tokens == "let me lookall good"
+    kinds = [k for k, _ in events]
+    assert kinds.index("tool_start") < kinds.index("tool_end")
+
+
+def test_resume_by_prefix_and_unknown_id(harness):
+    s = harness.session([{"content": "x"}])
+    s.send("go")
+    s.close()
+    again = Session.resume(s.id[:8], db=harness.db)
+    assert again.id == s.id
+    again.close()
+    with pytest.raises(SessionError, match="no session"):
+        Session.resume("ffffffffffff", db=harness.db)
+
+
+def test_stop_interrupts_a_running_tool(harness):
+    turns = [{"tool_calls": [effect("slow", seconds=30)]}, {"content": "done"}]
+    s = harness.session(turns)
+
+    def on_event(kind, payload):
+        if kind == "tool_start":
+            threading.Timer(0.2, s.stop).start()
+
+    r = s.send("go", on_event=on_event)
+    assert r.status == "interrupted"
+    [p] = r.pending
+    assert p.status == "interrupted"
+    r = s.cancel()
+    assert r.status == "done"
+    assert "not to run it again" in tool_messages(s)["call_slow"].content

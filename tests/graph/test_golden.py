@@ -1,0 +1,58 @@
+"""Golden files: the compiled graph's shape, the system prompt, the tool schemas.
+
+Regenerate after an intended change with:
+
+    CAIRN_REGEN_GOLDEN=1 .venv/bin/python -m pytest tests/graph/test_golden.py
+
+and review the diff like code.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from datetime import date
+from pathlib import Path
+
+from graph.build import build_graph
+from graph.prompts import build_system_prompt
+from tools import create_default_tools
+
+GOLDEN = Path(__file__).parent / "golden"
+REGEN = os.environ.get("CAIRN_REGEN_GOLDEN") == "1"
+
+
+def check(name: str, actual: str) -> None:
+    path = GOLDEN / name
+    if REGEN or not path.exists():
+        assert REGEN, f"golden file {path} is missing: run with CAIRN_REGEN_GOLDEN=1"
+        path.write_text(actual)
+    assert actual == path.read_text(), f"{name} changed; if intended, regenerate (see module docstring)"
+
+
+def test_graph_shape():
+    graph = build_graph().get_graph()
+    check("graph.mmd", graph.draw_mermaid())
+    nodes = set(graph.nodes) - {"__start__", "__end__"}
+    assert nodes == {"reasoning", "tool_routing", "human_approval", "tool_execution", "observation"}
+
+
+def test_system_prompt(tmp_path):
+    ws = tmp_path / "project"
+    ws.mkdir()
+    (ws / "AGENTS.md").write_text("Run tests with `make test`.\n")
+    prompt = build_system_prompt(
+        ws, "default", today=date(2026, 1, 2), os_name="Linux 6.1", memory="- prefers pathlib"
+    )
+    check("system_prompt.txt", prompt.replace(str(ws), "<WORKSPACE>"))
+    assert "make test" in prompt and "prefers pathlib" in prompt
+    plan = build_system_prompt(ws, "plan", today=date(2026, 1, 2), os_name="Linux 6.1")
+    assert "PLAN MODE" in plan
+
+
+def test_tool_schemas(tmp_path):
+    schemas = [t.openai_schema() for t in create_default_tools(workspace=tmp_path)]
+    check("tool_schemas.json", json.dumps(schemas, indent=2, sort_keys=True) + "\n")
+    for schema in schemas:
+        for field, spec in schema["function"]["parameters"].get("properties", {}).items():
+            assert spec.get("description"), f"{schema['function']['name']}.{field} has no description"
