@@ -56,7 +56,8 @@ def spawn(
     if user_bash_env:
         full_env["__CAIRN_BASH_ENV"] = user_bash_env
     return subprocess.Popen(
-        [bash_path(), "-c", command],
+        ["bash", "-c", command],  # $0 and error messages say "bash", as in a terminal
+        executable=bash_path(),
         cwd=cwd,
         env=full_env,
         stdin=subprocess.DEVNULL,

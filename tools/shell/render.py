@@ -16,16 +16,18 @@ def render_stream(captured: Captured, name: str) -> str:
     size = len(captured.head) + captured.omitted + len(captured.tail)
     if size == 0:
         return ""
-    kind = detect_binary(captured.head) or (detect_binary(captured.tail) if captured.omitted else None)
-    if kind is None and not captured.head:
-        kind = detect_binary(captured.tail)
+    # The tail starts wherever the cut fell, possibly inside a character.
+    tail_start = leading_continuation_bytes(captured.tail) if captured.omitted or not captured.head else 0
+    kind = detect_binary(captured.head)
+    if kind is None and (captured.omitted or not captured.head):
+        kind = detect_binary(captured.tail[tail_start:])
     if kind is not None:
         return binary_note(kind, size)
     if not captured.omitted:
         return clean_for_model(decode(captured.head + captured.tail))
     head, tail = captured.head, captured.tail
     cut_head = incomplete_utf8_suffix(head)  # keep characters whole at the cut
-    cut_tail = leading_continuation_bytes(tail)
+    cut_tail = tail_start
     head, tail = head[: len(head) - cut_head], tail[cut_tail:]
     omitted = captured.omitted + cut_head + cut_tail
     lines = f", {captured.omitted_lines:,} lines" if captured.omitted_lines else ""

@@ -39,9 +39,21 @@ while True:
 def alive(g):
     try:
         os.killpg(g, 0)
-        return True
     except OSError:
         return False
+    try:  # zombies waiting for init to reap them do not count
+        names = [n for n in os.listdir("/proc") if n.isdigit()]
+    except OSError:
+        return True
+    for n in names:
+        try:
+            with open("/proc/" + n + "/stat", "rb") as fh:
+                f = fh.read().rsplit(b")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if len(f) > 2 and int(f[2]) == g and f[0] not in (b"Z", b"X"):
+            return True
+    return False
 for sig, grace in ((signal.SIGTERM, {TERM_GRACE_S}), (signal.SIGKILL, {KILL_GRACE_S})):
     groups = {{g for g in groups if alive(g)}}
     for g in groups:

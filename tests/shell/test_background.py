@@ -1,0 +1,134 @@
+"""Background tasks: start, incremental reads, kill, timeout, listing, session close."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+
+from tools.shell.state import ShellState
+
+
+def _wait_done(shell_tools, task_id, timeout=5.0):
+    task = shell_tools.services.shell.task(task_id)
+    assert task is not None and task.run.done.wait(timeout)
+    return task
+
+
+def test_start_returns_a_task_id_at_once(shell_tools, process_guard):
+    began = time.monotonic()
+    result = shell_tools.run(f"{process_guard.sleep} 300", run_in_background=True)
+    assert time.monotonic() - began < 1.0
+    assert result.ok and result.metadata["task_id"] == "bg-1"
+    assert result.output.startswith("Started background task bg-1 (pid ")
+    assert 'bash_output(task_id="bg-1")' in result.output and 'kill_bash(task_id="bg-1")' in result.output
+    assert len(process_guard.wait_marked(1)) == 1
+    killed = shell_tools.kill.execute({"task_id": "bg-1"})
+    assert killed.ok and killed.metadata["status"] == "killed"
+    assert process_guard.wait_none_marked(timeout=2) == []
+
+
+def test_output_is_read_incrementally_with_status_and_exit_code(shell_tools):
+    shell_tools.run("echo first; echo oops >&2; sleep 0.4; echo second; exit 7", run_in_background=True)
+    time.sleep(0.25)
+    first = shell_tools.output.execute({"task_id": "bg-1"})
+    assert first.output.startswith("Task bg-1: running (pid ")
+    assert first.output.endswith("first\n[stderr] oops")
+    _wait_done(shell_tools, "bg-1")
+    second = shell_tools.output.execute({"task_id": "bg-1"})
+    assert second.output.startswith("Task bg-1: exited with code 7 after ")
+    assert second.output.endswith("\nsecond")  # only what is new
+    assert second.metadata["exit_code"] == 7 and second.metadata["status"] == "exited"
+    third = shell_tools.output.execute({"task_id": "bg-1"})
+    assert third.output.endswith("(no new output)")
+
+
+def test_a_character_split_between_reads_is_held_back(shell_tools):
+    zhong = "中".encode()
+    first_part = "".join(f"\\x{b:02x}" for b in zhong[:2])
+    last_part = f"\\x{zhong[2]:02x}"
+    shell_tools.run(f"printf 'a{first_part}'; sleep 0.5; printf '{last_part}b'", run_in_background=True)
+    time.sleep(0.25)
+    first = shell_tools.output.execute({"task_id": "bg-1"})
+    assert first.output.endswith("\na")
+    _wait_done(shell_tools, "bg-1")
+    second = shell_tools.output.execute({"task_id": "bg-1"})
+    assert second.output.endswith("\n中b")
+
+
+def test_filter_shows_matching_lines_only(shell_tools):
+    shell_tools.run("printf 'GET /a 200\\nGET /b 500\\nGET /c 200\\n'", run_in_background=True)
+    _wait_done(shell_tools, "bg-1")
+    result = shell_tools.output.execute({"task_id": "bg-1", "filter": " 500$"})
+    assert result.output.splitlines()[1:] == ["GET /b 500"]
+    bad = shell_tools.output.execute({"task_id": "bg-1", "filter": "("})
+    assert not bad.ok and "regular expression" in bad.error
+
+
+def test_task_past_its_timeout_is_stopped(shell_tools, process_guard):
+    result = shell_tools.run(
+        f"{process_guard.sleep} 300 & {process_guard.sleep} 300; wait", run_in_background=True, timeout=300
+    )
+    assert "stopped after 0.3s" in result.output
+    task = _wait_done(shell_tools, "bg-1")
+    assert task.status == "timed_out"
+    status = shell_tools.output.execute({"task_id": "bg-1"})
+    assert status.output.startswith("Task bg-1: timed out after 0.3s")
+    assert process_guard.wait_none_marked(timeout=2) == []
+
+
+def test_background_without_timeout_keeps_running(shell_tools, process_guard):
+    shell_tools.run(f"{process_guard.sleep} 300", run_in_background=True)
+    assert shell_tools.services.shell.task("bg-1").run.timeout_s is None
+    shell_tools.kill.execute({"task_id": "bg-1"})
+
+
+def test_unknown_ids_list_the_known_ones(shell_tools):
+    assert "none have been started" in shell_tools.output.execute({"task_id": "bg-1"}).error
+    shell_tools.run("true", run_in_background=True)
+    assert "Known tasks: bg-1" in shell_tools.kill.execute({"task_id": "bg-7"}).error
+
+
+def test_killing_a_finished_task_says_so(shell_tools):
+    shell_tools.run("exit 0", run_in_background=True)
+    _wait_done(shell_tools, "bg-1")
+    result = shell_tools.kill.execute({"task_id": "bg-1"})
+    assert result.ok and "nothing to stop" in result.output
+
+
+def test_tasks_are_listed_for_the_cli(shell_tools, process_guard):
+    shell_tools.run("echo done", run_in_background=True, description="quick one")
+    shell_tools.run(f"{process_guard.sleep} 300", run_in_background=True)
+    _wait_done(shell_tools, "bg-1")
+    infos = shell_tools.services.shell.tasks()
+    assert [(t.task_id, t.status, t.description) for t in infos] == [
+        ("bg-1", "exited", "quick one"),
+        ("bg-2", "running", None),
+    ]
+    assert infos[0].to_dict()["stdout_bytes"] == 5 and infos[0].exit_code == 0
+
+
+def test_background_cd_does_not_move_the_session(shell_tools):
+    (shell_tools.root / "sub").mkdir()
+    shell_tools.run("cd sub && pwd", run_in_background=True)
+    _wait_done(shell_tools, "bg-1")
+    assert shell_tools.services.shell.cwd == shell_tools.root
+
+
+def test_session_close_stops_running_tasks(shell_tools, process_guard):
+    shell_tools.run(f"{process_guard.sleep} 300 & {process_guard.sleep} 300; wait", run_in_background=True)
+    assert len(process_guard.wait_marked(2)) == 2
+    shell_tools.services.close()
+    assert process_guard.wait_none_marked(timeout=1) == []
+    assert shell_tools.services.shell.tasks()[0].status == "killed"
+
+
+def test_close_keep_running_leaves_tasks_alone(workspace, process_guard):
+    state = ShellState(workspace)
+    task = state.start_task(f"{process_guard.sleep} 300", timeout_s=None)
+    assert len(process_guard.wait_marked(1)) == 1
+    state.close(keep_running=True)
+    time.sleep(0.3)
+    assert len(process_guard.marked()) == 1  # the watchdog did not stop it either
+    os.killpg(task.run.pgid, signal.SIGTERM)  # the person's job now; clean up for the test
+    assert task.run.done.wait(3)

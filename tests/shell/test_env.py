@@ -1,0 +1,85 @@
+"""Secrets never reach commands; interactive prompts are disabled."""
+
+from __future__ import annotations
+
+import pytest
+
+from tools.shell.env import SecretFilter, build_env
+from tools.shell.state import ShellState
+
+SECRETS = {
+    "OPENAI_API_KEY": "sk-openai",
+    "ANTHROPIC_API_KEY": "sk-ant",
+    "AWS_SECRET_ACCESS_KEY": "aws-secret",
+    "AWS_SESSION_TOKEN": "aws-session",
+    "GITHUB_TOKEN": "ghp-1",
+    "GH_TOKEN": "ghp-2",
+    "HF_TOKEN": "hf-1",
+    "STRIPE_API_KEY": "sk-stripe",
+    "MY_APP_SECRET_VALUE": "s3",
+    "NPM_TOKEN": "npm-1",
+    "DB_PASSWORD": "hunter2",
+    "PGPASSWORD": "hunter3",
+    "lower_api_key": "lower",
+}
+PUBLIC = {"MY_SETTING": "visible-value", "AWS_REGION": "eu-west-1", "TOKENIZERS_PARALLELISM": "false"}
+
+
+@pytest.mark.parametrize("name", sorted(SECRETS))
+def test_secret_names_are_recognised(name):
+    assert SecretFilter().is_secret(name)
+
+
+@pytest.mark.parametrize("name", [*sorted(PUBLIC), "PATH", "HOME", "SSH_AUTH_SOCK"])
+def test_ordinary_names_pass(name):
+    assert not SecretFilter().is_secret(name)
+
+
+def test_extra_patterns():
+    flt = SecretFilter(["CORP_*", "EXACT_NAME"])
+    assert flt.is_secret("CORP_LOGIN") and flt.is_secret("exact_name")
+    assert not flt.is_secret("OTHER")
+
+
+def test_build_env_sets_non_interactive_defaults_and_reports_withheld_names():
+    env, withheld = build_env({"PATH": "/bin", "GH_TOKEN": "x", "PAGER": "less", "GIT_SSH_COMMAND": "mine"})
+    assert withheld == ["GH_TOKEN"]
+    assert env["GIT_TERMINAL_PROMPT"] == "0"
+    assert env["PAGER"] == env["GIT_PAGER"] == "cat"
+    assert env["TERM"] == "dumb"
+    assert env["GIT_EDITOR"] == "true"
+    assert env["GIT_SSH_COMMAND"] == "mine"  # the person's own setting wins for these
+    assert env["LANG"] == "C.UTF-8"
+    assert "CI" not in env
+
+
+def test_a_command_printing_its_environment_sees_no_secret(shell_tools, monkeypatch):
+    for name, value in {**SECRETS, **PUBLIC}.items():
+        monkeypatch.setenv(name, value)
+    result = shell_tools.run("env; echo; printenv")
+    assert result.ok, result.error
+    for value in SECRETS.values():
+        assert value not in result.output
+    for name, value in PUBLIC.items():
+        assert f"{name}={value}" in result.output
+    assert "GIT_TERMINAL_PROMPT=0" in result.output
+    assert "BASH_ENV" not in result.output and "__CAIRN" not in result.output
+
+
+def test_extra_secret_patterns_from_the_session(workspace, monkeypatch):
+    monkeypatch.setenv("CORP_LOGIN", "corp-secret")
+    state = ShellState(workspace, extra_secret_patterns=("CORP_*",))
+    try:
+        run, _ = state.start('echo "[$CORP_LOGIN]"', timeout_s=10)
+        run.done.wait(10)
+        assert run.stdout.snapshot().head == b"[]\n"
+    finally:
+        state.close()
+
+
+def test_a_bash_env_the_person_had_still_runs(shell_tools, monkeypatch, tmp_path):
+    rc = tmp_path / "rc.sh"
+    rc.write_text("export FROM_PERSON_RC=yes\n")
+    monkeypatch.setenv("BASH_ENV", str(rc))
+    result = shell_tools.run('echo "rc=$FROM_PERSON_RC"; pwd')
+    assert "rc=yes" in result.output
