@@ -28,12 +28,24 @@ def test_start_returns_a_task_id_at_once(shell_tools, process_guard):
     assert process_guard.wait_none_marked(timeout=2) == []
 
 
+def _wait_output(shell_tools, task_id, stdout_bytes, stderr_bytes=0, timeout=5.0):
+    run = shell_tools.services.shell.task(task_id).run
+    end = time.monotonic() + timeout
+    while run.stdout.total < stdout_bytes or run.stderr.total < stderr_bytes:
+        assert time.monotonic() < end, "the task did not produce its output in time"
+        time.sleep(0.01)
+
+
+GATE = "while [ ! -e go ]; do sleep 0.02; done"  # the task waits until the test creates ./go
+
+
 def test_output_is_read_incrementally_with_status_and_exit_code(shell_tools):
-    shell_tools.run("echo first; echo oops >&2; sleep 0.4; echo second; exit 7", run_in_background=True)
-    time.sleep(0.25)
+    shell_tools.run(f"echo first; echo oops >&2; {GATE}; echo second; exit 7", run_in_background=True)
+    _wait_output(shell_tools, "bg-1", 6, 5)
     first = shell_tools.output.execute({"task_id": "bg-1"})
     assert first.output.startswith("Task bg-1: running (pid ")
     assert first.output.endswith("first\n[stderr] oops")
+    (shell_tools.root / "go").touch()
     _wait_done(shell_tools, "bg-1")
     second = shell_tools.output.execute({"task_id": "bg-1"})
     assert second.output.startswith("Task bg-1: exited with code 7 after ")
@@ -47,10 +59,11 @@ def test_a_character_split_between_reads_is_held_back(shell_tools):
     zhong = "中".encode()
     first_part = "".join(f"\\x{b:02x}" for b in zhong[:2])
     last_part = f"\\x{zhong[2]:02x}"
-    shell_tools.run(f"printf 'a{first_part}'; sleep 0.5; printf '{last_part}b'", run_in_background=True)
-    time.sleep(0.25)
+    shell_tools.run(f"printf 'a{first_part}'; {GATE}; printf '{last_part}b'", run_in_background=True)
+    _wait_output(shell_tools, "bg-1", 3)
     first = shell_tools.output.execute({"task_id": "bg-1"})
     assert first.output.endswith("\na")
+    (shell_tools.root / "go").touch()
     _wait_done(shell_tools, "bg-1")
     second = shell_tools.output.execute({"task_id": "bg-1"})
     assert second.output.endswith("\n中b")
