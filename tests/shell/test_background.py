@@ -145,3 +145,13 @@ def test_close_keep_running_leaves_tasks_alone(workspace, process_guard):
     assert len(process_guard.marked()) == 1  # the watchdog did not stop it either
     os.killpg(task.run.pgid, signal.SIGTERM)  # the person's job now; clean up for the test
     assert task.run.done.wait(3)
+
+
+def test_bash_id_and_shell_id_are_accepted_through_the_registry(shell_tools, process_guard):
+    from tools.registry import ToolRegistry
+
+    registry = ToolRegistry([shell_tools.bash, shell_tools.output, shell_tools.kill])
+    started = registry.execute("Bash", {"command": f"{process_guard.sleep} 300", "run_in_background": "true"})
+    assert started.metadata["task_id"] == "bg-1"
+    assert registry.execute("BashOutput", {"bash_id": "bg-1"}).output.startswith("Task bg-1: running")
+    assert registry.execute("KillShell", {"shell_id": "bg-1"}).metadata["status"] == "killed"

@@ -51,7 +51,7 @@ class BashArgs(ArgsModel):
         description="Start the command as a background task and return its task id immediately.",
     )
     description: str | None = Field(
-        default=None, max_length=200, description="Five to ten words saying what the command does."
+        default=None, description="Five to ten words saying what the command does (shown to the person)."
     )
 
 
@@ -83,7 +83,7 @@ class BashTool(Tool):
         label = bash_label(command, ctx.risk)
         meta: dict[str, Any] = {"label": label, "programs": programs(command), "read_only": read_only}
         if params.description:
-            meta["description"] = params.description
+            meta["description"] = short_command(params.description, 200)
         timeout_s = params.timeout / 1000
         try:
             if params.run_in_background:

@@ -4,16 +4,23 @@ from __future__ import annotations
 
 import re
 
-from pydantic import Field
+from pydantic import AliasChoices, Field
 
 from tools.base import ArgsModel, RiskLevel, Tool, ToolContext, ToolResult
 from tools.shell.background import BackgroundTask
 from tools.shell.capture import Captured
 from tools.shell.render import format_duration, render_streams
 
+#: Other agents call the id ``bash_id`` or ``shell_id``; accept those too.
+TASK_ID_ALIASES = AliasChoices("task_id", "bash_id", "shell_id")
+
 
 class BashOutputArgs(ArgsModel):
-    task_id: str = Field(min_length=1, description='The id returned when the task was started, e.g. "bg-1".')
+    task_id: str = Field(
+        min_length=1,
+        validation_alias=TASK_ID_ALIASES,
+        description='The id returned when the task was started, e.g. "bg-1".',
+    )
     filter: str | None = Field(
         default=None,
         description="Optional regular expression: only new lines matching it are shown "

@@ -113,7 +113,7 @@ class RunningCommand:
         phase_end = 0.0
         try:
             while True:
-                self._pump(sel, streams, _TICK_S if streams else 0.01)
+                self._pump(sel, streams, _TICK_S if streams or stopping else 0.01)
                 now = time.monotonic()
                 if exited_at is None and has_exited(self.pid):
                     exited_at = now

@@ -5,11 +5,15 @@ from __future__ import annotations
 from pydantic import Field
 
 from tools.base import ArgsModel, RiskLevel, Tool, ToolContext, ToolResult
-from tools.shell.bash_output import task_status_line, unknown_task
+from tools.shell.bash_output import TASK_ID_ALIASES, task_status_line, unknown_task
 
 
 class KillBashArgs(ArgsModel):
-    task_id: str = Field(min_length=1, description='The id of the background task to stop, e.g. "bg-1".')
+    task_id: str = Field(
+        min_length=1,
+        validation_alias=TASK_ID_ALIASES,
+        description='The id of the background task to stop, e.g. "bg-1".',
+    )
 
 
 class KillBashTool(Tool):
