@@ -1,0 +1,69 @@
+"""The ``cairn`` command (console script ``graph.cli:main``).
+
+Only argparse is imported here; each command imports what it needs when it runs, so
+``cairn --help`` and ``cairn sessions`` never load langgraph or langchain.
+"""
+
+from __future__ import annotations
+
+import sys
+
+__all__ = ["main"]
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Parse ``argv`` (default: ``sys.argv[1:]``), run the command, return the exit code."""
+    from graph.cli.args import PARSERS, main_parser, split_command
+    from graph.cli.exits import CTRL_C, CliError
+
+    argv = list(sys.argv[1:] if argv is None else argv)
+    command, rest = split_command(argv)
+    try:
+        if command == "policy":
+            return _policy(rest)
+        parser = PARSERS[command]() if command else main_parser()
+        ns = parser.parse_args(rest)
+        return _dispatch(command, ns)
+    except CliError as exc:
+        print(f"cairn: error: {exc}", file=sys.stderr)
+        return exc.code
+    except SystemExit as exc:  # argparse: --help (0) and usage errors (2)
+        return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
+    except KeyboardInterrupt:
+        print(file=sys.stderr)
+        return CTRL_C
+
+
+def _dispatch(command: str | None, ns: object) -> int:
+    from graph.cli.options import Options
+
+    opts = Options.from_args(ns)  # type: ignore[arg-type]
+    if command is None:
+        from graph.cli.run import run_main
+
+        return run_main(ns, opts)
+    if command == "resume":
+        from graph.cli.resume import run_resume
+
+        return run_resume(ns, opts)
+    if command == "sessions":
+        from graph.cli.sessions import run_sessions
+
+        return run_sessions(ns, opts)
+    if command == "show":
+        from graph.cli.show import run_show
+
+        return run_show(ns, opts)
+    from graph.cli.demo import run_demo
+
+    return run_demo(ns, opts)
+
+
+def _policy(argv: list[str]) -> int:
+    try:
+        from policy.cli import main as policy_main
+    except ImportError as exc:
+        print(f"cairn: error: `cairn policy` is not available: {exc}", file=sys.stderr)
+        return 2
+    code = policy_main(argv)
+    return code if isinstance(code, int) else 0

@@ -1,0 +1,196 @@
+"""Command-line grammar: ``cairn [PROMPT]``, ``cairn -p``, and the subcommands.
+
+argparse cannot mix an optional free-text PROMPT with subcommands, so ``split_command``
+finds the first positional word first: a known subcommand name selects that parser,
+anything else is a prompt for the main parser.  Common flags are accepted before or after
+the subcommand.  Only ``argparse`` is imported here: ``cairn --help`` must stay instant.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+SUBCOMMANDS = ("resume", "sessions", "show", "policy", "demo")
+MODES = ("default", "accept-edits", "plan", "bypass")
+OUTPUT_FORMATS = ("text", "json", "stream-json")
+#: Options that take a value, so the scanner does not mistake the value for a subcommand.
+VALUE_OPTIONS = frozenset(
+    {"--model", "--base-url", "--db", "--approval", "--max-steps", "--workspace", "-C", "--output-format"}
+    | {"-p", "--print"}
+)
+
+EXIT_CODES = """\
+exit codes:
+  0    done
+  1    error (model failure...; the session stays resumable), or stopped at --max-steps
+  2    usage or configuration error (bad flags, no model configured, unknown session)
+  3    paused: tool calls await approval (cairn resume ID --approve/--reject ...)
+  4    paused: tool calls were interrupted (cairn resume ID --retry/--cancel ...)
+  130  interrupted by Ctrl-C (the session stays resumable)"""
+
+MAIN_EPILOG = f"""\
+commands:
+  cairn [PROMPT]              interactive session in this directory
+  cairn -p PROMPT             headless run (no prompts), then exit
+  cairn resume [ID | --last]  continue a session (decide paused calls with --approve/--reject/...)
+  cairn sessions [--all]      list sessions of this workspace
+  cairn show ID [--json]      transcript and every tool call of a session
+  cairn policy check ...      ask the policy what it would do with a call
+  cairn demo                  offline tour with a scripted model (no key needed)
+
+model: --model NAME (or $CAIRN_MODEL) against OpenAI ($OPENAI_API_KEY) or any OpenAI-compatible
+server (--base-url URL or $OPENAI_BASE_URL); --model script:FILE replays a scripted conversation.
+
+{EXIT_CODES}
+"""
+
+
+def split_command(argv: list[str]) -> tuple[str | None, list[str]]:
+    """``(subcommand or None, argv without it)``: the first positional word decides."""
+    skip = False
+    for index, token in enumerate(argv):
+        if skip:
+            skip = False
+            continue
+        if token == "--":
+            return None, argv
+        if token.startswith("-"):
+            skip = token in VALUE_OPTIONS
+            continue
+        if token in SUBCOMMANDS:
+            return token, argv[:index] + argv[index + 1 :]
+        return None, argv
+    return None, argv
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return value
+
+
+def common_flags() -> argparse.ArgumentParser:
+    """Flags every command accepts (a parent parser)."""
+    parent = argparse.ArgumentParser(add_help=False)
+    group = parent.add_argument_group("common options")
+    group.add_argument("--model", metavar="SPEC", help="model name, or script:FILE (default: $CAIRN_MODEL)")
+    group.add_argument(
+        "--base-url", metavar="URL", help="OpenAI-compatible endpoint (default: $OPENAI_BASE_URL)"
+    )
+    group.add_argument("--db", metavar="LOCATION", help="database file or postgresql:// URL ($CAIRN_DB)")
+    group.add_argument("--approval", choices=MODES, metavar="MODE", help=f"approval mode: {'|'.join(MODES)}")
+    group.add_argument(
+        "--max-steps", type=_positive_int, metavar="N", help="model calls per run (default 100)"
+    )
+    group.add_argument("--workspace", "-C", metavar="DIR", help="workspace directory (default: .)")
+    group.add_argument("-v", "--verbose", action="store_true", help="show live tool output and details")
+    return parent
+
+
+def _output_format(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--output-format", choices=OUTPUT_FORMATS, default="text", help="headless output (default: text)"
+    )
+
+
+def main_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="cairn",
+        description="cairn: a coding agent that asks before risky actions and never loses its place.",
+        epilog=MAIN_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        parents=[common_flags()],
+    )
+    parser.add_argument("prompt", nargs="*", metavar="PROMPT", help="what to do (interactive if omitted)")
+    parser.add_argument(
+        "-p",
+        "--print",
+        dest="print_prompt",
+        nargs="?",
+        const="",
+        metavar="PROMPT",
+        help="headless: run PROMPT (or read it from stdin) until done or paused, then exit",
+    )
+    _output_format(parser)
+    parser.add_argument("--version", action="store_true", help="print the version and exit")
+    return parser
+
+
+def resume_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="cairn resume",
+        description="Continue a session after a crash, Ctrl-C, a pause, or to send more. Interactive on a "
+        "TTY; headless with -p or when stdin is not a TTY.",
+        epilog=EXIT_CODES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        parents=[common_flags()],
+    )
+    parser.add_argument("session_id", nargs="?", metavar="SESSION_ID", help="id or unique prefix")
+    parser.add_argument("--last", action="store_true", help="the most recent session of this workspace")
+    parser.add_argument(
+        "-p",
+        "--print",
+        dest="print_prompt",
+        nargs="?",
+        const="",
+        metavar="MESSAGE",
+        help="headless; MESSAGE (optional) is sent after the decisions",
+    )
+    decisions = parser.add_argument_group("decisions (repeatable)")
+    decisions.add_argument("--approve", action="append", default=[], metavar="CALL_ID|all")
+    decisions.add_argument(
+        "--reject", action="append", default=[], metavar="CALL_ID[:message]", help="also all[:message]"
+    )
+    decisions.add_argument("--retry", action="append", default=[], metavar="CALL_ID|all")
+    decisions.add_argument("--cancel", action="append", default=[], metavar="CALL_ID|all")
+    _output_format(parser)
+    return parser
+
+
+def sessions_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="cairn sessions",
+        description="This workspace's sessions, newest first: id, when, status, title.",
+        parents=[common_flags()],
+    )
+    parser.add_argument("--all", action="store_true", help="sessions of every workspace")
+    parser.add_argument("--json", action="store_true", help="a JSON array")
+    return parser
+
+
+def show_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="cairn show",
+        description="A session's transcript and every tool call: status, risk, decision, result.",
+        parents=[common_flags()],
+    )
+    parser.add_argument("session_id", metavar="SESSION_ID", help="id or unique prefix")
+    parser.add_argument("--json", action="store_true", help="one JSON object")
+    return parser
+
+
+def demo_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="cairn demo",
+        description="An offline tour: a scripted model reads, searches, edits and tests a small bundled "
+        "project, is killed mid-command, and resumes. No key or network needed.",
+        parents=[common_flags()],
+    )
+    parser.add_argument("--keep", action="store_true", help=argparse.SUPPRESS)
+    # Internal: the first phase runs in a child process that the demo kills.
+    parser.add_argument("--phase", choices=("child",), help=argparse.SUPPRESS)
+    parser.add_argument("--marker", help=argparse.SUPPRESS)
+    parser.add_argument("--auto", action="store_true", help=argparse.SUPPRESS)
+    return parser
+
+
+PARSERS = {
+    "resume": resume_parser,
+    "sessions": sessions_parser,
+    "show": show_parser,
+    "demo": demo_parser,
+}

@@ -1,0 +1,111 @@
+"""Pure text helpers for people: short argument summaries, sizes, durations, symbols."""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+#: How each lifecycle status looks: (symbol, ascii fallback, style).
+STATUS_LOOK = {
+    "success": ("✓", "+", "green"),
+    "error": ("✗", "x", "red"),
+    "cancelled": ("⊘", "-", "yellow"),
+    "interrupted": ("⏸", "!", "yellow"),
+    "awaiting_approval": ("?", "?", "yellow"),
+    "executing": ("●", "*", "cyan"),
+    "pending": ("·", ".", "dim"),
+}
+RISK_STYLE = {"LOW": "green", "MEDIUM": "yellow", "HIGH": "bold red"}
+
+#: The argument that says what a call is about, per tool (first match wins).
+_KEY_ARGS = {
+    "bash": ("command",),
+    "bash_output": ("task_id", "bash_id"),
+    "kill_bash": ("task_id", "bash_id"),
+    "read_file": ("file_path", "path"),
+    "write_file": ("file_path", "path"),
+    "edit_file": ("file_path", "path"),
+    "ls": ("path",),
+    "list_dir": ("path",),
+    "glob": ("pattern",),
+    "grep": ("pattern",),
+    "web_fetch": ("url",),
+    "memory": ("action", "command"),
+}
+
+
+def symbol(status: str, unicode: bool = True) -> tuple[str, str]:
+    sym, ascii_sym, style = STATUS_LOOK.get(status, ("·", ".", "dim"))
+    return (sym if unicode else ascii_sym), style
+
+
+def one_line(text: str, limit: int = 100) -> str:
+    flat = " ".join(str(text).split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def describe_args(tool_name: str, args: dict[str, Any], limit: int = 80) -> str:
+    """What a call is about in a few words: the command, the path, the pattern, the URL."""
+    for key in _KEY_ARGS.get(tool_name, ()):
+        value = args.get(key)
+        if value not in (None, ""):
+            extra = ""
+            if tool_name == "grep" and args.get("path"):
+                extra = f" in {args['path']}"
+            if tool_name == "bash" and args.get("run_in_background"):
+                extra = " (background)"
+            return one_line(f"{value}{extra}", limit)
+    if tool_name == "todo_write" and isinstance(args.get("todos"), list):
+        return f"{len(args['todos'])} tasks"
+    if not args:
+        return ""
+    return one_line(json.dumps(args, ensure_ascii=False, default=str), limit)
+
+
+def human_size(size: int) -> str:
+    if size < 1024:
+        return f"{size} B"
+    for unit in ("KB", "MB", "GB"):
+        size /= 1024
+        if size < 1024 or unit == "GB":
+            return f"{size:.1f} {unit}"
+    return f"{size} B"  # pragma: no cover
+
+
+def size_note(text: str) -> str:
+    lines = text.count("\n") + (1 if text and not text.endswith("\n") else 0)
+    return f"{lines} line{'s' if lines != 1 else ''}, {human_size(len(text.encode('utf-8', 'replace')))}"
+
+
+def result_text(call: dict[str, Any]) -> str:
+    """The text a call produced (content blocks such as images become a placeholder)."""
+    result = call.get("result")
+    if isinstance(result, str):
+        return result
+    if isinstance(result, list):
+        parts = [b.get("text", "") if b.get("type") == "text" else f"[{b.get('type')}]" for b in result]
+        return "\n".join(p for p in parts if p)
+    return ""
+
+
+def usage_line(usage: dict[str, int], elapsed_s: float) -> str:
+    parts = [f"{usage.get('input_tokens', 0):,} in", f"{usage.get('output_tokens', 0):,} out"]
+    calls = usage.get("model_calls", 0)
+    if calls:
+        parts.append(f"{calls} model call{'s' if calls != 1 else ''}")
+    parts.append(f"{elapsed_s:.1f} s")
+    return " · ".join(parts)
+
+
+def ago(timestamp: float, now: float | None = None) -> str:
+    seconds = max(0, int((now or time.time()) - timestamp))
+    if seconds < 60:
+        return f"{seconds}s ago"
+    if seconds < 3600:
+        return f"{seconds // 60}m ago"
+    if seconds < 86400:
+        return f"{seconds // 3600}h ago"
+    if seconds < 7 * 86400:
+        return f"{seconds // 86400}d ago"
+    return time.strftime("%Y-%m-%d", time.localtime(timestamp))

@@ -1,0 +1,55 @@
+"""Headless runs (``cairn -p``, ``cairn resume ... -p``): no questions, then an exit code."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from typing import Any
+
+from graph.cli.exits import CTRL_C, code_for
+from graph.cli.options import Options, preflight_model
+from graph.cli.output import HeadlessOutput, pause_hint
+from graph.cli.signals import CtrlC
+
+Work = Callable[[Callable[[str, dict[str, Any]], None]], Any]
+
+
+class StderrNotes:
+    """The little a Ctrl-C handler needs to say, when no renderer is on stderr."""
+
+    def note(self, text: str, style: str = "") -> None:
+        print(text, file=sys.stderr, flush=True)
+
+    def finish(self) -> None:
+        pass
+
+
+def new_session(opts: Options) -> Any:
+    """Build a Session from the common flags (exit 2 when the model or workspace is unusable)."""
+    spec = opts.model_spec()
+    opts.apply_env()
+    preflight_model(spec)
+    root = opts.workspace_root()
+    from graph.session import Session
+
+    return Session(root, model=spec, db=opts.db, mode=opts.approval or "default", max_steps=opts.max_steps)
+
+
+def run_prompt(opts: Options, prompt: str, output_format: str) -> int:
+    session = new_session(opts)
+    return execute(session, opts, output_format, lambda ev: session.send(prompt, stream=True, on_event=ev))
+
+
+def execute(session: Any, opts: Options, output_format: str, work: Work) -> int:
+    """Run ``work(on_event)`` with Ctrl-C mapped to stop; print the outcome; return the exit code."""
+    output = HeadlessOutput(output_format, verbose=opts.verbose)
+    notes = output.renderer or StderrNotes()
+    resume = lambda *extra: opts.resume_command(session.id, *extra)  # noqa: E731
+    ctrlc = CtrlC(notes, on_exit=lambda: notes.note(f"session saved · resume: {resume()}"))
+    output.start(session)
+    try:
+        result = ctrlc.run(session, lambda: work(output.on_event))
+        output.finish(result, pause_hint(result, resume))
+    finally:
+        session.close()
+    return CTRL_C if ctrlc.stopped else code_for(result.status)

@@ -1,0 +1,138 @@
+"""The interactive session: a prompt with history, streamed answers, approvals, Ctrl-C.
+
+Startup stays under ~0.1 s: the banner and the prompt need only rich and readline; the
+agent is imported in the background (``warmup``) while the person types.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from rich.text import Text
+
+from graph.cli import slash
+from graph.cli.approval import Approver
+from graph.cli.driver import Driver
+from graph.cli.exits import AWAITING_APPROVAL, DONE, INTERRUPTED
+from graph.cli.prompter import Prompter, setup_history
+from graph.cli.render import Renderer
+from graph.cli.signals import CtrlC
+from graph.cli.term import make_console
+from graph.cli.warmup import Background, warm_imports
+
+
+class Interactive:
+    def __init__(self, opts: Any, *, session: Any = None, spec: str | None = None) -> None:
+        self.opts = opts
+        self.console = make_console()
+        self.renderer = Renderer(self.console, verbose=opts.verbose)
+        self.prompter = Prompter(self.console)
+        self.approver = Approver(self.console, self.prompter, verbose=opts.verbose)
+        self.ctrlc = CtrlC(self.renderer, on_exit=self.exit_hint)
+        self.session = session
+        self.spec = spec or (session and getattr(session, "_model_spec", None)) or ""
+        self.mode = session.mode if session is not None else (opts.approval or "default")
+        self._warm: Background | None = None
+        self._driver: Driver | None = None
+
+    # -- lifecycle -------------------------------------------------------------------------------
+    def banner(self, root: str) -> None:
+        line = Text("cairn", style="bold")
+        line.append(f"  {self.spec or 'default model'} · {self.mode} · {_home(root)}", style="dim")
+        self.console.print(line, soft_wrap=True)
+        self.console.print(Text("Type a message · /help · Ctrl-C stops · Ctrl-D leaves", style="dim"))
+
+    def start_warmup(self) -> None:
+        if self.session is None:
+            self._warm = Background(lambda: warm_imports(self.spec))
+
+    def loop(self, first: str | None = None) -> int:
+        """Read messages until /exit or Ctrl-D; returns the exit code."""
+        from checkpoints.location import state_dir
+
+        setup_history(str(state_dir() / "history"))
+        try:
+            if first:
+                self.driver().send(first)
+            while True:
+                try:
+                    text = self.prompter.line(self.prompter.styled("› ", "1;36"))
+                except KeyboardInterrupt:
+                    self.console.print()
+                    self.ctrlc.at_prompt()
+                    continue
+                self.ctrlc.disarm()
+                text = text.strip()
+                if not text:
+                    continue
+                if text.startswith("/"):
+                    slash.handle(text, self)
+                    continue
+                self.driver().send(text)
+        except (EOFError, slash.Leave):
+            self.console.print()
+        return self.goodbye()
+
+    def goodbye(self) -> int:
+        """Say where the session stands; the exit code follows it (0, or 3/4 when left paused)."""
+        if self.session is None:
+            return DONE
+        pending = self.session.pending()
+        code = DONE
+        if any(c.status == "interrupted" for c in pending):
+            code = INTERRUPTED
+        elif pending:
+            code = AWAITING_APPROVAL
+        what = f"paused with {len(pending)} undecided call(s)" if pending else "saved"
+        self.renderer.note(
+            f"session {self.session.id[:12]} {what} · resume: {self.opts.resume_command(self.session.id[:12])}"
+        )
+        return code
+
+    def exit_hint(self) -> None:
+        """On a second Ctrl-C: no database reads (the run may still hold it), just the command."""
+        if self.session is not None:
+            self.renderer.note(f"session saved · resume: {self.opts.resume_command(self.session.id[:12])}")
+
+    # -- pieces the slash commands use ------------------------------------------------------------
+    def driver(self) -> Driver:
+        if self._driver is None:
+            self._driver = Driver(self.get_session(), self.renderer, self.ctrlc, self.approver)
+        return self._driver
+
+    def get_session(self) -> Any:
+        if self.session is None:
+            if self._warm is not None and not self._warm.done():
+                self.renderer.waiting("starting")
+            try:
+                if self._warm is not None:
+                    self._warm.result()
+                from graph.session import Session
+
+                self.session = Session(
+                    self.opts.workspace_root(),
+                    model=self.spec,
+                    db=self.opts.db,
+                    mode=self.mode,
+                    max_steps=self.opts.max_steps,
+                )
+            finally:
+                self.renderer.finish()
+        return self.session
+
+    def set_mode(self, mode: str) -> None:
+        self.mode = mode
+        if self.session is not None:
+            self.session.set_mode(mode)
+
+    def continue_run(self) -> None:
+        if self.session is None:
+            self.renderer.note("  nothing to continue yet")
+            return
+        self.driver().continue_()
+
+
+def _home(path: str) -> str:
+    home = os.path.expanduser("~")
+    return "~" + path[len(home) :] if home != "/" and path.startswith(home + os.sep) else path

@@ -1,0 +1,97 @@
+"""Resolving the common flags against the environment, and the checks that fail fast (exit 2)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shlex
+from dataclasses import dataclass
+
+from graph.cli.exits import USAGE, CliError
+
+
+@dataclass
+class Options:
+    """The common flags after ``$CAIRN_MODEL`` / ``$OPENAI_BASE_URL`` / ``$CAIRN_DB`` are applied."""
+
+    model: str | None = None
+    base_url: str | None = None
+    db: str | None = None
+    approval: str | None = None
+    max_steps: int = 100
+    workspace: str = "."
+    verbose: bool = False
+    #: Flags the person typed (repeated in the ``cairn resume`` hint; env vars persist by themselves).
+    explicit: tuple[str, ...] = ()
+
+    @classmethod
+    def from_args(cls, ns: argparse.Namespace) -> Options:
+        explicit: list[str] = []
+        if ns.db:
+            explicit += ["--db", ns.db]
+        if ns.base_url:
+            explicit += ["--base-url", ns.base_url]
+        return cls(
+            model=ns.model or os.environ.get("CAIRN_MODEL") or None,
+            base_url=ns.base_url or os.environ.get("OPENAI_BASE_URL") or None,
+            db=ns.db or None,
+            approval=ns.approval,
+            max_steps=ns.max_steps or 100,
+            workspace=ns.workspace or ".",
+            verbose=bool(ns.verbose),
+            explicit=tuple(explicit),
+        )
+
+    def apply_env(self) -> None:
+        """``--base-url`` reaches the model factory through ``OPENAI_BASE_URL`` (this process only).
+
+        The Session records the model *spec* (so ``resume`` rebuilds the same model) and builds
+        the model itself; the environment is how the endpoint gets there.
+        """
+        if self.base_url:
+            os.environ["OPENAI_BASE_URL"] = self.base_url
+
+    def workspace_root(self) -> str:
+        path = os.path.realpath(os.path.abspath(os.path.expanduser(self.workspace)))
+        if not os.path.isdir(path):
+            raise CliError(f"workspace {self.workspace!r} is not a directory", USAGE)
+        return path
+
+    def model_spec(self) -> str:
+        """The spec to record in the session (explicit, so ``resume`` rebuilds the same model)."""
+        from graph.models import default_model_spec
+
+        spec = self.model or default_model_spec()
+        if spec.startswith("script:"):  # absolute, so resuming from another directory finds it
+            path = spec.removeprefix("script:").strip()
+            spec = "script:" + os.path.abspath(os.path.expanduser(path)) if path else spec
+        return spec
+
+    def resume_command(self, session_id: str, *extra: str) -> str:
+        return shlex.join(["cairn", "resume", session_id, *self.explicit, *extra])
+
+
+def preflight_model(spec: str) -> None:
+    """Fail before starting when the model cannot be built; never imports langchain-openai.
+
+    Scripted models are parsed (stdlib only); OpenAI-compatible ones need a key or an endpoint.
+    ``create_model`` raises ``ModelConfigError`` (with the full explanation) before its heavy
+    import when neither is set, so it is called only in that case.
+    """
+    from graph.models import ModelConfigError, create_model
+
+    try:
+        if spec.startswith("script:"):
+            from graph.script import load_script
+
+            path = spec.removeprefix("script:").strip()
+            if not path:
+                raise ModelConfigError("script: needs a file, e.g. --model script:demo.json")
+            try:
+                load_script(path)
+            except ValueError as exc:
+                raise ModelConfigError(str(exc)) from exc
+        elif not os.environ.get("OPENAI_API_KEY") and not os.environ.get("OPENAI_BASE_URL"):
+            create_model(spec)
+    except ModelConfigError as exc:
+        raise CliError(str(exc), USAGE) from exc

@@ -1,0 +1,119 @@
+"""Headless output: ``text`` (answer on stdout, progress on stderr), ``json``, ``stream-json``.
+
+json prints one object at the end (``RunResult.to_json()``); stream-json prints one JSON
+object per line as things happen — ``{"type": "start"}``, then ``token``, ``message``,
+``tool_start``, ``tool_progress``, ``tool_end`` events, and finally ``{"type": "result", ...}``
+with the same keys as json.  Hints for people (how to resume) always go to stderr.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import threading
+from typing import Any, TextIO
+
+from graph.cli import fmt
+
+#: Keys dropped from call dicts in stream-json (person-facing rich data, as in json output).
+_DROP = ("metadata",)
+
+
+class HeadlessOutput:
+    def __init__(self, output_format: str, *, verbose: bool = False, out: TextIO | None = None) -> None:
+        self.format = output_format
+        self.out = out or sys.stdout
+        self._lock = threading.Lock()
+        self.renderer: Any = None
+        if output_format == "text":
+            from graph.cli.render import Renderer
+            from graph.cli.term import make_console
+
+            self.renderer = Renderer(make_console(sys.stderr), verbose=verbose, tokens=False)
+
+    def start(self, session: Any) -> None:
+        if self.format == "stream-json":
+            self._line(
+                {
+                    "type": "start",
+                    "session_id": session.id,
+                    "workspace": str(session.workspace.root),
+                    "mode": session.mode,
+                }
+            )
+
+    def on_event(self, kind: str, payload: dict[str, Any]) -> None:
+        if self.format == "stream-json":
+            event = {"type": kind, **payload}
+            if isinstance(event.get("call"), dict):
+                event["call"] = {k: v for k, v in event["call"].items() if k not in _DROP}
+            self._line(event)
+        elif self.renderer is not None:
+            self.renderer.on_event(kind, payload)
+
+    def note(self, text: str) -> None:
+        if self.renderer is not None:
+            self.renderer.note(text)
+
+    def finish(self, result: Any, resume_hint: list[str]) -> None:
+        """Print the outcome; ``resume_hint`` lines go to stderr when the run paused or failed."""
+        if self.renderer is not None:
+            self.renderer.finish()
+        if self.format == "json":
+            self._write(json.dumps(result.to_json(), ensure_ascii=False) + "\n")
+        elif self.format == "stream-json":
+            self._line({"type": "result", **result.to_json()})
+        else:
+            if result.text:
+                self._write(result.text.rstrip("\n") + "\n")
+            self.renderer.note(f"  {fmt.usage_line(result.usage, result.elapsed_s)}")
+            if result.status == "error":
+                print(f"cairn: error: {result.error}", file=sys.stderr)
+        for line in resume_hint:
+            print(line, file=sys.stderr)
+        sys.stderr.flush()
+
+    def _line(self, obj: dict[str, Any]) -> None:
+        self._write(json.dumps(obj, ensure_ascii=False, default=str) + "\n")
+
+    def _write(self, text: str) -> None:
+        with self._lock:
+            self.out.write(text)
+            self.out.flush()
+
+
+def pause_hint(result: Any, resume: Any) -> list[str]:
+    """What a person reads when a headless run stops short: the session id and exact commands.
+
+    ``resume(*extra)`` builds ``cairn resume ID [flags] *extra``.
+    """
+    sid = result.session_id
+    if result.status == "awaiting_approval":
+        lines = [f"paused: {len(result.pending)} call(s) await approval in session {sid}"]
+        lines += [_pending_line(c) for c in result.pending]
+        lines += ["approve or reject with:", f"  {resume('--approve', 'all')}"]
+        first = result.pending[0].call_id if result.pending else "CALL_ID"
+        lines.append(f"  {resume('--reject', f'{first}:what to do instead')}")
+        return lines
+    if result.status == "interrupted":
+        lines = [f"paused: {len(result.pending)} call(s) were interrupted in session {sid}"]
+        lines += [_pending_line(c) for c in result.pending]
+        return [
+            *lines,
+            "run them again or drop them with:",
+            f"  {resume('--retry', 'all')}",
+            f"  {resume('--cancel', 'all')}",
+        ]
+    if result.status in ("error", "max_steps"):
+        why = "failed" if result.status == "error" else "stopped at --max-steps"
+        return [f"session {sid} {why}; nothing is lost. Continue with:", f"  {resume('-p')}"]
+    return []
+
+
+def _pending_line(call: Any) -> str:
+    about = fmt.describe_args(call.tool_name, call.arguments, 70)
+    why = call.reason if call.status == "awaiting_approval" else call.error_msg
+    risk = f" {call.risk}" if call.risk else ""
+    return f"  {call.call_id}  {call.tool_name} {about}{risk}" + (
+        f" — {fmt.one_line(why, 90)}" if why else ""
+    )

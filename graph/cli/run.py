@@ -1,0 +1,40 @@
+"""``cairn [PROMPT]`` (interactive) and ``cairn -p PROMPT`` (headless)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from graph.cli.exits import CliError
+from graph.cli.options import Options, preflight_model
+from graph.cli.term import is_tty
+
+
+def run_main(ns: argparse.Namespace, opts: Options) -> int:
+    if ns.version:
+        from importlib.metadata import version
+
+        print(f"cairn {version('cairn-agent')}")
+        return 0
+    positional = " ".join(ns.prompt).strip()
+    if ns.print_prompt is not None:
+        prompt = " ".join(p for p in (ns.print_prompt, positional) if p).strip()
+        if not prompt and not is_tty(sys.stdin):
+            prompt = sys.stdin.read().strip()
+        if not prompt:
+            raise CliError("-p needs a prompt: cairn -p 'what to do' (or pipe it on stdin)")
+        from graph.cli.headless import run_prompt
+
+        return run_prompt(opts, prompt, ns.output_format)
+    if ns.output_format != "text":
+        raise CliError("--output-format is for headless runs: add -p PROMPT")
+    spec = opts.model_spec()
+    opts.apply_env()
+    preflight_model(spec)
+    root = opts.workspace_root()
+    from graph.cli.interactive import Interactive
+
+    ui = Interactive(opts, spec=spec)
+    ui.banner(root)
+    ui.start_warmup()
+    return ui.loop(first=positional or None)

@@ -1,0 +1,67 @@
+"""``cairn sessions [--all] [--json]``: the session index, read with the stdlib only (fast)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+from graph.cli import fmt
+from graph.cli.exits import CliError
+from graph.cli.options import Options
+from graph.cli.term import colors_enabled
+
+_STATUS_COLOR = {
+    "done": "32",
+    "error": "31",
+    "awaiting_approval": "33",
+    "interrupted": "33",
+    "running": "36",
+    "max_steps": "33",
+}
+
+
+def load(opts: Options, *, all_workspaces: bool) -> list[Any]:
+    from checkpoints.readonly import list_sessions
+
+    try:
+        return list_sessions(opts.db, None if all_workspaces else opts.workspace_root())
+    except ValueError as exc:  # a postgresql:// location: needs the full store
+        from checkpoints import open_store
+
+        store = open_store(opts.db)
+        try:
+            return store.sessions.list(None if all_workspaces else opts.workspace_root())
+        except Exception:
+            raise CliError(str(exc)) from exc
+        finally:
+            store.close()
+
+
+def session_rows(opts: Options, *, all_workspaces: bool, color: bool = False) -> list[str]:
+    records = load(opts, all_workspaces=all_workspaces)
+    if not records:
+        where = "any workspace" if all_workspaces else opts.workspace_root()
+        return [f"no sessions in {where}"]
+    rows = []
+    for r in records:
+        status = f"{r.status:<17}"
+        if color:
+            status = f"\033[{_STATUS_COLOR.get(r.status, '2')}m{status}\033[0m"
+        cells = [r.session_id[:12], f"{fmt.ago(r.updated_at):>9}", status]
+        if all_workspaces:
+            cells.append(r.workspace)
+        cells.append(r.title or "(no message yet)")
+        rows.append("  ".join(cells))
+    return rows
+
+
+def run_sessions(ns: Any, opts: Options) -> int:
+    if ns.json:
+        records = load(opts, all_workspaces=ns.all)
+        json.dump([r.to_dict() for r in records], sys.stdout, ensure_ascii=False, indent=2)
+        sys.stdout.write("\n")
+        return 0
+    for row in session_rows(opts, all_workspaces=ns.all, color=colors_enabled(sys.stdout)):
+        print(row)
+    return 0

@@ -1,0 +1,49 @@
+"""Slash commands of the interactive prompt."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+
+from graph.cli.args import MODES
+
+HELP = """\
+  /help              this help
+  /mode [MODE]       show or switch the approval mode: default | accept-edits | plan | bypass
+  /sessions          this workspace's sessions
+  /continue          continue the last run (after an error or --max-steps)
+  /exit              leave (also Ctrl-D); the session can be resumed later
+  Ctrl-C             stop the running tool or answer; twice to exit"""
+
+
+class Leave(Exception):
+    """/exit was typed."""
+
+
+def handle(command: str, repl: Any) -> None:
+    """Run one slash command; ``repl`` is the Interactive instance."""
+    name, _, rest = command.strip().partition(" ")
+    rest = rest.strip()
+    console = repl.console
+    if name in ("/exit", "/quit", "/q"):
+        raise Leave
+    if name in ("/help", "/?"):
+        console.print(Text(HELP, style="dim"))
+    elif name == "/mode":
+        if not rest:
+            console.print(Text(f"  mode: {repl.mode}   (choose: {', '.join(MODES)})", style="dim"))
+        elif rest not in MODES:
+            console.print(Text(f"  unknown mode {rest!r}; choose one of {', '.join(MODES)}", style="red"))
+        else:
+            repl.set_mode(rest)
+            console.print(Text(f"  mode: {rest}", style="green"))
+    elif name == "/sessions":
+        from graph.cli.sessions import session_rows
+
+        for row in session_rows(repl.opts, all_workspaces=False):
+            console.print(Text(row), soft_wrap=True)
+    elif name == "/continue":
+        repl.continue_run()
+    else:
+        console.print(Text(f"  unknown command {name}; /help lists them", style="red"))
