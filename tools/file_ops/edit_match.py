@@ -67,22 +67,24 @@ def not_found_hint(text: str, old: str, new: str) -> str:
             "old_string seems to include the line-number prefixes read_file shows (number + tab); "
             "remove them and keep only the file's text."
         )
-    wanted = [_norm(ln) for ln in old_lines]
-    while wanted and not wanted[-1]:
-        wanted.pop()
-    while wanted and not wanted[0]:
-        wanted.pop(0)
+    lead = 0
+    while lead < len(old_lines) and not old_lines[lead].strip():
+        lead += 1
+    given = old_lines[lead:]
+    while given and not given[-1].strip():
+        given.pop()
+    wanted = [_norm(ln) for ln in given]
     if wanted:
         normalized = [_norm(ln) for ln in lines]
         for i in range(len(lines) - len(wanted) + 1):
             if normalized[i : i + len(wanted)] == wanted:
                 first, last = i + 1, i + len(wanted)
                 where = f"line {first}" if first == last else f"lines {first}-{last}"
-                actual = next((lines[i + k] for k, w in enumerate(wanted) if w), lines[i])
+                k = next((k for k, g in enumerate(given) if lines[i + k] != g), 0)
                 hints.append(
-                    f"The text matches {where} if whitespace is ignored: the file differs in indentation or "
-                    f"spacing (tabs vs spaces, trailing spaces). The file has e.g. {actual!r}. Copy the exact "
-                    "text from read_file."
+                    f"The text matches {where} if whitespace is ignored; the file differs in indentation or "
+                    f"spacing (tabs vs spaces, trailing spaces). Line {i + k + 1} of the file is "
+                    f"{lines[i + k]!r} where old_string has {given[k]!r}. Copy the exact text from read_file."
                 )
                 break
     if new and new.replace("\r\n", "\n") in text.replace("\r\n", "\n"):

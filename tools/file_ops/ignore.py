@@ -119,7 +119,12 @@ def decide(stack: IgnoreStack, rel: str, is_dir: bool) -> tuple[IgnoreFile, Igno
     """The ignore file and pattern deciding ``rel`` (relative to the base), deepest file first."""
     name = rel.rpartition("/")[2]
     for ig in reversed(stack):
-        sub = rel[len(ig.dir_rel) + 1 :] if ig.dir_rel else rel
+        if ig.dir_rel:
+            if not rel.startswith(ig.dir_rel) or rel[len(ig.dir_rel) : len(ig.dir_rel) + 1] != "/":
+                continue  # a .gitignore only covers its own directory
+            sub = rel[len(ig.dir_rel) + 1 :]
+        else:
+            sub = rel
         pattern = ig.match(sub, name, is_dir)
         if pattern is not None:
             return ig, pattern

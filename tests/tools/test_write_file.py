@@ -1,0 +1,161 @@
+"""write_file: create, overwrite after read, stale checks, atomicity, mode, line endings, dry run."""
+
+from __future__ import annotations
+
+import os
+import stat
+import time
+from pathlib import Path
+
+import pytest
+
+from tools.file_ops.read_file import ReadFileTool
+from tools.file_ops.write_file import WriteFileTool
+from tools.services import ToolServices
+from tools.workspace import Workspace
+
+
+@pytest.fixture
+def tools(workspace):
+    ws = Workspace(workspace)
+    services = ToolServices(ws)
+    return ReadFileTool(ws, services), WriteFileTool(ws, services)
+
+
+def test_creates_file_and_parents(tools, workspace):
+    _, write = tools
+    result = write.execute({"file_path": "a/b/c.txt", "content": "hello\nworld\n"})
+    assert result.ok, result.error
+    path = Path(workspace) / "a/b/c.txt"
+    assert path.read_bytes() == b"hello\nworld\n"
+    assert result.output == "Created a/b/c.txt (2 lines)."
+    assert result.metadata["created"] is True
+    assert result.metadata["undo"] == {"path": str(path), "before": None}
+    assert result.metadata["diff"].startswith("--- /dev/null\n+++ b/a/b/c.txt")
+    # new files get the usual umask-derived mode, not mkstemp's 0600
+    umask = os.umask(0)
+    os.umask(umask)
+    assert stat.S_IMODE(path.stat().st_mode) == 0o666 & ~umask
+
+
+def test_overwrite_requires_a_read(tools, workspace):
+    read, write = tools
+    path = Path(workspace) / "x.txt"
+    path.write_text("old\n")
+    refused = write.execute({"file_path": "x.txt", "content": "new\n"})
+    assert not refused.ok and "has not been read" in refused.error
+    assert path.read_text() == "old\n"
+    read.execute({"file_path": "x.txt"})
+    done = write.execute({"file_path": "x.txt", "content": "new\n"})
+    assert done.ok and path.read_text() == "new\n"
+    assert done.metadata["undo"]["before"] == "old\n"
+    assert "-old" in done.metadata["diff"] and "+new" in done.metadata["diff"]
+
+
+def test_overwrite_refused_when_changed_on_disk(tools, workspace):
+    read, write = tools
+    path = Path(workspace) / "x.txt"
+    path.write_text("v1\n")
+    read.execute({"file_path": "x.txt"})
+    path.write_text("v2 by someone else\n")
+    refused = write.execute({"file_path": "x.txt", "content": "mine\n"})
+    assert not refused.ok and "modified on disk" in refused.error
+    assert path.read_text() == "v2 by someone else\n"
+
+
+def test_touch_without_change_is_not_stale(tools, workspace):
+    read, write = tools
+    path = Path(workspace) / "x.txt"
+    path.write_text("same\n")
+    read.execute({"file_path": "x.txt"})
+    later = time.time() + 5
+    os.utime(path, (later, later))
+    assert write.execute({"file_path": "x.txt", "content": "new\n"}).ok
+
+
+def test_consecutive_writes_need_no_reread(tools, workspace):
+    _, write = tools
+    assert write.execute({"file_path": "f.txt", "content": "1\n"}).ok
+    assert write.execute({"file_path": "f.txt", "content": "2\n"}).ok
+    assert (Path(workspace) / "f.txt").read_text() == "2\n"
+
+
+def test_keeps_mode_of_existing_file(tools, workspace):
+    read, write = tools
+    path = Path(workspace) / "run.sh"
+    path.write_text("#!/bin/sh\necho hi\n")
+    path.chmod(0o750)
+    read.execute({"file_path": "run.sh"})
+    write.execute({"file_path": "run.sh", "content": "#!/bin/sh\necho bye\n"})
+    assert stat.S_IMODE(path.stat().st_mode) == 0o750
+
+
+def test_keeps_crlf_bom_and_encoding_of_existing_file(tools, workspace):
+    read, write = tools
+    path = Path(workspace) / "win.txt"
+    path.write_bytes("\ufeffone\r\ntwo\r\n".encode("utf-8"))
+    read.execute({"file_path": "win.txt"})
+    write.execute({"file_path": "win.txt", "content": "uno\ndos\ntres\n"})
+    assert path.read_bytes() == b"\xef\xbb\xbfuno\r\ndos\r\ntres\r\n"
+
+
+def test_unencodable_content_is_refused(tools, workspace):
+    read, write = tools
+    path = Path(workspace) / "legacy.txt"
+    path.write_bytes("café\n".encode("cp1252"))
+    read.execute({"file_path": "legacy.txt"})
+    result = write.execute({"file_path": "legacy.txt", "content": "snow ☃\n"})
+    assert not result.ok and "cannot represent" in result.error
+    assert path.read_bytes() == "café\n".encode("cp1252")
+
+
+def test_atomic_write_leaves_no_temp_files_and_follows_symlinks(tools, workspace):
+    read, write = tools
+    real = Path(workspace) / "real.txt"
+    real.write_text("a\n")
+    os.symlink(real, Path(workspace) / "link.txt")
+    read.execute({"file_path": "link.txt"})
+    assert write.execute({"file_path": "link.txt", "content": "b\n"}).ok
+    assert real.read_text() == "b\n"
+    assert (Path(workspace) / "link.txt").is_symlink()
+    assert sorted(p.name for p in Path(workspace).iterdir()) == ["link.txt", "real.txt"]
+
+
+def test_dry_run_has_diff_and_no_side_effect(tools, workspace):
+    read, write = tools
+    path = Path(workspace) / "x.txt"
+    path.write_text("a\nb\n")
+    read.execute({"file_path": "x.txt"})
+    preview = write.dry_run({"file_path": "x.txt", "content": "a\nc\n"})
+    assert preview is not None and preview.ok
+    assert "-b" in preview.output and "+c" in preview.output
+    assert preview.display == "Would overwrite x.txt (+1 -1)"
+    assert path.read_text() == "a\nb\n"
+    new = write.dry_run({"file_path": "new/y.txt", "content": "z\n"})
+    assert new.display.startswith("Would create new/y.txt")
+    assert not (Path(workspace) / "new").exists()
+
+
+def test_directory_and_binary_targets_are_refused(tools, workspace):
+    _, write = tools
+    (Path(workspace) / "d").mkdir()
+    assert "directory" in write.execute({"file_path": "d", "content": "x"}).error
+    (Path(workspace) / "b.bin").write_bytes(b"\x00\x01binary")
+    assert "binary" in write.execute({"file_path": "b.bin", "content": "x"}).error
+
+
+def test_unchanged_content_writes_nothing(tools, workspace):
+    read, write = tools
+    path = Path(workspace) / "x.txt"
+    path.write_text("same\n")
+    read.execute({"file_path": "x.txt"})
+    before = path.stat().st_mtime_ns
+    result = write.execute({"file_path": "x.txt", "content": "same\n"})
+    assert result.ok and "nothing was written" in result.output
+    assert path.stat().st_mtime_ns == before
+
+
+def test_missing_argument_is_a_validation_error(tools):
+    _, write = tools
+    result = write.execute({"file_path": "x.txt"})
+    assert not result.ok and "content: required field is missing" in result.error
