@@ -32,6 +32,11 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(file=sys.stderr)
         return CTRL_C
+    except BrokenPipeError:  # `cairn show ID --json | head`: the reader left, which is fine
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 def _dispatch(command: str | None, ns: object) -> int:

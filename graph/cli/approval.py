@@ -128,7 +128,8 @@ class Approver:
 
 
 def _menu(items: list[tuple[str, str]], many: bool, bulk: str, question: str) -> Text:
-    text = Text(f"  {question} ", style="bold")
+    text = Text("  ")
+    text.append(f"{question} ", style="bold")
     for index, (key, label) in enumerate(items):
         if index:
             text.append(" · ", style="dim")

@@ -128,36 +128,49 @@ class Renderer:
             line.append(f"  ({fmt.one_line(decision, 60)})", style="dim")
         return line
 
-    def print_call(self, call: dict[str, Any]) -> None:
+    def print_call(self, call: dict[str, Any], note: str | None = None) -> None:
         with self._lock:
             self._end_text()
             self.console.print(self.call_line(call), soft_wrap=True)
+            if note:
+                self.console.print(Text(f"    {note}", style="dim"), soft_wrap=True)
             self._print_details(call)
 
     def _print_details(self, call: dict[str, Any]) -> None:
         name, status = call["tool_name"], call.get("status")
         diff = (call.get("metadata") or {}).get("diff")
         if name in DIFF_TOOLS and status == "success" and isinstance(diff, str) and diff:
-            self._block(diff, diff=True)
+            if not call.get("preview") or call.get("decision") == "edited" or self.verbose:
+                self._block(diff, diff=True)  # (a previewed diff was just shown in the question)
             return
         text = fmt.result_text(call) if status == "success" else (call.get("error_msg") or "")
         if not text.strip():
             return
         if name in OUTPUT_TOOLS or status != "success" or self.verbose:
-            self._block(text)
+            self._block(text, tail=name in OUTPUT_TOOLS)  # a command's verdict is at its end
         elif len(text) > 200:
             self.console.print(Text(f"    ({fmt.size_note(text)} collapsed)", style="dim italic"))
 
-    def _block(self, text: str, *, diff: bool = False) -> None:
+    def _block(self, text: str, *, diff: bool = False, tail: bool = False) -> None:
+        """Up to SHOWN_LINES lines (the last ones with ``tail``); the rest collapsed with its size."""
         lines = text.rstrip("\n").splitlines()
-        shown = lines if self.verbose else lines[:SHOWN_LINES]
+        keep = len(lines) if self.verbose else SHOWN_LINES
+        shown = lines[-keep:] if tail else lines[:keep]
+        hidden = lines[: len(lines) - len(shown)] if tail else lines[len(shown) :]
+        note = None
+        if hidden:
+            plural = "s" if len(hidden) != 1 else ""
+            where = "earlier" if tail else "more"
+            note = Text(
+                f"    … {len(hidden)} {where} line{plural} collapsed ({fmt.size_note(chr(10).join(hidden))})",
+                style="dim italic",
+            )
+        if note is not None and tail:
+            self.console.print(note)
         body = diff_text(shown, indent="    ") if diff else Text("\n".join(f"    {x}" for x in shown), "dim")
         self.console.print(body, soft_wrap=True)
-        hidden = len(lines) - len(shown)
-        if hidden > 0:
-            rest = "\n".join(lines[len(shown) :])
-            note = f"    … {hidden} more line{'s' if hidden != 1 else ''} collapsed ({fmt.size_note(rest)})"
-            self.console.print(Text(note, style="dim italic"))
+        if note is not None and not tail:
+            self.console.print(note)
 
     def turn_footer(self, usage: dict[str, int], elapsed_s: float) -> None:
         self.note(f"  {fmt.usage_line(usage, elapsed_s)}")

@@ -46,7 +46,8 @@ def where(ui: Interactive, session: Any) -> None:
     last_human = next((m for m in reversed(history) if isinstance(m, HumanMessage)), None)
     last_ai = next((m for m in reversed(history) if isinstance(m, AIMessage) and m.text), None)
     head = Text(f"resuming {session.id[:12]}", style="bold")
-    head.append(f" · {session.status} · {len(history)} messages", style="dim")
+    status = "cut off mid-run" if session.status in CUT_OFF else session.status
+    head.append(f" · {status} · {len(history)} messages", style="dim")
     ui.console.print(head)
     if last_human is not None:
         ui.console.print(Text(f"  you: {fmt.one_line(last_human.text, 200)}", style="dim"), soft_wrap=True)

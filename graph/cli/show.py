@@ -95,6 +95,5 @@ def _print(session: Any, history: list[Any], calls: list[Any], *, verbose: bool)
                 call = by_id.get(tc["id"])
                 if call is None:
                     continue
-                renderer.print_call(call.model_dump(mode="json"))
-                if call.reason and call.risk != "LOW":
-                    console.print(Text(f"    why asked: {call.reason}", style="dim"), soft_wrap=True)
+                asked = call.reason if call.risk and call.risk != "LOW" and call.reason else None
+                renderer.print_call(call.model_dump(mode="json"), note=f"policy: {asked}" if asked else None)
