@@ -1,0 +1,81 @@
+"""``cairn policy check TOOL 'JSON-ARGS' [--workspace DIR] [--mode MODE] [--json]``.
+
+Prints the verdict a call would get with the workspace's rules, so people can see why something
+asks and test their rules.  Exit 0 after printing a verdict, 2 on usage errors or bad JSON.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from policy.errors import PolicyConfigError
+from policy.evaluate import evaluate
+from policy.levels import MODES
+from policy.settings import load_rules
+from policy.urls import no_dns
+
+__all__ = ["main"]
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # exit 2 with a clear message, as argparse does
+        self.print_usage(sys.stderr)
+        print(f"cairn policy: error: {message}", file=sys.stderr)
+        raise SystemExit(2)
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="cairn policy", description="Inspect cairn's permission policy.")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    check = sub.add_parser("check", help="show the verdict for one tool call")
+    check.add_argument("tool", help="tool name or alias, e.g. bash, read_file, Edit, WebFetch")
+    check.add_argument(
+        "args", help='the call\'s arguments as a JSON object, e.g. \'{"command": "git status"}\''
+    )
+    check.add_argument("--workspace", default=".", help="workspace root (default: current directory)")
+    check.add_argument("--mode", default="default", choices=MODES, help="session mode (default: default)")
+    check.add_argument("--json", action="store_true", help="print the verdict as JSON")
+    check.add_argument("--no-dns", action="store_true", help="do not resolve host names (URL checks)")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    try:
+        opts = _parser().parse_args(argv)
+    except SystemExit as exc:
+        return int(exc.code or 0)
+    try:
+        args = json.loads(opts.args)
+    except json.JSONDecodeError as exc:
+        print(f"cairn policy: error: ARGS is not valid JSON: {exc}", file=sys.stderr)
+        return 2
+    if not isinstance(args, dict):
+        print('cairn policy: error: ARGS must be a JSON object, e.g. \'{"command": "ls"}\'', file=sys.stderr)
+        return 2
+    try:
+        rules = load_rules(opts.workspace)
+    except PolicyConfigError as exc:
+        print(f"cairn policy: error: {exc}", file=sys.stderr)
+        return 2
+    verdict = evaluate(
+        opts.tool,
+        args,
+        workspace=opts.workspace,
+        mode=opts.mode,
+        rules=rules,
+        resolver=no_dns if opts.no_dns else None,
+    )
+    if opts.json:
+        print(json.dumps(verdict.to_dict()))
+    else:
+        print(f"decision: {verdict.decision}")
+        print(f"risk:     {verdict.risk}")
+        print(f"reason:   {verdict.reason}")
+        print(f"rule:     {verdict.rule or '-'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,97 @@
+"""Loading rules from the project's ``.cairn/settings.toml`` and the user's settings file.
+
+```toml
+[permissions]
+allow = ["bash(git status)", "bash(npm run test:*)"]
+ask = []
+deny = ["read_file(~/.ssh/**)"]
+read_only_tools = ["my_search_tool"]   # extra tools plan mode may use
+
+[tool_risk]
+my_tool = "LOW"
+```
+
+Other top-level tables are left alone (other parts of cairn read the same file).
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from policy.errors import PolicyConfigError
+from policy.rules import Rules, parse_rule
+
+__all__ = ["load_rules", "project_settings_path", "user_settings_path"]
+
+_PERMISSION_KEYS = {"allow", "ask", "deny", "read_only_tools"}
+
+
+def project_settings_path(workspace: str | os.PathLike[str] | Any) -> Path:
+    root = getattr(workspace, "root", workspace)
+    return Path(os.fspath(root)) / ".cairn" / "settings.toml"
+
+
+def user_settings_path() -> Path:
+    """``$CAIRN_HOME/settings.toml`` when CAIRN_HOME is set, else the platform config dir's."""
+    home = os.environ.get("CAIRN_HOME")
+    if home:
+        return Path(os.path.expanduser(home)) / "settings.toml"
+    import platformdirs
+
+    return Path(platformdirs.user_config_dir("cairn")) / "settings.toml"
+
+
+def load_rules(workspace: str | os.PathLike[str] | Any, *, user_config: Path | None = None) -> Rules:
+    """The project's rules merged with the user's (missing files contribute nothing).
+
+    Raises ``PolicyConfigError`` naming the file and the rule when a file is invalid.
+    """
+    project = _load_file(project_settings_path(workspace))
+    user = _load_file(Path(user_config) if user_config is not None else user_settings_path())
+    return project.merged(user)
+
+
+def _load_file(path: Path) -> Rules:
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return Rules()
+    except OSError as exc:
+        raise PolicyConfigError(f"{path}: cannot read settings: {exc}") from None
+    try:
+        data = tomllib.loads(raw.decode("utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise PolicyConfigError(f"{path}: invalid TOML: {exc}") from None
+    perms = data.get("permissions", {})
+    if not isinstance(perms, dict):
+        raise PolicyConfigError(f"{path}: [permissions] must be a table")
+    unknown = set(perms) - _PERMISSION_KEYS
+    if unknown:
+        raise PolicyConfigError(
+            f"{path}: unknown key(s) in [permissions]: {', '.join(sorted(unknown))} "
+            f"(expected {', '.join(sorted(_PERMISSION_KEYS))})"
+        )
+    lists: dict[str, tuple[str, ...]] = {}
+    for kind in ("allow", "ask", "deny"):
+        values = perms.get(kind, [])
+        if not isinstance(values, list):
+            raise PolicyConfigError(f"{path}: permissions.{kind} must be a list of strings")
+        for rule in values:
+            try:
+                parse_rule(rule)
+            except PolicyConfigError as exc:
+                raise PolicyConfigError(f"{path}: invalid rule in permissions.{kind}: {exc}") from None
+        lists[kind] = tuple(values)
+    read_only = perms.get("read_only_tools", [])
+    if not isinstance(read_only, list) or not all(isinstance(t, str) for t in read_only):
+        raise PolicyConfigError(f"{path}: permissions.read_only_tools must be a list of tool names")
+    risk = data.get("tool_risk", {})
+    if not isinstance(risk, dict):
+        raise PolicyConfigError(f'{path}: [tool_risk] must be a table of tool = "LOW|MEDIUM|HIGH"')
+    try:
+        return Rules(lists["allow"], lists["ask"], lists["deny"], risk, frozenset(read_only))
+    except PolicyConfigError as exc:
+        raise PolicyConfigError(f"{path}: {exc}") from None

@@ -1,0 +1,48 @@
+"""The dispatch table from command name to handler (assembled from the handler modules)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from policy.shell import network, readonly, wrappers, writecmds
+from policy.shell.gitcmd import git
+from policy.shell.result import Classified
+
+__all__ = ["HANDLERS"]
+
+HANDLERS: dict[str, Callable[[str, list[str]], Classified]] = {}
+HANDLERS.update(readonly.HANDLERS)
+HANDLERS.update(writecmds.HANDLERS)
+HANDLERS.update(network.HANDLERS)
+HANDLERS["git"] = git
+for _name in (
+    "timeout",
+    "nice",
+    "ionice",
+    "stdbuf",
+    "chrt",
+    "taskset",
+    "time",
+    "nohup",
+    "setsid",
+    "unbuffer",
+    "caffeinate",
+):
+    HANDLERS[_name] = wrappers.neutral_wrapper
+for _name in ("sudo", "su", "doas", "pkexec", "run0", "sudoedit"):
+    HANDLERS[_name] = wrappers.privilege
+HANDLERS.update(
+    {
+        "env": wrappers.env,
+        "command": wrappers.command_builtin,
+        "builtin": wrappers.command_builtin,
+        "exec": wrappers.exec_builtin,
+        "eval": wrappers.eval_builtin,
+        "trap": wrappers.trap_builtin,
+        "watch": wrappers.watch,
+        "flock": wrappers.flock,
+        "busybox": wrappers.busybox,
+        "xargs": wrappers.xargs,
+        "parallel": wrappers.parallel,
+    }
+)

@@ -1,0 +1,66 @@
+"""Splitting a command's arguments into options (with their values) and operands."""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+
+__all__ = ["looks_like_path", "split_args"]
+
+
+def split_args(
+    args: list[str],
+    short_values: str = "",
+    long_values: Collection[str] = (),
+    *,
+    stop_at_operand: bool = False,
+) -> tuple[list[tuple[str, str | None]], list[str]]:
+    """Options as ``(name, value)`` and operands, GNU style (``--`` ends options).
+
+    ``short_values`` lists the single-letter options that take a value (``-n 5``, ``-n5``),
+    ``long_values`` the long ones taking the next word when not written ``--opt=value``.
+    """
+    opts: list[tuple[str, str | None]] = []
+    operands: list[str] = []
+    i = 0
+    done = False
+    while i < len(args):
+        arg = args[i]
+        if done or arg in ("", "-") or not arg.startswith("-"):
+            operands.append(arg)
+            done = done or stop_at_operand
+            i += 1
+            continue
+        if arg == "--":
+            done = True
+            i += 1
+            continue
+        if arg.startswith("--"):
+            name, eq, value = arg.partition("=")
+            if eq:
+                opts.append((name, value))
+            elif name in long_values and i + 1 < len(args):
+                opts.append((name, args[i + 1]))
+                i += 1
+            else:
+                opts.append((name, None))
+            i += 1
+            continue
+        j = 1
+        while j < len(arg):
+            letter = arg[j]
+            if letter in short_values:
+                value = arg[j + 1 :]
+                if not value and i + 1 < len(args):
+                    value = args[i + 1]
+                    i += 1
+                opts.append(("-" + letter, value))
+                break
+            opts.append(("-" + letter, None))
+            j += 1
+        i += 1
+    return opts, operands
+
+
+def looks_like_path(text: str) -> bool:
+    """A value that names a location outside the current directory (absolute, ~, ..)."""
+    return text.startswith(("/", "~", "../")) or text == ".." or "/../" in text or text.endswith("/..")

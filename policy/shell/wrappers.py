@@ -1,0 +1,373 @@
+"""Commands that run other commands: wrappers, shells, eval, xargs, interpreters.
+
+A wrapper's own risk is judged here; the command it wraps comes back as ``inner`` (classified
+as its own unit) or, for code passed as a string, as ``nested_code`` (parsed and analysed).
+"""
+
+from __future__ import annotations
+
+import re
+
+from policy.levels import RiskLevel
+from policy.shell.options import split_args
+from policy.shell.result import Classified
+
+__all__ = ["env", "interpreter", "neutral_wrapper", "privilege", "shell", "xargs"]
+
+LOW, MEDIUM, HIGH = RiskLevel.LOW, RiskLevel.MEDIUM, RiskLevel.HIGH
+
+
+def _c(category: str, risk: RiskLevel, reason: str, **kw: object) -> Classified:
+    return Classified(category=category, risk=risk, reason=reason, **kw)  # type: ignore[arg-type]
+
+
+def _after_options(
+    args: list[str], short_values: str, long_values: tuple[str, ...] = ()
+) -> tuple[list[tuple[str, str | None]], list[str]]:
+    """Options before the wrapped command, and the wrapped command's argv."""
+    opts, rest = split_args(args, short_values, long_values, stop_at_operand=True)
+    return opts, rest
+
+
+# -- simple wrappers ---------------------------------------------------------------------------
+def neutral_wrapper(name: str, args: list[str]) -> Classified:
+    """timeout, nice, nohup, stdbuf, ionice, setsid, chrt, taskset, time, unbuffer, caffeinate."""
+    spec = {
+        "timeout": ("ks", ("--kill-after", "--signal")),
+        "nice": ("n", ("--adjustment",)),
+        "ionice": ("cnp", ("--class", "--classdata", "--pid")),
+        "stdbuf": ("ioe", ("--input", "--output", "--error")),
+        "chrt": ("", ()),
+        "taskset": ("", ()),
+        "time": ("fo", ("--format", "--output")),
+        "nohup": ("", ()),
+        "setsid": ("", ()),
+        "unbuffer": ("", ()),
+        "caffeinate": ("tw", ()),
+    }
+    short, long = spec.get(name, ("", ()))
+    opts, rest = _after_options(args, short, long)
+    writes = [v for o, v in opts if name == "time" and o in ("-o", "--output") and v]
+    if name in ("timeout", "chrt", "taskset") and rest:
+        rest = rest[1:]  # the duration / priority / mask
+    if name == "chrt" and rest and re.fullmatch(r"\d+", rest[0]):
+        rest = rest[1:]
+    if not rest:
+        return _c("neutral", LOW, f"{name} with no command")
+    return _c("wrapper", LOW, f"{name} runs {rest[0]}", inner=rest, writes=writes)
+
+
+def env(name: str, args: list[str]) -> Classified:
+    i = 0
+    writes: list[str] = []
+    split_string: str | None = None
+    chdir: str | None = None
+    while i < len(args):
+        arg = args[i]
+        if arg in ("-i", "-0", "--ignore-environment", "--null", "-v", "--debug", "-"):
+            i += 1
+        elif arg in ("-u", "--unset"):
+            i += 2
+        elif arg.startswith(("--unset=", "-u")):
+            i += 1
+        elif arg in ("-C", "--chdir"):
+            chdir = args[i + 1] if i + 1 < len(args) else None
+            i += 2
+        elif arg.startswith("--chdir="):
+            chdir = arg.split("=", 1)[1]
+            i += 1
+        elif arg in ("-S", "--split-string"):
+            split_string = args[i + 1] if i + 1 < len(args) else ""
+            i += 2
+            break
+        elif arg.startswith(("-S", "--split-string=")):
+            split_string = arg[2:] if arg.startswith("-S") else arg.split("=", 1)[1]
+            i += 1
+            break
+        elif arg == "--":
+            i += 1
+            break
+        elif arg.startswith("-"):
+            return _c("general", HIGH, f"env {arg} is not understood")
+        else:
+            break
+    rest = args[i:]
+    assignments: list[str] = []
+    while rest and re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", rest[0]):
+        assignments.append(rest.pop(0))
+    if split_string is not None:
+        return _c(
+            "wrapper",
+            MEDIUM,
+            "env -S runs a command line given as one string",
+            nested_code=[" ".join([split_string, *rest])],
+            writes=writes,
+        )
+    result = _c(
+        "wrapper" if rest else "list",
+        LOW,
+        f"env runs {rest[0]}" if rest else "env prints the environment",
+        inner=rest or None,
+    )
+    result.reads = [chdir] if chdir else []
+    result.assignments = assignments
+    return result
+
+
+def privilege(name: str, args: list[str]) -> Classified:
+    if name == "su":
+        opts, rest = split_args(args, "cgGsw", ("--command", "--group", "--shell", "--whitelist-environment"))
+        code = [v for o, v in opts if o in ("-c", "--command") and v]
+        return _c("privilege", HIGH, "su runs commands as another user", nested_code=code)
+    short = "ugCDhpRrtTU" if name in ("sudo", "sudoedit") else "uC"
+    opts, rest = _after_options(
+        args,
+        short,
+        (
+            "--user",
+            "--group",
+            "--chdir",
+            "--host",
+            "--prompt",
+            "--role",
+            "--type",
+            "--close-from",
+            "--other-user",
+            "--command-timeout",
+        ),
+    )
+    flags = {o for o, _ in opts}
+    if name == "sudoedit" or "-e" in flags or "--edit" in flags:
+        return _c("privilege", HIGH, "sudoedit edits files as root", writes=rest)
+    if (
+        flags & {"-l", "--list", "-v", "--validate", "-k", "-K", "--reset-timestamp", "--remove-timestamp"}
+        and not rest
+    ):
+        return _c("privilege", MEDIUM, f"{name} {' '.join(sorted(flags))} manages sudo credentials")
+    if not rest:
+        return _c("privilege", HIGH, f"{name} starts a root shell")
+    return _c("privilege", HIGH, f"{name} runs {rest[0]} as another user (root)", inner=rest)
+
+
+def command_builtin(name: str, args: list[str]) -> Classified:
+    opts, rest = _after_options(args, "", ())
+    flags = {o for o, _ in opts}
+    if name == "command" and flags & {"-v", "-V"}:
+        return _c("neutral", LOW, "command -v only looks a command up")
+    if not rest:
+        return _c("neutral", LOW, f"{name} with no command")
+    return _c("wrapper", LOW, f"{name} runs {rest[0]}", inner=rest)
+
+
+def exec_builtin(name: str, args: list[str]) -> Classified:
+    _, rest = _after_options(args, "a", ())
+    if not rest:
+        return _c("silent", LOW, "exec only changes file descriptors")
+    return _c("wrapper", MEDIUM, f"exec replaces the shell with {rest[0]}", inner=rest)
+
+
+def eval_builtin(name: str, args: list[str]) -> Classified:
+    return _c("wrapper", MEDIUM, "eval runs its arguments as shell code", nested_code=[" ".join(args)])
+
+
+def trap_builtin(name: str, args: list[str]) -> Classified:
+    if not args or args[0] in ("-l", "-p"):
+        return _c("neutral", LOW, "trap lists signal handlers")
+    code = args[0] if args[0] not in ("-", "") else ""
+    return _c(
+        "general",
+        MEDIUM,
+        "trap sets code that runs later on a signal or exit",
+        nested_code=[code] if code else [],
+    )
+
+
+def watch(name: str, args: list[str]) -> Classified:
+    opts, rest = _after_options(args, "nqd", ("--interval", "--differences", "--chgexit"))
+    if not rest:
+        return _c("neutral", LOW, "watch with no command")
+    flags = {o for o, _ in opts}
+    if "-x" in flags or "--exec" in flags:
+        return _c("wrapper", LOW, f"watch runs {rest[0]} repeatedly", inner=rest)
+    return _c("wrapper", LOW, "watch runs a command line repeatedly", nested_code=[" ".join(rest)])
+
+
+def flock(name: str, args: list[str]) -> Classified:
+    opts, rest = _after_options(args, "wEc", ("--wait", "--timeout", "--conflict-exit-code", "--command"))
+    code = [v for o, v in opts if o in ("-c", "--command") and v]
+    if code:
+        return _c("wrapper", LOW, "flock runs a command line", nested_code=code, reads=rest[:1])
+    if len(rest) >= 2:
+        return _c("wrapper", LOW, f"flock runs {rest[1]}", inner=rest[1:], reads=rest[:1])
+    return _c("silent", LOW, "flock takes a lock")
+
+
+def busybox(name: str, args: list[str]) -> Classified:
+    if not args or args[0].startswith("-"):
+        return _c("neutral", LOW, "busybox lists its applets")
+    return _c("wrapper", LOW, f"busybox runs {args[0]}", inner=args)
+
+
+def xargs(name: str, args: list[str]) -> Classified:
+    opts, rest = _after_options(
+        args,
+        "aEeIiLlnPsd",
+        (
+            "--arg-file",
+            "--eof",
+            "--replace",
+            "--max-lines",
+            "--max-args",
+            "--max-procs",
+            "--max-chars",
+            "--delimiter",
+            "--process-slot-var",
+        ),
+    )
+    reads = [v for o, v in opts if o in ("-a", "--arg-file") and v]
+    inner = rest or ["echo"]
+    replace = next((v or "{}" for o, v in opts if o in ("-I", "-i", "--replace")), None)
+    result = _c(
+        "wrapper",
+        LOW,
+        f"xargs runs {inner[0]} with arguments read from its input",
+        inner=inner,
+        inner_extra_operands=True,
+        reads=reads,
+    )
+    if replace:
+        result.inner_placeholder = replace
+    return result
+
+
+def parallel(name: str, args: list[str]) -> Classified:
+    return _c("general", HIGH, "parallel runs command lines built from its input")
+
+
+# -- shells and interpreters -------------------------------------------------------------------------
+def shell(name: str, args: list[str]) -> Classified:
+    """bash -c CODE, bash script.sh, bash (reads code from stdin)."""
+    i = 0
+    code: str | None = None
+    reads_stdin = False
+    while i < len(args):
+        arg = args[i]
+        if arg == "-c" or (
+            arg.startswith("-") and not arg.startswith("--") and "c" in arg[1:] and "o" not in arg[1:]
+        ):
+            code = args[i + 1] if i + 1 < len(args) else ""
+            break
+        if arg in ("--rcfile", "--init-file"):
+            return _c(
+                "exec",
+                HIGH,
+                f"{name} {arg} runs {args[i + 1] if i + 1 < len(args) else 'a file'} first",
+                exec_files=args[i + 1 : i + 2],
+            )
+        if arg in ("-o", "+o", "-O", "+O"):
+            i += 2
+            continue
+        if arg == "-s" or (arg.startswith("-") and "s" in arg[1:] and not arg.startswith("--")):
+            reads_stdin = True
+            i += 1
+            continue
+        if arg == "--":
+            i += 1
+            break
+        if arg.startswith(("-", "+")):
+            i += 1
+            continue
+        break
+    if code is not None:
+        return _c(
+            "wrapper",
+            MEDIUM if not code.strip() else LOW,
+            f"{name} -c runs a command line",
+            nested_code=[code],
+        )
+    script = args[i:] if i < len(args) else []
+    if script and not reads_stdin:
+        return _c("exec", HIGH, f"{name} runs the script {script[0]}", exec_files=[script[0]])
+    return _c("exec", HIGH, f"{name} runs shell code read from its input", stdin_code=True)
+
+
+_INLINE_FLAGS = {
+    "python": ("-c",),
+    "node": ("-e", "--eval", "-p", "--print"),
+    "deno": ("eval",),
+    "bun": ("-e", "--eval"),
+    "perl": ("-e", "-E"),
+    "ruby": ("-e",),
+    "php": ("-r",),
+    "lua": ("-e",),
+    "osascript": ("-e",),
+    "Rscript": ("-e",),
+    "R": ("-e",),
+    "julia": ("-e",),
+    "tclsh": (),
+    "irb": (),
+}
+
+
+def interpreter(name: str, args: list[str]) -> Classified:
+    family = "python" if re.fullmatch(r"python[0-9.]*|pypy[0-9.]*", name) else name
+    flags = _INLINE_FLAGS.get(family, ("-e", "-c"))
+    inline: list[str] = []
+    module: str | None = None
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if arg in flags or any(
+            arg.startswith(f) and len(f) == 2 and len(arg) > 2 and not arg.startswith("--") for f in flags
+        ):
+            inline.append(args[i + 1] if arg in flags and i + 1 < len(args) else arg[2:])
+            i += 2
+            continue
+        if family == "python" and arg == "-m":
+            module = args[i + 1] if i + 1 < len(args) else ""
+            break
+        if family == "python" and arg.startswith("-m") and len(arg) > 2:
+            module = arg[2:]
+            break
+        if arg.startswith("-") and arg != "-":
+            i += 1
+            continue
+        break
+    if inline:
+        return _c("exec", HIGH, f"{name} runs inline code", inline_code=inline)
+    if module is not None:
+        if module in (
+            "pytest",
+            "unittest",
+            "mypy",
+            "pyflakes",
+            "pylint",
+            "ruff",
+            "black",
+            "isort",
+            "flake8",
+            "doctest",
+            "tox",
+            "nox",
+        ):
+            return _c("general", MEDIUM, f"{name} -m {module} runs project code (tests/linters)")
+        if module in ("pip", "ensurepip", "venv", "pipx", "poetry", "uv"):
+            return _c("network", HIGH, f"{name} -m {module} installs packages or environments", network=True)
+        if module in ("http.server", "SimpleHTTPServer", "smtpd", "ftplib", "telnetlib"):
+            return _c("network", HIGH, f"{name} -m {module} opens network services", network=True)
+        if module in (
+            "json.tool",
+            "tokenize",
+            "py_compile",
+            "compileall",
+            "site",
+            "this",
+            "platform",
+            "sysconfig",
+        ):
+            return _c("general", MEDIUM, f"{name} -m {module} runs a standard-library tool")
+        return _c("exec", HIGH, f"{name} -m {module} runs a module")
+    rest = args[i:]
+    if rest and rest[0] != "-":
+        return _c("exec", HIGH, f"{name} runs the script {rest[0]}", exec_files=[rest[0]])
+    return _c("exec", HIGH, f"{name} runs code read from its input", stdin_code=True)

@@ -1,0 +1,304 @@
+"""Handlers for commands that create, change or delete files."""
+
+from __future__ import annotations
+
+import re
+
+from policy.levels import RiskLevel
+from policy.shell.options import split_args
+from policy.shell.result import Classified
+
+__all__ = ["HANDLERS"]
+
+LOW, MEDIUM, HIGH = RiskLevel.LOW, RiskLevel.MEDIUM, RiskLevel.HIGH
+
+
+def _c(category: str, risk: RiskLevel, reason: str, **kw: object) -> Classified:
+    return Classified(category=category, risk=risk, reason=reason, **kw)  # type: ignore[arg-type]
+
+
+def _recursive(opts: list[tuple[str, str | None]]) -> bool:
+    return any(o in ("-r", "-R", "--recursive") for o, _ in opts)
+
+
+def rm(name: str, args: list[str]) -> Classified:
+    opts, operands = split_args(args, "", ("--interactive",))
+    names = {o for o, _ in opts}
+    result = _c(
+        "write", MEDIUM, f"rm deletes {' '.join(operands) or 'nothing'}", writes=operands, destructive=True
+    )
+    if "--no-preserve-root" in names:
+        result.hard_deny.append("rm --no-preserve-root can delete the whole filesystem")
+    if _recursive(opts) or name == "rmdir":
+        result.critical.extend((o, "rm -r" if name == "rm" else name) for o in operands)
+    else:
+        result.critical.extend((o, "rm") for o in operands if o in ("/", "~") or o.rstrip("/") == "")
+    if name == "rmdir":
+        result.destructive = False
+        result.auto_edit = True
+        result.reason = f"rmdir removes empty directories {' '.join(operands)}"
+    return result
+
+
+def mkdir_touch(name: str, args: list[str]) -> Classified:
+    spec = {
+        "mkdir": ("m", ("--mode", "--context")),
+        "touch": ("dtr", ("--date", "--reference")),
+        "mkfifo": ("m", ("--mode",)),
+        "truncate": ("sro", ("--size", "--reference")),
+        "fallocate": ("loz", ("--length", "--offset")),
+    }
+    short, long = spec[name]
+    opts, operands = split_args(args, short, long)
+    reads = [v for o, v in opts if o in ("-r", "--reference") and v]
+    destructive = name in ("truncate",)
+    return _c(
+        "write",
+        MEDIUM,
+        f"{name} changes {' '.join(operands)}",
+        writes=operands,
+        reads=reads,
+        destructive=destructive,
+        auto_edit=name in ("mkdir", "touch"),
+    )
+
+
+def copy_move(name: str, args: list[str]) -> Classified:
+    short = "tSbo" if name != "install" else "tSmogb"
+    opts, operands = split_args(
+        args,
+        short,
+        (
+            "--target-directory",
+            "--suffix",
+            "--backup",
+            "--mode",
+            "--owner",
+            "--group",
+            "--reflink",
+            "--sparse",
+            "--preserve",
+            "--no-preserve",
+        ),
+    )
+    target = next((v for o, v in opts if o in ("-t", "--target-directory") and v), None)
+    if target is not None:
+        sources, dests = operands, [target]
+    elif len(operands) >= 2:
+        sources, dests = operands[:-1], operands[-1:]
+    else:
+        sources, dests = operands, []
+    writes = list(dests)
+    result = _c(
+        "write",
+        MEDIUM,
+        f"{name} writes {' '.join(dests) or '?'}",
+        reads=list(sources),
+        writes=writes,
+        auto_edit=name in ("cp", "mv"),
+    )
+    if name == "mv":
+        result.writes.extend(sources)
+        result.critical.extend((s, "mv") for s in sources)
+        result.reason = f"mv moves {' '.join(sources)} to {' '.join(dests)}"
+    if name == "ln":
+        result.reads = []
+        result.auto_edit = False
+        result.reason = f"ln creates the link {' '.join(dests or sources)}"
+        if not dests:
+            result.writes = [s.rstrip("/").rsplit("/", 1)[-1] for s in sources]
+    if name == "install":
+        result.reason = f"install copies files to {' '.join(dests)}"
+    return result
+
+
+def chmod_chown(name: str, args: list[str]) -> Classified:
+    opts, operands = split_args(args, "", ("--reference", "--from"))
+    reference = any(o == "--reference" for o, _ in opts)
+    # chmod -x is a mode, not an option: keep mode-looking "options" as the mode operand
+    mode_opts = [o for o, _ in opts if name == "chmod" and re.fullmatch(r"-[rwxXst]+", o)]
+    targets = operands if mode_opts or reference else operands[1:]
+    result = _c(
+        "write", MEDIUM, f"{name} changes permissions/ownership of {' '.join(targets)}", writes=targets
+    )
+    if _recursive(opts):
+        result.critical.extend((t, f"{name} -R") for t in targets)
+    else:
+        result.critical.extend((t, name) for t in targets)
+    mode = operands[0] if operands and not reference else ""
+    if name == "chmod" and re.search(r"(^|[ugoa]*[=+])[0-7]*7{2}|a\+rwx|o\+w", mode) and _recursive(opts):
+        result.risk = HIGH
+    return result
+
+
+def shred(name: str, args: list[str]) -> Classified:
+    _, operands = split_args(args, "nsx", ("--iterations", "--size", "--random-source", "--remove"))
+    return _c("write", MEDIUM, f"shred destroys {' '.join(operands)}", writes=operands, destructive=True)
+
+
+def dd(name: str, args: list[str]) -> Classified:
+    reads = [a[3:] for a in args if a.startswith("if=")]
+    writes = [a[3:] for a in args if a.startswith("of=")]
+    if not writes:
+        return _c("read", LOW, "dd copies to stdout", reads=reads)
+    return _c("write", MEDIUM, f"dd writes {writes[0]}", reads=reads, writes=writes, destructive=True)
+
+
+def tar(name: str, args: list[str]) -> Classified:
+    words = list(args)
+    if words and not words[0].startswith("-") and re.fullmatch(r"[A-Za-z]+", words[0]):
+        words[0] = "-" + words[0]  # old style: tar xzf archive
+    exec_opts = (
+        "--to-command",
+        "--use-compress-program",
+        "-I",
+        "--checkpoint-action",
+        "--info-script",
+        "--new-volume-script",
+        "-F",
+        "--rsh-command",
+        "--rmt-command",
+    )
+    for word in words:
+        if word.split("=", 1)[0] in exec_opts or (word.startswith("-I") and not word.startswith("--")):
+            return _c("exec", HIGH, f"tar {word.split('=', 1)[0]} runs another program")
+    opts, operands = split_args(
+        words,
+        "fCbLNgKTVXH",
+        (
+            "--file",
+            "--directory",
+            "--exclude",
+            "--exclude-from",
+            "--files-from",
+            "--transform",
+            "--strip-components",
+            "--owner",
+            "--group",
+            "--mode",
+            "--format",
+            "--blocking-factor",
+        ),
+    )
+    letters = {o for o, _ in opts}
+    archive = next((v for o, v in opts if o in ("-f", "--file") and v), None)
+    directory = next((v for o, v in opts if o in ("-C", "--directory") and v), ".")
+    if letters & {"-t", "--list"}:
+        return _c("read", LOW, "tar -t only lists an archive", reads=[archive] if archive else [])
+    if letters & {"-x", "--extract", "--get"}:
+        return _c(
+            "write",
+            MEDIUM,
+            f"tar extracts into {directory}",
+            reads=[archive] if archive else [],
+            writes=[directory],
+        )
+    if letters & {"-c", "--create", "-r", "--append", "-u", "--update", "-A", "--catenate"}:
+        return _c(
+            "write",
+            MEDIUM,
+            f"tar writes the archive {archive or '-'}",
+            reads=operands,
+            writes=[archive] if archive and archive != "-" else [],
+        )
+    return _c("general", MEDIUM, "tar with an unrecognised mode")
+
+
+def unzip(name: str, args: list[str]) -> Classified:
+    opts, operands = split_args(args, "dxP", ())
+    names = {o for o, _ in opts}
+    if names & {"-l", "-v", "-t", "-Z", "-p", "-c"}:
+        return _c("read", LOW, f"{name} only lists or prints an archive", reads=operands[:1])
+    target = next((v for o, v in opts if o == "-d" and v), ".")
+    return _c("write", MEDIUM, f"{name} extracts into {target}", reads=operands[:1], writes=[target])
+
+
+def zip_cmd(name: str, args: list[str]) -> Classified:
+    if any(a in ("-TT", "--unzip-command") or a.startswith("--unzip-command=") for a in args):
+        return _c("exec", HIGH, "zip -TT runs another program")
+    _, operands = split_args(args, "bnPtx", ())
+    return _c(
+        "write",
+        MEDIUM,
+        f"zip writes {operands[0] if operands else 'an archive'}",
+        reads=operands[1:],
+        writes=operands[:1],
+    )
+
+
+def compress(name: str, args: list[str]) -> Classified:
+    opts, operands = split_args(args, "S", ("--suffix",))
+    names = {o for o, _ in opts}
+    to_stdout = bool(names & {"-c", "--stdout", "--to-stdout", "-l", "--list", "-t", "--test"})
+    decode = name.startswith(("gun", "unx", "bun", "unz", "unlz")) or bool(
+        names & {"-d", "--decompress", "--uncompress"}
+    )
+    if to_stdout or not operands:
+        return _c("read", LOW, f"{name} writes to stdout", reads=operands, decoder=decode)
+    return _c(
+        "write", MEDIUM, f"{name} replaces {' '.join(operands)} in place", reads=operands, writes=operands
+    )
+
+
+def patch(name: str, args: list[str]) -> Classified:
+    opts, operands = split_args(
+        args, "pdiboBDFrVYz", ("--directory", "--input", "--output", "--reject-file", "--strip", "--backup")
+    )
+    reads = [v for o, v in opts if o in ("-i", "--input") and v]
+    writes = [v for o, v in opts if o in ("-o", "--output") and v] + operands[:1]
+    return _c(
+        "write",
+        MEDIUM,
+        "patch changes the files named in the patch",
+        reads=reads + operands[1:],
+        writes=writes or ["."],
+    )
+
+
+def split_cmd(name: str, args: list[str]) -> Classified:
+    _, operands = split_args(args, "abCdlnt", ())
+    prefix = operands[1:2] or ["x"]
+    return _c("write", MEDIUM, f"{name} writes pieces named {prefix[0]}*", reads=operands[:1], writes=prefix)
+
+
+def git_hook_tools(name: str, args: list[str]) -> Classified:
+    return _c("general", HIGH, f"{name} changes git hooks (they run on every commit)")
+
+
+HANDLERS = {
+    "rm": rm,
+    "rmdir": rm,
+    "unlink": rm,
+    "mkdir": mkdir_touch,
+    "touch": mkdir_touch,
+    "mkfifo": mkdir_touch,
+    "truncate": mkdir_touch,
+    "fallocate": mkdir_touch,
+    "cp": copy_move,
+    "mv": copy_move,
+    "ln": copy_move,
+    "install": copy_move,
+    "chmod": chmod_chown,
+    "chown": chmod_chown,
+    "chgrp": chmod_chown,
+    "shred": shred,
+    "dd": dd,
+    "tar": tar,
+    "bsdtar": tar,
+    "gtar": tar,
+    "unzip": unzip,
+    "zip": zip_cmd,
+    "gzip": compress,
+    "gunzip": compress,
+    "bzip2": compress,
+    "bunzip2": compress,
+    "xz": compress,
+    "unxz": compress,
+    "zstd": compress,
+    "unzstd": compress,
+    "lz4": compress,
+    "patch": patch,
+    "split": split_cmd,
+    "csplit": split_cmd,
+    "husky": git_hook_tools,
+}

@@ -1,0 +1,111 @@
+"""``suggest_rule``: the narrow, readable rule an "always allow" decision adds.
+
+Never broader than the call: ``git commit -m x`` -> ``bash(git commit:*)``, ``npm run test`` ->
+``bash(npm run test)``, interpreters and destructive commands only ever exactly, an edited file
+by its own path, a fetched URL by its host.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+from collections.abc import Mapping
+from typing import Any
+from urllib.parse import urlsplit
+
+from policy.errors import PolicyConfigError
+from policy.paths import home_dir, resolve_path
+from policy.rules import parse_rule
+from policy.table import EDIT_TOOLS, READ_TOOLS, canonical_tool_name
+from policy.vocab import words
+from tools.workspace import Workspace
+
+__all__ = ["suggest_rule"]
+
+_SUBCOMMAND_TOOLS = words(
+    """git npm yarn pnpm bun deno cargo go docker podman kubectl helm pip pip3 uv poetry pdm hatch make
+    gh dotnet mvn gradle brew apt apt-get terraform rustup conda mix swift composer bundle rake just
+    task"""
+)
+_RUN_WORDS = {"run", "run-script", "exec"}
+#: Commands that must only ever be allowed exactly (a prefix would allow arbitrary code or damage).
+_EXACT_ONLY = words(
+    """sh bash zsh dash ksh fish python python2 python3 node nodejs perl ruby php lua deno bun eval
+    exec sudo su doas env xargs rm rmdir mv cp dd chmod chown chgrp curl wget nc ncat socat ssh scp
+    rsync find sed awk gawk perl tee source . command builtin nohup timeout nice time watch busybox
+    npx pnpx bunx git-shell kill pkill killall ln tar unzip truncate shred"""
+)
+
+
+def suggest_rule(
+    tool_name: str, args: Mapping[str, Any], *, workspace: Workspace | str | os.PathLike[str]
+) -> str:
+    ws = workspace if isinstance(workspace, Workspace) else Workspace(workspace)
+    name = canonical_tool_name(tool_name)
+    if name == "bash":
+        return _bash_rule(str(args.get("command", "")), ws)
+    if name in READ_TOOLS or name in EDIT_TOOLS:
+        from policy.filetools import file_path_of
+
+        given = file_path_of(name, args) or "."
+        return f"{name}({_path_spec(given, ws)})"
+    if name == "web_fetch":
+        try:
+            host = urlsplit(str(args.get("url", ""))).hostname
+        except ValueError:
+            host = None
+        if not host:
+            raise ValueError(f"cannot suggest a rule for the URL {args.get('url')!r}: it has no host")
+        return f"web_fetch(domain:{host.lower().rstrip('.')})"
+    action = args.get("action")
+    if name in ("memory", "gitignore") and isinstance(action, str):
+        return f"{name}({action})"
+    return name
+
+
+def _path_spec(given: str, ws: Workspace) -> str:
+    info = resolve_path(given, ws)
+    if info.inside:
+        rel = ws.display(info.path)
+        return rel if rel != "." else "./**"
+    home = home_dir()
+    if info.path.is_relative_to(home):
+        return "~/" + str(info.path.relative_to(home))
+    return str(info.path)
+
+
+def _bash_rule(command: str, ws: Workspace) -> str:
+    from policy.shell.analysis import analyse
+
+    analysis = analyse(command, ws)
+    tops = [u for u in analysis.units if u.parent is None]
+    unit = next((u for u in tops if str(u.risk) != "LOW"), tops[0] if tops else None)
+    if unit is None or not unit.argv:
+        return _exact(command.split() or [command])
+    argv = unit.argv
+    name = os.path.basename(argv[0])
+    if analysis.hard_deny or (unit.category == "exec" and len(argv) == 1) or analysis.fail_closed:
+        return _exact([command.strip()])  # only this exact text: nothing narrower is safe
+    if name in _EXACT_ONLY or "/" in argv[0] or len(argv) == 1:
+        return _exact(argv)
+    if name in _SUBCOMMAND_TOOLS:
+        if argv[1].startswith("-"):
+            return _exact(argv)
+        size = 3 if (argv[1] in _RUN_WORDS and len(argv) > 2) else 2
+        if len(argv) <= size:
+            return _exact(argv)
+        return _rule(argv[:size], prefix=True)
+    return _rule(argv[:1], prefix=True)
+
+
+def _rule(words: list[str], prefix: bool) -> str:
+    text = "bash(" + " ".join(shlex.quote(w) for w in words) + (":*" if prefix else "") + ")"
+    try:
+        parse_rule(text)
+    except PolicyConfigError:
+        return _exact(words)
+    return text
+
+
+def _exact(words: list[str]) -> str:
+    return "bash(" + " ".join(shlex.quote(w) for w in words) + ")"
