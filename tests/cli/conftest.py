@@ -1,0 +1,76 @@
+"""Helpers for driving the real ``cairn`` command: subprocesses, a pty, scripts, the test server."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.support.fixtures import make_openai_server  # noqa: F401  (fixture)
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def cairn_cmd() -> list[str]:
+    """The console script when installed next to this interpreter, else ``python -m graph.cli``."""
+    script = Path(sys.executable).parent / "cairn"
+    return [str(script)] if script.exists() else [sys.executable, "-m", "graph.cli"]
+
+
+@pytest.fixture
+def cli_env(tmp_path) -> dict[str, str]:
+    """The environment for a cairn subprocess: isolated state, no key, no colors by default."""
+    env = dict(os.environ)
+    env["CAIRN_HOME"] = os.environ["CAIRN_HOME"]
+    env["CAIRN_DB"] = str(tmp_path / "cairn.db")
+    env.pop("OPENAI_BASE_URL", None)
+    env.pop("OPENAI_API_KEY", None)
+    env.pop("CAIRN_MODEL", None)
+    env.pop("VISUAL", None)
+    env.pop("EDITOR", None)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (env.get("PYTHONPATH", ""), str(REPO)) if p)
+    return env
+
+
+@pytest.fixture
+def run_cairn(cli_env, workspace):
+    """``run_cairn(*args, input=None, env=None)`` → CompletedProcess (text), cwd = the workspace."""
+
+    def run(*args: str, input: str | None = None, env: dict[str, str] | None = None, timeout: float = 60):
+        return subprocess.run(
+            [*cairn_cmd(), *args],
+            cwd=workspace,
+            env={**cli_env, **(env or {})},
+            input=input if input is not None else "",
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
+
+    return run
+
+
+@pytest.fixture
+def script(tmp_path):
+    """``script(turns)`` → ``script:PATH`` spec of a scripted model replaying ``turns``."""
+    counter = iter(range(1000))
+
+    def write(turns: list[Any]) -> str:
+        path = tmp_path / f"script{next(counter)}.json"
+        path.write_text(json.dumps({"turns": turns}))
+        return f"script:{path}"
+
+    return write
+
+
+def call(name: str, cid: str, **args: Any) -> dict[str, Any]:
+    return {"name": name, "args": args, "id": cid}
+
+
+def last_json_line(text: str) -> dict[str, Any]:
+    return json.loads(text.strip().splitlines()[-1])

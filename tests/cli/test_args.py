@@ -1,0 +1,102 @@
+"""The command grammar and the errors that exit 2, in-process (fast)."""
+
+from __future__ import annotations
+
+import pytest
+
+from graph.cli import main
+from graph.cli.args import split_command
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        ([], (None, [])),
+        (["fix the tests"], (None, ["fix the tests"])),
+        (["sessions", "--all"], ("sessions", ["--all"])),
+        (["--db", "x.db", "sessions"], ("sessions", ["--db", "x.db"])),
+        (["--model", "resume", "hi"], (None, ["--model", "resume", "hi"])),  # a value, not a command
+        (["-p", "demo"], (None, ["-p", "demo"])),
+        (["--", "demo"], (None, ["--", "demo"])),
+        (["resume", "abc", "--approve", "all"], ("resume", ["abc", "--approve", "all"])),
+        (["policy", "check", "bash", "ls"], ("policy", ["check", "bash", "ls"])),
+    ],
+)
+def test_split_command(argv, expected):
+    assert split_command(argv) == expected
+
+
+def test_help_lists_commands_and_exit_codes(capsys):
+    assert main(["--help"]) == 0
+    out = capsys.readouterr().out
+    for word in ("resume", "sessions", "show", "policy", "demo", "--base-url", "--approval", "130"):
+        assert word in out
+
+
+@pytest.mark.parametrize("command", ["resume", "sessions", "show", "demo"])
+def test_every_subcommand_has_help(command, capsys):
+    assert main([command, "--help"]) == 0
+    assert f"cairn {command}" in capsys.readouterr().out
+
+
+def test_bad_flag_is_a_usage_error(capsys):
+    assert main(["--approval", "yolo", "-p", "hi"]) == 2
+    assert "invalid choice" in capsys.readouterr().err
+
+
+def test_bad_max_steps_is_a_usage_error(capsys):
+    assert main(["--max-steps", "0", "-p", "hi"]) == 2
+
+
+def test_no_model_configured_explains_the_options(capsys, workspace, monkeypatch):
+    monkeypatch.delenv("CAIRN_MODEL", raising=False)
+    assert main(["-p", "hello", "--workspace", workspace]) == 2
+    err = capsys.readouterr().err
+    assert "OPENAI_API_KEY" in err and "--base-url" in err
+
+
+def test_missing_script_is_a_usage_error(capsys, workspace):
+    assert main(["-p", "hi", "--model", "script:/nonexistent/s.json", "--workspace", workspace]) == 2
+    assert "cannot read script" in capsys.readouterr().err
+
+
+def test_missing_workspace_is_a_usage_error(capsys, tmp_path):
+    assert (
+        main(["-p", "hi", "--model", "x", "--base-url", "http://127.0.0.1:9", "-C", str(tmp_path / "no")])
+        == 2
+    )
+    assert "not a directory" in capsys.readouterr().err
+
+
+def test_print_without_prompt_is_a_usage_error(capsys, monkeypatch):
+    monkeypatch.setattr("sys.stdin.isatty", lambda: True, raising=False)
+    assert main(["-p", "--model", "x", "--base-url", "http://127.0.0.1:9"]) == 2
+
+
+def test_output_format_needs_print(capsys):
+    assert main(["--output-format", "json", "hi"]) == 2
+    assert "-p" in capsys.readouterr().err
+
+
+def test_resume_needs_an_id_or_last(capsys):
+    assert main(["resume", "--print"]) == 2
+    assert "SESSION_ID" in capsys.readouterr().err
+
+
+def test_resume_unknown_session_is_a_usage_error(capsys, tmp_path):
+    assert main(["resume", "deadbeef", "-p", "--db", str(tmp_path / "c.db")]) == 2
+    assert "no session matching 'deadbeef'" in capsys.readouterr().err
+
+
+def test_resume_last_without_sessions(capsys, workspace, tmp_path):
+    assert main(["resume", "--last", "-p", "-C", workspace, "--db", str(tmp_path / "c.db")]) == 2
+    assert "no sessions in" in capsys.readouterr().err
+
+
+def test_show_unknown_session_is_a_usage_error(capsys, tmp_path):
+    assert main(["show", "nope", "--db", str(tmp_path / "c.db")]) == 2
+
+
+def test_version(capsys):
+    assert main(["--version"]) == 0
+    assert capsys.readouterr().out.startswith("cairn ")

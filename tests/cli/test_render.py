@@ -1,0 +1,150 @@
+"""What people see: call lines, collapsed output, diffs, colors only on a TTY."""
+
+from __future__ import annotations
+
+import io
+
+from rich.console import Console
+
+from graph.cli import fmt
+from graph.cli.render import SHOWN_LINES, Renderer
+from graph.cli.term import make_console
+
+
+def plain_renderer(verbose: bool = False) -> tuple[Renderer, io.StringIO]:
+    out = io.StringIO()
+    console = Console(file=out, force_terminal=False, no_color=True, width=200, highlight=False)
+    return Renderer(console, verbose=verbose), out
+
+
+def bash_call(output: str, status: str = "success") -> dict:
+    return {
+        "call_id": "c1",
+        "tool_name": "bash",
+        "arguments": {"command": "pytest -q"},
+        "status": status,
+        "risk": "MEDIUM",
+        "display": "Ran: pytest -q → exit 0",
+        "result": output,
+    }
+
+
+def test_call_line_has_tool_args_risk_and_summary():
+    r, out = plain_renderer()
+    r.on_event("tool_start", {"call": bash_call("")})
+    r.on_event("tool_end", {"call": bash_call("ok\n")})
+    line = out.getvalue().splitlines()[0]
+    assert "✓ bash pytest -q" in line and "MEDIUM" in line and "→ Ran: pytest -q → exit 0" in line
+
+
+def test_long_command_output_is_collapsed_with_its_size_and_keeps_the_end():
+    r, out = plain_renderer()
+    output = "\n".join(f"line {i}" for i in range(100)) + "\nFAILED (failures=1)\n"
+    r.on_event("tool_end", {"call": bash_call(output)})
+    text = out.getvalue()
+    assert "FAILED (failures=1)" in text  # the verdict at the end stays visible
+    assert "line 3\n" not in text
+    hidden = 101 - SHOWN_LINES
+    assert f"… {hidden} earlier lines collapsed ({hidden} lines," in text and " B)" in text
+
+
+def test_verbose_shows_everything():
+    r, out = plain_renderer(verbose=True)
+    output = "\n".join(f"line {i}" for i in range(50))
+    r.on_event("tool_end", {"call": bash_call(output)})
+    assert "line 0" in out.getvalue() and "collapsed" not in out.getvalue()
+
+
+def test_read_results_show_only_their_size():
+    r, out = plain_renderer()
+    call = {
+        "call_id": "r",
+        "tool_name": "read_file",
+        "arguments": {"file_path": "a.py"},
+        "status": "success",
+        "risk": "LOW",
+        "display": "Read a.py",
+        "result": "x = 1\n" * 300,
+    }
+    r.on_event("tool_end", {"call": call})
+    text = out.getvalue()
+    assert "x = 1" not in text and "(300 lines, 1.8 KB collapsed)" in text
+
+
+def test_errors_are_shown():
+    r, out = plain_renderer()
+    call = bash_call("", status="error") | {"result": None, "error_msg": "Exit code 2\nboom"}
+    r.on_event("tool_end", {"call": call})
+    assert "✗ bash" in out.getvalue() and "boom" in out.getvalue()
+
+
+def test_edit_diff_is_shown_unless_it_was_previewed_when_asking():
+    diff = "--- a/x.py\n+++ b/x.py\n@@ -1 +1 @@\n-a = 1\n+a = 2"
+    edit = {
+        "call_id": "e",
+        "tool_name": "edit_file",
+        "arguments": {"file_path": "x.py"},
+        "status": "success",
+        "display": "Edited x.py",
+        "metadata": {"diff": diff},
+    }
+    r, out = plain_renderer()
+    r.on_event("tool_end", {"call": edit})
+    assert "+a = 2" in out.getvalue()
+    r, out = plain_renderer()
+    r.on_event("tool_end", {"call": edit | {"preview": diff, "decision": "approved"}})
+    assert "+a = 2" not in out.getvalue()
+
+
+def test_streamed_tokens_then_message():
+    r, out = plain_renderer()
+    for piece in ("Hello ", "there."):
+        r.on_event("token", {"text": piece})
+    r.on_event("message", {"text": "Hello there.", "tool_calls": 0})
+    assert out.getvalue().count("Hello there.") == 1
+
+
+def test_message_without_tokens_is_printed_once():
+    r, out = plain_renderer()
+    r.on_event("message", {"text": "Not streamed.", "tool_calls": 0})
+    assert out.getvalue().count("Not streamed.") == 1
+
+
+def test_progress_lines_only_with_verbose_off_a_tty():
+    r, out = plain_renderer()
+    r.on_event("tool_start", {"call": bash_call("")})
+    r.on_event("tool_progress", {"call_id": "c1", "line": "collecting..."})
+    assert "collecting" not in out.getvalue()
+    r, out = plain_renderer(verbose=True)
+    r.on_event("tool_start", {"call": bash_call("")})
+    r.on_event("tool_progress", {"call_id": "c1", "line": "collecting..."})
+    assert "collecting..." in out.getvalue()
+
+
+def test_no_color_and_no_tty_mean_plain_text(monkeypatch):
+    class FakeTTY(io.StringIO):
+        def isatty(self):
+            return True
+
+    monkeypatch.setenv("NO_COLOR", "1")
+    console = make_console(FakeTTY())
+    console.print("[red]x[/red]")
+    assert "\x1b[31m" not in console.file.getvalue()
+    monkeypatch.delenv("NO_COLOR")
+    console = make_console(FakeTTY())
+    console.print("[red]x[/red]")
+    assert "\x1b[" in console.file.getvalue()
+    assert not make_console(io.StringIO()).is_terminal
+
+
+def test_describe_args_and_sizes():
+    assert fmt.describe_args("bash", {"command": "ls  -la\n| wc"}) == "ls -la | wc"
+    assert fmt.describe_args("grep", {"pattern": "TODO", "path": "src"}) == "TODO in src"
+    assert fmt.describe_args("todo_write", {"todos": [{}, {}]}) == "2 tasks"
+    assert fmt.describe_args("custom", {"a": 1}) == '{"a": 1}'
+    assert fmt.human_size(512) == "512 B" and fmt.human_size(2048) == "2.0 KB"
+    assert fmt.size_note("a\nb\n") == "2 lines, 4 B"
+    assert fmt.usage_line({"input_tokens": 1200, "output_tokens": 5, "model_calls": 2}, 1.25) == (
+        "1,200 in · 5 out · 2 model calls · 1.2 s"
+    )
+    assert fmt.ago(100.0, now=130.0) == "30s ago" and fmt.ago(0.0, now=7200.0) == "2h ago"
