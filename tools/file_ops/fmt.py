@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 
 def human_size(n: int) -> str:
     """``1234`` -> ``"1.2 KB"``; bytes below 1 KB are shown exactly."""
@@ -30,3 +32,29 @@ def cut_line(line: str, limit: int, *, focus: int = 0) -> str:
     head = f"[... {start:,} chars] " if start > 0 else ""
     tail = f" [... {len(line) - end:,} more chars]" if end < len(line) else ""
     return f"{head}{line[start:end]}{tail}"
+
+
+def bounded_rows(count: int, render: Callable[[int], str], budget: int, *, unit: str = "rows") -> list[str]:
+    """Rows ``render(0) .. render(count - 1)`` within about ``budget`` characters: the first ones
+    (80% of the budget) and the last ones, with a marker saying how many were left out between.
+    Rows that are not shown are never rendered."""
+    head: list[str] = []
+    used = 0
+    i = 0
+    while i < count and used < budget * 0.8:
+        row = render(i)
+        head.append(row)
+        used += len(row) + 1
+        i += 1
+    if i == count:
+        return head
+    tail: list[str] = []
+    j = count - 1
+    while j >= i and used < budget:
+        row = render(j)
+        tail.append(row)
+        used += len(row) + 1
+        j -= 1
+    omitted = j - i + 1
+    middle = [f"[... {omitted:,} {unit} omitted ...]"] if omitted else []
+    return head + middle + tail[::-1]

