@@ -207,6 +207,8 @@ def test_edit_preserves_line_endings_bom_and_untouched_bytes(
         assert result.ok, result.error
         data = path.read_bytes()
     assert data.startswith(bom)
+    if "\n" not in body:  # no line ending to copy: new lines get the default "\n"
+        newline = "\n"
     expected_new = new_string.replace("\n", newline)
     head = bom + prefix.encode(codec)
     tail = ((newline if lines_after else "") + suffix).encode(codec)

@@ -159,3 +159,10 @@ def test_missing_argument_is_a_validation_error(tools):
     _, write = tools
     result = write.execute({"file_path": "x.txt"})
     assert not result.ok and "content: required field is missing" in result.error
+
+
+def test_os_errors_come_back_as_messages(tools, workspace):
+    _, write = tools
+    (Path(workspace) / "plain.txt").write_text("x")
+    result = write.execute({"file_path": "plain.txt/child.txt", "content": "y"})
+    assert not result.ok and result.error.startswith("Cannot write plain.txt/child.txt")

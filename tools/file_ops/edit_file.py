@@ -94,7 +94,10 @@ class EditFileTool(Tool):
             plan, count, first_line = self._plan(params)
         except WriteRefused as exc:
             return ToolResult.fail(str(exc))
-        commit(plan, self.services)
+        try:
+            commit(plan, self.services)
+        except WriteRefused as exc:
+            return ToolResult.fail(str(exc))
         added, removed = plan.stats
         what = "Created" if not plan.current.exists else "Edited"
         times = f"replaced {count} occurrences" if count > 1 else f"line {first_line}"

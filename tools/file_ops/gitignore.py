@@ -67,7 +67,10 @@ class GitignoreTool(Tool):
                 display=f"{plan.display} unchanged",
                 metadata={"path": str(plan.current.path), "skipped": skipped},
             )
-        commit(plan, self.services)
+        try:
+            commit(plan, self.services)
+        except WriteRefused as exc:
+            return ToolResult.fail(str(exc))
         added = plan.stats[0]
         output = f"Added {added} pattern{'s' if added != 1 else ''} to {plan.display}.{already}"
         return ToolResult(

@@ -58,6 +58,14 @@ class ReadFileTool(Tool):
         path = self.workspace.resolve(params.file_path).path
         shown = self.workspace.display(path)
         try:
+            return self._read(path, shown, params)
+        except PermissionError:
+            return ToolResult.fail(f"Cannot read {shown}: permission denied.")
+        except OSError as exc:
+            return ToolResult.fail(f"Cannot read {shown}: {exc.strerror or exc}.")
+
+    def _read(self, path: Path, shown: str, params: Any) -> ToolResult:
+        try:
             st = path.stat()
         except FileNotFoundError:
             return ToolResult.fail(_not_found(path, params.file_path), display=f"not found: {shown}")

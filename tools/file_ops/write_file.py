@@ -61,7 +61,10 @@ class WriteFileTool(Tool):
                 display=f"No change to {plan.display}",
                 metadata=plan.metadata(),
             )
-        commit(plan, self.services)
+        try:
+            commit(plan, self.services)
+        except WriteRefused as exc:
+            return ToolResult.fail(str(exc))
         added, removed = plan.stats
         if plan.current.exists:
             output = f"Overwrote {plan.display} ({lines}; +{added} -{removed})."

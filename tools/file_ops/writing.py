@@ -42,7 +42,10 @@ def load_current(path: Path, services: ToolServices, *, check_stale: bool = True
         raise WriteRefused(f"{path} is a directory; give a file path.")
     if not path.exists():
         return Current(path, None, None)
-    data = path.read_bytes()
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise WriteRefused(f"Cannot read {path}: {exc.strerror or exc}.") from None
     kind = sniff(data[:8192])
     if kind is not None:
         raise WriteRefused(
@@ -114,5 +117,10 @@ def preview_result(plan: Plan, verb: str) -> ToolResult:
 
 
 def commit(plan: Plan, services: ToolServices) -> None:
-    atomic_write(plan.current.path, plan.data)
+    """Write the plan; an OS error (permissions, a file where a directory should be, a full disk)
+    becomes :class:`WriteRefused` with a message for the model."""
+    try:
+        atomic_write(plan.current.path, plan.data)
+    except OSError as exc:
+        raise WriteRefused(f"Cannot write {plan.display}: {exc.strerror or exc}.") from None
     services.reads.record(plan.current.path, plan.data)
