@@ -77,7 +77,7 @@ def result_risk_high():
 
 
 def _empty_ctx():
-    from policy.shell.walker import _Ctx
+    from policy.shell.walker import Ctx as _Ctx
 
     return _Ctx()
 

@@ -12,256 +12,39 @@ import re
 from collections.abc import Callable
 
 from policy.levels import RiskLevel
+from policy.shell.cmdtables import (
+    DISK_WIPERS,
+    INSTALL_SUBCOMMANDS,
+    INTERPRETERS,
+    LISTERS_NO_PATHS,
+    NET_DIAG,
+    NEUTRAL,
+    PRIVILEGE,
+    PROJECT_RUNNERS,
+    PROJECT_SUBCOMMANDS,
+    READERS,
+    SHELLS,
+    SYSTEM_BIN,
+    SYSTEM_HIGH,
+)
 from policy.shell.options import split_args
 from policy.shell.result import Classified
-from policy.vocab import words
+from policy.shell.result import make as _c
 
 __all__ = ["classify", "command_name"]
 
 LOW, MEDIUM, HIGH = RiskLevel.LOW, RiskLevel.MEDIUM, RiskLevel.HIGH
 Handler = Callable[[str, list[str]], Classified]
 
-_SYSTEM_BIN = ("/bin/", "/usr/bin/", "/usr/local/bin/", "/sbin/", "/usr/sbin/", "/opt/homebrew/bin/")
-
-NEUTRAL = words(
-    """true false : test [ sleep wait type hash shift exit return break continue unset read getopts seq
-    expr basename dirname pwd cal whoami id groups logname uname arch nproc uptime tty locale
-    getconf clear tput jobs dirs times which whereis printenv history help let mapfile readarray
-    compgen true"""
-)
-#: name -> (category, short options taking a value, long options taking a value)
-READERS: dict[str, tuple[str, str, tuple[str, ...]]] = {
-    "cat": ("read", "", ()),
-    "tac": ("read", "s", ("--separator",)),
-    "nl": ("read", "bdfhilnsvw", ()),
-    "head": ("read", "nc", ("--lines", "--bytes")),
-    "tail": ("read", "ncs", ("--lines", "--bytes", "--pid", "--sleep-interval", "--max-unchanged-stats")),
-    "more": ("read", "n", ()),
-    "wc": ("read", "", ("--files0-from",)),
-    "od": ("read", "AjNtSw", ("--address-radix", "--skip-bytes", "--read-bytes", "--format", "--width")),
-    "hexdump": ("read", "efns", ()),
-    "hd": ("read", "efns", ()),
-    "strings": ("read", "nte", ("--bytes", "--radix", "--encoding")),
-    "file": ("read", "mfFP", ("--magic-file", "--files-from", "--separator")),
-    "stat": ("list", "cf", ("--format", "--printf")),
-    "md5sum": ("read", "", ()),
-    "sha1sum": ("read", "", ()),
-    "sha224sum": ("read", "", ()),
-    "sha256sum": ("read", "", ()),
-    "sha384sum": ("read", "", ()),
-    "sha512sum": ("read", "", ()),
-    "b2sum": ("read", "l", ()),
-    "shasum": ("read", "a", ("--algorithm",)),
-    "md5": ("read", "s", ()),
-    "cksum": ("read", "a", ("--algorithm",)),
-    "sum": ("read", "", ()),
-    "cut": ("read", "bcdf", ("--bytes", "--characters", "--delimiter", "--fields", "--output-delimiter")),
-    "paste": ("read", "d", ("--delimiters",)),
-    "join": ("read", "ajeot12", ()),
-    "comm": ("read", "", ("--output-delimiter",)),
-    "diff": (
-        "read",
-        "CUIxXSFLW",
-        (
-            "--label",
-            "--ignore-matching-lines",
-            "--exclude",
-            "--exclude-from",
-            "--starting-file",
-            "--context",
-            "--unified",
-            "--width",
-            "--color",
-        ),
-    ),
-    "cmp": ("read", "in", ("--ignore-initial", "--bytes")),
-    "column": ("read", "cstNRHWOlo", ()),
-    "fold": ("read", "w", ("--width",)),
-    "fmt": ("read", "wpg", ("--width", "--prefix", "--goal")),
-    "expand": ("read", "t", ("--tabs",)),
-    "unexpand": ("read", "t", ("--tabs",)),
-    "rev": ("read", "", ()),
-    "base32": ("read", "w", ("--wrap",)),
-    "basenc": ("read", "w", ("--wrap",)),
-    "zcat": ("read", "", ()),
-    "gzcat": ("read", "", ()),
-    "bzcat": ("read", "", ()),
-    "xzcat": ("read", "", ()),
-    "zstdcat": ("read", "", ()),
-    "lzcat": ("read", "", ()),
-    "readlink": ("list", "", ()),
-    "realpath": ("list", "", ("--relative-to", "--relative-base")),
-    "ls": (
-        "list",
-        "IwT",
-        (
-            "--ignore",
-            "--hide",
-            "--width",
-            "--tabsize",
-            "--format",
-            "--sort",
-            "--time",
-            "--time-style",
-            "--color",
-            "--quoting-style",
-            "--indicator-style",
-            "--block-size",
-        ),
-    ),
-    "dir": ("list", "IwT", ()),
-    "vdir": ("list", "IwT", ()),
-    "du": (
-        "list",
-        "dBtX",
-        (
-            "--max-depth",
-            "--block-size",
-            "--threshold",
-            "--exclude",
-            "--exclude-from",
-            "--time-style",
-            "--files0-from",
-        ),
-    ),
-    "df": ("list", "tBxF", ("--type", "--block-size", "--exclude-type", "--output")),
-    "numfmt": ("read", "", ()),
-    "look": ("read", "t", ()),
-    "json_pp": ("read", "", ()),
-    "bat": (
-        "read",
-        "lHrmp",
-        (
-            "--language",
-            "--highlight-line",
-            "--line-range",
-            "--map-syntax",
-            "--theme",
-            "--style",
-            "--tabs",
-            "--wrap",
-            "--color",
-            "--decorations",
-            "--paging",
-            "--pager",
-        ),
-    ),
-    "pr": ("read", "hwloNn", ()),
-    "nm": ("read", "t", ()),
-    "objdump": ("read", "jM", ()),
-    "readelf": ("read", "xpR", ()),
-    "size": ("read", "", ()),
-    "lsattr": ("list", "", ()),
-    "namei": ("list", "", ()),
-    "getfacl": ("list", "", ()),
-}
-LISTERS_NO_PATHS = words(
-    """ps pgrep pidof free top htop vmstat iostat lsblk lscpu lsusb lspci lsmod who w last lastlog
-    netstat ss ifconfig route arp ulimit umask nvidia-smi sw_vers system_profiler"""
-)
-#: Runs project code (tests, builds): MEDIUM, never auto-allowed without a rule.
-PROJECT_RUNNERS = words(
-    """make gmake cmake ninja meson bazel buck mvn gradle ant sbt lein rake pytest py.test tox nox jest
-    vitest mocha ava karma tsc rspec phpunit dotnet swift mix rebar3 stack cabal ctest pre-commit
-    playwright cypress"""
-)
-#: Subcommand-style tools whose build/test subcommands run project code.
-PROJECT_SUBCOMMANDS = {
-    "cargo": {"build", "test", "run", "check", "clippy", "bench", "doc", "fmt", "tree", "metadata"},
-    "go": {"build", "test", "run", "vet", "generate", "list", "fmt", "doc", "env", "version", "mod"},
-    "npm": {
-        "test",
-        "t",
-        "run",
-        "run-script",
-        "start",
-        "stop",
-        "restart",
-        "exec",
-        "ls",
-        "list",
-        "outdated",
-        "view",
-        "audit",
-    },
-    "yarn": {"test", "run", "start", "build", "lint", "why", "list", "info"},
-    "pnpm": {"test", "run", "start", "build", "lint", "why", "list", "ls", "exec"},
-    "bun": {"test", "run", "build"},
-    "deno": {"test", "check", "lint", "fmt", "task", "bench"},
-    "uv": {"run", "sync", "lock", "build", "tree"},
-    "poetry": {"run", "build", "check", "show", "lock"},
-    "hatch": {"run", "test", "build", "fmt"},
-    "pdm": {"run", "build", "list"},
-}
-INSTALL_SUBCOMMANDS = {
-    "install",
-    "i",
-    "add",
-    "ci",
-    "update",
-    "upgrade",
-    "remove",
-    "uninstall",
-    "get",
-    "publish",
-    "login",
-    "link",
-    "unlink",
-    "global",
-    "dlx",
-    "create",
-    "init",
-    "x",
-}
-INTERPRETERS = words(
-    """python python2 python3 pypy pypy3 node nodejs deno bun perl ruby php lua luajit tclsh wish
-    Rscript R julia osascript jshell groovy scala kotlin ts-node tsx irb erl elixir iex swift-repl
-    ghci guile racket sbcl clisp gawk-script"""
-)
-SHELLS = {
-    "sh",
-    "bash",
-    "zsh",
-    "dash",
-    "ksh",
-    "mksh",
-    "ash",
-    "fish",
-    "tcsh",
-    "csh",
-    "busybox-sh",
-    "rbash",
-    "yash",
-}
-NETWORK = words(
-    """curl wget nc ncat netcat socat telnet ssh scp sftp rsync ftp tftp aria2c http https xh httpie
-    lynx w3m links elinks openssl gh hub aws gcloud az kubectl helm docker podman terraform vagrant
-    ansible ansible-playbook"""
-)
-NET_DIAG = {"ping", "ping6", "dig", "nslookup", "host", "traceroute", "tracepath", "mtr", "whois", "arping"}
-PRIVILEGE = {"sudo", "su", "doas", "pkexec", "run0", "sudoedit"}
-SYSTEM_HIGH = words(
-    """shutdown reboot halt poweroff init telinit systemctl service launchctl crontab at batch mount
-    umount swapon swapoff modprobe insmod rmmod sysctl useradd userdel usermod groupadd passwd
-    chpasswd chsh visudo iptables nft ufw firewall-cmd apt apt-get aptitude dpkg yum dnf rpm zypper
-    pacman apk brew port snap flatpak nix-env mknod setcap chattr fdisk sfdisk gdisk parted mkswap
-    fsck losetup cryptsetup"""
-)
-DISK_WIPERS = {"wipefs", "blkdiscard", "mke2fs", "mkfs", "newfs", "format"}
-
 
 def command_name(word: str) -> tuple[str, bool]:
     """The command's name for the table, and whether it was spelled as a path outside system dirs."""
     if "/" not in word:
         return word, False
-    for prefix in _SYSTEM_BIN:
+    for prefix in SYSTEM_BIN:
         if word.startswith(prefix) and "/" not in word[len(prefix) :]:
             return word[len(prefix) :], False
     return os.path.basename(word), True
-
-
-def _c(category: str, risk: RiskLevel, reason: str, **kw: object) -> Classified:
-    return Classified(category=category, risk=risk, reason=reason, **kw)  # type: ignore[arg-type]
 
 
 def classify(argv: list[str]) -> Classified:
@@ -297,11 +80,11 @@ def classify(argv: list[str]) -> Classified:
     if name in PROJECT_SUBCOMMANDS:
         return project_tool(name, args)
     if re.fullmatch(r"python[0-9.]*|pypy[0-9.]*", name) or name in INTERPRETERS:
-        from policy.shell.wrappers import interpreter
+        from policy.shell.interp import interpreter
 
         return interpreter(name, args)
     if name in SHELLS:
-        from policy.shell.wrappers import shell
+        from policy.shell.interp import shell
 
         return shell(name, args)
     if name in NET_DIAG:

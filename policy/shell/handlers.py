@@ -4,14 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from policy.shell import network, readonly, wrappers, writecmds
+from policy.shell import network, search, shellbuiltins, textcmds, wrappers, writecmds
 from policy.shell.gitcmd import git
 from policy.shell.result import Classified
 
 __all__ = ["HANDLERS"]
 
 HANDLERS: dict[str, Callable[[str, list[str]], Classified]] = {}
-HANDLERS.update(readonly.HANDLERS)
+HANDLERS.update(search.HANDLERS)
+HANDLERS.update(textcmds.HANDLERS)
+HANDLERS.update(shellbuiltins.HANDLERS)
 HANDLERS.update(writecmds.HANDLERS)
 HANDLERS.update(network.HANDLERS)
 HANDLERS["git"] = git

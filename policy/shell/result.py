@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from policy.levels import RiskLevel, max_risk
 from policy.paths import PathInfo
 
-__all__ = ["READ_ONLY_CATEGORIES", "Classified", "PathEffect", "ShellAnalysis", "StageInfo", "Unit"]
+__all__ = ["READ_ONLY_CATEGORIES", "Classified", "PathEffect", "ShellAnalysis", "StageInfo", "Unit", "make"]
 
 #: Categories whose commands change nothing (given their path effects are reads inside the workspace).
 READ_ONLY_CATEGORIES = frozenset({"neutral", "search", "read", "list", "silent"})
@@ -122,3 +122,8 @@ class ShellAnalysis:
     def risk(self) -> RiskLevel:
         levels = [u.risk for u in self.units] + [r for r, _ in self.asks]
         return max_risk(*levels)
+
+
+def make(category: str, risk: RiskLevel, reason: str, **kw: object) -> Classified:
+    """A :class:`Classified` (handlers import this as ``_c``)."""
+    return Classified(category=category, risk=risk, reason=reason, **kw)  # type: ignore[arg-type]

@@ -11,14 +11,11 @@ import re
 from policy.levels import RiskLevel
 from policy.shell.options import split_args
 from policy.shell.result import Classified
+from policy.shell.result import make as _c
 
-__all__ = ["env", "interpreter", "neutral_wrapper", "privilege", "shell", "xargs"]
+__all__ = ["env", "neutral_wrapper", "privilege", "xargs"]
 
 LOW, MEDIUM, HIGH = RiskLevel.LOW, RiskLevel.MEDIUM, RiskLevel.HIGH
-
-
-def _c(category: str, risk: RiskLevel, reason: str, **kw: object) -> Classified:
-    return Classified(category=category, risk=risk, reason=reason, **kw)  # type: ignore[arg-type]
 
 
 def _after_options(
@@ -245,129 +242,3 @@ def parallel(name: str, args: list[str]) -> Classified:
 
 
 # -- shells and interpreters -------------------------------------------------------------------------
-def shell(name: str, args: list[str]) -> Classified:
-    """bash -c CODE, bash script.sh, bash (reads code from stdin)."""
-    i = 0
-    code: str | None = None
-    reads_stdin = False
-    while i < len(args):
-        arg = args[i]
-        if arg == "-c" or (
-            arg.startswith("-") and not arg.startswith("--") and "c" in arg[1:] and "o" not in arg[1:]
-        ):
-            code = args[i + 1] if i + 1 < len(args) else ""
-            break
-        if arg in ("--rcfile", "--init-file"):
-            return _c(
-                "exec",
-                HIGH,
-                f"{name} {arg} runs {args[i + 1] if i + 1 < len(args) else 'a file'} first",
-                exec_files=args[i + 1 : i + 2],
-            )
-        if arg in ("-o", "+o", "-O", "+O"):
-            i += 2
-            continue
-        if arg == "-s" or (arg.startswith("-") and "s" in arg[1:] and not arg.startswith("--")):
-            reads_stdin = True
-            i += 1
-            continue
-        if arg == "--":
-            i += 1
-            break
-        if arg.startswith(("-", "+")):
-            i += 1
-            continue
-        break
-    if code is not None:
-        return _c(
-            "wrapper",
-            MEDIUM if not code.strip() else LOW,
-            f"{name} -c runs a command line",
-            nested_code=[code],
-        )
-    script = args[i:] if i < len(args) else []
-    if script and not reads_stdin:
-        return _c("exec", HIGH, f"{name} runs the script {script[0]}", exec_files=[script[0]])
-    return _c("exec", HIGH, f"{name} runs shell code read from its input", stdin_code=True)
-
-
-_INLINE_FLAGS = {
-    "python": ("-c",),
-    "node": ("-e", "--eval", "-p", "--print"),
-    "deno": ("eval",),
-    "bun": ("-e", "--eval"),
-    "perl": ("-e", "-E"),
-    "ruby": ("-e",),
-    "php": ("-r",),
-    "lua": ("-e",),
-    "osascript": ("-e",),
-    "Rscript": ("-e",),
-    "R": ("-e",),
-    "julia": ("-e",),
-    "tclsh": (),
-    "irb": (),
-}
-
-
-def interpreter(name: str, args: list[str]) -> Classified:
-    family = "python" if re.fullmatch(r"python[0-9.]*|pypy[0-9.]*", name) else name
-    flags = _INLINE_FLAGS.get(family, ("-e", "-c"))
-    inline: list[str] = []
-    module: str | None = None
-    i = 0
-    while i < len(args):
-        arg = args[i]
-        if arg in flags or any(
-            arg.startswith(f) and len(f) == 2 and len(arg) > 2 and not arg.startswith("--") for f in flags
-        ):
-            inline.append(args[i + 1] if arg in flags and i + 1 < len(args) else arg[2:])
-            i += 2
-            continue
-        if family == "python" and arg == "-m":
-            module = args[i + 1] if i + 1 < len(args) else ""
-            break
-        if family == "python" and arg.startswith("-m") and len(arg) > 2:
-            module = arg[2:]
-            break
-        if arg.startswith("-") and arg != "-":
-            i += 1
-            continue
-        break
-    if inline:
-        return _c("exec", HIGH, f"{name} runs inline code", inline_code=inline)
-    if module is not None:
-        if module in (
-            "pytest",
-            "unittest",
-            "mypy",
-            "pyflakes",
-            "pylint",
-            "ruff",
-            "black",
-            "isort",
-            "flake8",
-            "doctest",
-            "tox",
-            "nox",
-        ):
-            return _c("general", MEDIUM, f"{name} -m {module} runs project code (tests/linters)")
-        if module in ("pip", "ensurepip", "venv", "pipx", "poetry", "uv"):
-            return _c("network", HIGH, f"{name} -m {module} installs packages or environments", network=True)
-        if module in ("http.server", "SimpleHTTPServer", "smtpd", "ftplib", "telnetlib"):
-            return _c("network", HIGH, f"{name} -m {module} opens network services", network=True)
-        if module in (
-            "json.tool",
-            "tokenize",
-            "py_compile",
-            "compileall",
-            "site",
-            "this",
-            "platform",
-            "sysconfig",
-        ):
-            return _c("general", MEDIUM, f"{name} -m {module} runs a standard-library tool")
-        return _c("exec", HIGH, f"{name} -m {module} runs a module")
-    rest = args[i:]
-    if rest and rest[0] != "-":
-        return _c("exec", HIGH, f"{name} runs the script {rest[0]}", exec_files=[rest[0]])
-    return _c("exec", HIGH, f"{name} runs code read from its input", stdin_code=True)

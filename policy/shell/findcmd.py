@@ -1,0 +1,182 @@
+"""find and fd: read-only unless -exec, -delete or -fprint (and fd -x) make them run or write."""
+
+from __future__ import annotations
+
+import re
+
+from policy.levels import RiskLevel
+from policy.shell.options import split_args
+from policy.shell.result import Classified
+from policy.shell.result import make as _c
+
+__all__ = ["fd", "find"]
+
+LOW, MEDIUM, HIGH = RiskLevel.LOW, RiskLevel.MEDIUM, RiskLevel.HIGH
+
+
+def find(name: str, args: list[str]) -> Classified:
+    starts: list[str] = []
+    i = 0
+    while i < len(args) and args[i] in ("-H", "-L", "-P", "-O0", "-O1", "-O2", "-O3", "-D"):
+        i += 2 if args[i] == "-D" else 1
+    while i < len(args) and not args[i].startswith(("-", "(", "!", ")")) and args[i] not in (",",):
+        starts.append(args[i])
+        i += 1
+    starts = starts or ["."]
+    result = _c("search", LOW, "find only searches", reads=list(starts), lists_paths=True)
+    result.unfiltered = not any(a in _FILTERS or a.startswith("-newer") for a in args[i:])
+    value_tests = {
+        "-name",
+        "-iname",
+        "-path",
+        "-ipath",
+        "-wholename",
+        "-iwholename",
+        "-regex",
+        "-iregex",
+        "-type",
+        "-xtype",
+        "-perm",
+        "-user",
+        "-group",
+        "-uid",
+        "-gid",
+        "-size",
+        "-mtime",
+        "-mmin",
+        "-atime",
+        "-amin",
+        "-ctime",
+        "-cmin",
+        "-maxdepth",
+        "-mindepth",
+        "-links",
+        "-inum",
+        "-samefile",
+        "-newer",
+        "-anewer",
+        "-cnewer",
+        "-used",
+        "-fstype",
+        "-printf",
+        "-context",
+        "-lname",
+        "-ilname",
+        "-regextype",
+        "-newerXY",
+        "-files0-from",
+    }
+    while i < len(args):
+        arg = args[i]
+        if arg in ("-exec", "-execdir", "-ok", "-okdir"):
+            end = i + 1
+            while end < len(args) and args[end] not in (";", "+"):
+                end += 1
+            inner = args[i + 1 : end]
+            if not inner:
+                return _c("general", HIGH, f"find {arg} without a command")
+            if result.inner is not None:
+                result.nested_code.append(" ".join(_quote(a) for a in inner))
+            else:
+                result.inner = inner
+                result.inner_placeholder = "{}"
+            result.category = "wrapper"
+            result.reason = f"find {arg} runs {inner[0]} on each match"
+            i = end + 1
+            continue
+        if arg == "-delete":
+            result.category, result.risk, result.destructive = "write", MEDIUM, True
+            result.reason = "find -delete deletes every match"
+            result.writes.extend(starts)
+            filtered = any(a in _FILTERS or a.startswith("-newer") for a in args[:i])
+            if not filtered:
+                result.critical.extend((s, "find -delete") for s in starts)
+        elif arg in ("-fprint", "-fprint0", "-fls", "-fprintf"):
+            target = args[i + 1] if i + 1 < len(args) else ""
+            result.category, result.risk = "write", MEDIUM
+            result.reason = f"find {arg} writes the file {target}"
+            result.writes.append(target)
+            i += 3 if arg == "-fprintf" else 2
+            continue
+        elif arg in ("-samefile", "-newer", "-anewer", "-cnewer", "-files0-from"):
+            if i + 1 < len(args):
+                result.reads.append(args[i + 1])
+            i += 2
+            continue
+        elif arg in value_tests or re.fullmatch(r"-newer[amcBt][amcBt]", arg):
+            i += 2
+            continue
+        i += 1
+    return result
+
+
+_FILTERS = {
+    "-name",
+    "-iname",
+    "-path",
+    "-ipath",
+    "-wholename",
+    "-iwholename",
+    "-regex",
+    "-iregex",
+    "-type",
+    "-size",
+    "-empty",
+    "-mtime",
+    "-mmin",
+    "-atime",
+    "-amin",
+    "-ctime",
+    "-cmin",
+    "-user",
+    "-group",
+    "-perm",
+    "-links",
+    "-inum",
+    "-samefile",
+    "-lname",
+    "-ilname",
+    "-used",
+    "-nouser",
+    "-nogroup",
+}
+
+
+def _quote(word: str) -> str:
+    return word if re.fullmatch(r"[A-Za-z0-9_./{}=:,+@%-]+", word) else "'" + word.replace("'", "'\\''") + "'"
+
+
+def fd(name: str, args: list[str]) -> Classified:
+    for k, arg in enumerate(args):
+        if arg in ("-x", "--exec", "-X", "--exec-batch") or arg.startswith(("--exec=", "--exec-batch=")):
+            inner = [a for a in args[k + 1 :] if a != ";"]
+            result = fd(name, args[:k])
+            if inner:
+                result.inner, result.inner_placeholder, result.category = inner, "{}", "wrapper"
+                result.reason = f"{name} {arg} runs {inner[0]} on each match"
+            return result
+    opts, operands = split_args(
+        args,
+        "etdEjScoL",
+        (
+            "--extension",
+            "--type",
+            "--max-depth",
+            "--min-depth",
+            "--exclude",
+            "--threads",
+            "--size",
+            "--changed-within",
+            "--changed-before",
+            "--owner",
+            "--color",
+            "--base-directory",
+            "--search-path",
+            "--ignore-file",
+            "--max-results",
+        ),
+    )
+    reads = operands[1:] + [
+        v for o, v in opts if v and o in ("--base-directory", "--search-path", "--ignore-file")
+    ]
+    return _c("search", LOW, f"{name} only searches", reads=reads or ["."], lists_paths=True)

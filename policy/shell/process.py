@@ -1,0 +1,152 @@
+"""Walker mixin: recording one simple command as a unit and following what it runs."""
+
+from __future__ import annotations
+
+from policy.levels import RiskLevel
+from policy.shell.commands import classify, command_name
+from policy.shell.envvars import dangerous_env
+from policy.shell.result import Classified, PathEffect, StageInfo, Unit
+from policy.shell.state import MAX_UNITS, Base, Ctx, Cwds, short
+from policy.shell.static import backstop
+from policy.shell.words import UNKNOWN
+
+__all__ = ["ProcessMixin"]
+
+LOW, HIGH = RiskLevel.LOW, RiskLevel.HIGH
+_SHELL_NAMES = {"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "tcsh", "csh", "rbash", "yash"}
+
+
+class ProcessMixin(Base):
+    def stage_info(self, cls: Classified, info: StageInfo, effects: list[PathEffect]) -> StageInfo:
+        info.download = info.download or cls.download_stdout
+        info.decoder = info.decoder or cls.decoder
+        info.network = info.network or cls.network
+        info.shell_like = (
+            info.shell_like or cls.stdin_code or bool(cls.nested_code and cls.category == "wrapper")
+        )
+        if cls.literal is not None:
+            info.literal = cls.literal
+            info.literal_decoded = cls.decoder
+        if cls.lists_paths:
+            info.lists_inside = all(e.info is not None and e.info.inside for e in effects if e.kind == "read")
+        return info
+
+    def process(
+        self, argv: list[str], cls: Classified, cwds: Cwds, ctx: Ctx, parent: int | None, source: str
+    ) -> Cwds:
+        """Record one (possibly wrapped) command and follow what it runs."""
+        self.s.units += 1
+        if self.s.units == MAX_UNITS + 1:
+            self.r.add_fail(f"more than {MAX_UNITS} simple commands")
+        name, _ = command_name(argv[0])
+        if name in self.s.functions and argv[0] == name:
+            cls = Classified("neutral", LOW, f"calls the shell function {name} defined above")
+        text = " ".join(argv).replace(UNKNOWN, "…")
+        forms = [text]
+        deny_forms = [text, " ".join([name, *argv[1:]])]
+        unit = Unit(
+            text=short(text),
+            argv=argv,
+            category=cls.category,
+            risk=cls.risk,
+            reason=cls.reason,
+            forms=forms,
+            deny_forms=deny_forms,
+            parent=parent,
+            auto_edit=cls.auto_edit,
+            destructive=cls.destructive,
+        )
+        self.r.units.append(unit)
+        index = len(self.r.units) - 1
+        where = short(source if parent is None else text)
+        for reason in cls.hard_deny:
+            self.r.add_hard_deny(f"{reason}: {where}")
+        self.mentions(argv, cwds)
+        if cls.network:
+            self.s.network.append(where)
+            self.check_exfiltration()
+        if cls.assignments:
+            for item in cls.assignments:
+                var, _, value = item.partition("=")
+                if dangerous_env(var, value):
+                    self.r.add_ask(HIGH, f"sets {var}, which can make commands run other code: {where}")
+        # paths
+        reads, writes = list(cls.reads), list(cls.writes)
+        if ctx.placeholder:
+            reads = [r for r in reads if ctx.placeholder not in r]
+            writes = [w for w in writes if ctx.placeholder not in w]
+            if any(ctx.placeholder in a for a in argv[1:]):
+                if cls.writes or cls.category == "write":
+                    writes.extend(ctx.placeholder_paths)
+                else:
+                    reads.extend(ctx.placeholder_paths)
+        for word in reads:
+            self.effect("read", word, cwds, where, index)
+        for word in writes:
+            self.effect("write", word, cwds, where, index)
+        if ctx.extra_operands and unit.category not in ("neutral", "silent"):
+            upstream = ctx.upstream[-1] if ctx.upstream else None
+            if not (upstream and upstream.lists_inside):
+                kind = "write" if cls.category == "write" else "read"
+                self.r.effects.append(
+                    PathEffect(kind, "(paths from xargs input)", None, where, unit_index=index)
+                )
+        for word, action in cls.critical:
+            if ctx.placeholder and ctx.placeholder in word:
+                for path in ctx.placeholder_paths if ctx.placeholder_critical else []:
+                    self.critical(path, action, cwds, where)
+                continue
+            self.critical(word, action, cwds, where)
+        for code in cls.inline_code:
+            for found in backstop(code):
+                self.r.add_hard_deny(f"inline code contains {found}: {where}")
+        for path in cls.exec_files:
+            self.executes(path, cwds, where)
+        for path in cls.download_files:
+            for eff in self.resolve(path, cwds):
+                if eff is not None:
+                    self.s.downloaded.add(str(eff.path))
+        if cls.stdin_code:
+            self.code_from_stdin(ctx, cwds, where, shell=command_name(argv[0])[0] in _SHELL_NAMES)
+        for code in cls.nested_code:
+            self.nested(code, cwds, f"code run by {name}")
+        succ = cwds
+        if cls.cd is not None:
+            succ = self.change_dir(cls.cd, cwds, where, index)
+        if cls.inner:
+            self.follow_inner(cls, name, cwds, ctx, index, source)
+        return succ
+
+    def follow_inner(self, cls: Classified, name: str, cwds: Cwds, ctx: Ctx, index: int, source: str) -> None:
+        """Classify the command a wrapper runs (with xargs input spelled out when it is known)."""
+        assert cls.inner is not None
+        inner_ctx = Ctx(
+            upstream=ctx.upstream,
+            extra_operands=cls.inner_extra_operands,
+            source=ctx.source,
+            stdin_text=ctx.stdin_text,
+            stdin_file=ctx.stdin_file,
+        )
+        if cls.inner_placeholder:
+            inner_ctx.placeholder = cls.inner_placeholder
+            if name in ("find", "fd", "fdfind"):
+                inner_ctx.placeholder_paths = list(cls.reads)
+                inner_ctx.placeholder_critical = cls.unfiltered
+        argvs = [cls.inner]
+        if cls.inner_extra_operands:
+            known = None
+            if ctx.upstream and ctx.upstream[-1].literal is not None:
+                known = ctx.upstream[-1].literal.split()
+            elif not ctx.upstream and ctx.stdin_text is not None:
+                known = ctx.stdin_text.split()
+            if known is not None and len(known) <= 50:
+                inner_ctx.extra_operands = False
+                if cls.inner_placeholder:
+                    argvs = [
+                        [a.replace(cls.inner_placeholder, item) for a in cls.inner] for item in known[:8]
+                    ]
+                    inner_ctx.placeholder = None
+                else:
+                    argvs = [cls.inner + known]
+        for argv in argvs:
+            self.process(argv, classify(argv), cwds, inner_ctx, parent=index, source=source)

@@ -1,0 +1,112 @@
+"""sed and awk: read-only unless the script writes files or runs commands."""
+
+from __future__ import annotations
+
+import re
+
+from policy.levels import RiskLevel
+from policy.shell.options import split_args
+from policy.shell.result import Classified
+from policy.shell.result import make as _c
+from policy.shell.sedscript import scan_sed
+
+__all__ = ["awk", "sed"]
+
+LOW, MEDIUM, HIGH = RiskLevel.LOW, RiskLevel.MEDIUM, RiskLevel.HIGH
+
+
+def sed(name: str, args: list[str]) -> Classified:
+    scripts: list[str] = []
+    files: list[str] = []
+    in_place = sandbox = False
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        i += 1
+        if arg == "--":
+            files.extend(args[i:])
+            break
+        if arg.startswith("--"):
+            opt, eq, value = arg.partition("=")
+            if opt == "--expression":
+                scripts.append(value if eq else (args[i] if i < len(args) else ""))
+                i += 0 if eq else 1
+            elif opt == "--file":
+                return _c("general", MEDIUM, "sed -f runs a script file the policy cannot read")
+            elif opt == "--in-place":
+                in_place = True
+            elif opt == "--line-length" and not eq:
+                i += 1
+            elif opt == "--sandbox":
+                sandbox = True
+            continue
+        if not arg.startswith("-") or arg == "-":
+            files.append(arg)
+            continue
+        for k, letter in enumerate(arg[1:], start=1):
+            rest = arg[k + 1 :]
+            if letter in "ef":
+                value = rest if rest else (args[i] if i < len(args) else "")
+                i += 0 if rest else 1
+                if letter == "f":
+                    return _c("general", MEDIUM, "sed -f runs a script file the policy cannot read")
+                scripts.append(value)
+                break
+            if letter == "l":
+                i += 0 if rest else 1
+                break
+            if letter == "i":  # -i[SUFFIX]: the rest of the word is the backup suffix
+                in_place = True
+                break
+    if not scripts:
+        if not files:
+            return _c("neutral", LOW, "sed with no script")
+        scripts, files = [files[0]], files[1:]
+    script = scan_sed("\n".join(scripts))
+    if script.executes and not sandbox:
+        return _c("exec", HIGH, "the sed script uses e, which runs shell commands")
+    if script.unknown and not sandbox:
+        return _c("general", MEDIUM, "the sed script could not be read (it might write or run commands)")
+    reads = files + script.reads
+    if in_place or script.writes:
+        writes = (files if in_place else []) + script.writes
+        what = "edits files in place" if in_place else f"writes {', '.join(script.writes)}"
+        return _c(
+            "write",
+            MEDIUM,
+            f"sed {what}",
+            reads=reads,
+            writes=writes,
+            auto_edit=in_place and not script.writes,
+        )
+    return _c("read", LOW, "sed only prints", reads=reads)
+
+
+_AWK_DANGER = re.compile(
+    r"\bsystem\s*\(|\|\s*getline|\|&|\bgetline\b|@load|\bclose\s*\(|\bfflush\s*\(|"
+    r"\b(print|printf)\b[^;{}\n]*?(>|\|)"
+)
+
+
+def awk(name: str, args: list[str]) -> Classified:
+    opts, operands = split_args(
+        args, "Ffvi", ("--field-separator", "--file", "--assign", "--include", "--load", "--source", "--exec")
+    )
+    names = {o for o, _ in opts}
+    if names & {"-f", "--file", "--exec", "--include", "-i", "--load", "-l"}:
+        return _c("general", MEDIUM, f"{name} runs a program file or extension the policy cannot read")
+    programs = [v or "" for o, v in opts if o == "--source"]
+    if not programs:
+        if not operands:
+            return _c("neutral", LOW, f"{name} with no program")
+        programs, operands = [operands[0]], operands[1:]
+    for program in programs:
+        m = _AWK_DANGER.search(program)
+        if m:
+            return _c(
+                "exec",
+                HIGH,
+                f"the {name} program uses {m.group().strip()!r}, which can run commands or write files",
+            )
+    files = [o for o in operands if not re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", o)]
+    return _c("read", LOW, f"{name} only prints", reads=files)

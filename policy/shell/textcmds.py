@@ -1,0 +1,215 @@
+"""Handlers for text tools that are read-only unless an argument says otherwise.
+
+``sed -i``/``w``/``e``, ``awk`` ``system()``/redirection, ``sort -o``/``--compress-program``,
+``uniq``/``xxd`` output operands, ``tee``, ``less +!cmd``, ``man -P``, ``yq -i``."""
+
+from __future__ import annotations
+
+import re
+
+from policy.levels import RiskLevel
+from policy.shell.options import split_args
+from policy.shell.result import Classified
+from policy.shell.result import make as _c
+from policy.shell.sedawk import awk, sed
+
+__all__ = ["HANDLERS"]
+
+LOW, MEDIUM, HIGH = RiskLevel.LOW, RiskLevel.MEDIUM, RiskLevel.HIGH
+
+
+def sort(name: str, args: list[str]) -> Classified:
+    opts, operands = split_args(
+        args,
+        "kStTo",
+        (
+            "--key",
+            "--buffer-size",
+            "--field-separator",
+            "--temporary-directory",
+            "--output",
+            "--compress-program",
+            "--files0-from",
+            "--parallel",
+            "--batch-size",
+            "--random-source",
+            "--sort",
+        ),
+    )
+    for o, v in opts:
+        if o == "--compress-program":
+            return _c("exec", HIGH, f"sort --compress-program runs {v!r}")
+    outputs = [v for o, v in opts if o in ("-o", "--output") and v]
+    reads = operands + [v for o, v in opts if v and o in ("--files0-from", "--random-source")]
+    if outputs:
+        return _c(
+            "write", MEDIUM, f"sort -o writes {outputs[0]}", reads=reads, writes=outputs, auto_edit=True
+        )
+    return _c("read", LOW, "sort only prints", reads=reads)
+
+
+def uniq(name: str, args: list[str]) -> Classified:
+    _, operands = split_args(args, "fsw", ("--skip-fields", "--skip-chars", "--check-chars"))
+    if len(operands) >= 2:
+        return _c(
+            "write",
+            MEDIUM,
+            f"uniq writes its output to {operands[1]}",
+            reads=operands[:1],
+            writes=operands[1:2],
+            auto_edit=True,
+        )
+    return _c("read", LOW, "uniq only prints", reads=operands)
+
+
+def xxd(name: str, args: list[str]) -> Classified:
+    opts, operands = split_args(args, "cglosnC", ("--cols",))
+    decode = any(o == "-r" for o, _ in opts)
+    if len(operands) >= 2:
+        return _c(
+            "write",
+            MEDIUM,
+            f"xxd writes {operands[1]}",
+            reads=operands[:1],
+            writes=operands[1:2],
+            decoder=decode,
+        )
+    return _c("read", LOW, "xxd only prints", reads=operands, decoder=decode)
+
+
+def base64(name: str, args: list[str]) -> Classified:
+    opts, operands = split_args(args, "w", ("--wrap",))
+    decode = any(o in ("-d", "-D", "--decode") for o, _ in opts)
+    return _c("read", LOW, f"{name} only prints", reads=operands, decoder=decode)
+
+
+def tr(name: str, args: list[str]) -> Classified:
+    return _c("read", LOW, "tr only transforms its input", decoder=True)
+
+
+def tee(name: str, args: list[str]) -> Classified:
+    _, operands = split_args(args, "", ("--output-error",))
+    if not operands:
+        return _c("neutral", LOW, "tee with no file")
+    return _c("write", MEDIUM, f"tee writes {', '.join(operands)}", writes=operands, auto_edit=True)
+
+
+def less(name: str, args: list[str]) -> Classified:
+    for arg in args:
+        if arg.startswith("+"):
+            return _c(
+                "exec", HIGH, f"{name} {arg} runs pager commands at start (they can run shell commands)"
+            )
+    opts, operands = split_args(
+        args,
+        "bhjkopPtTxyzO#",
+        ("--log-file", "--LOG-FILE", "--tag", "--pattern", "--prompt", "--lesskey-file", "--tabs", "--shift"),
+    )
+    writes = [v for o, v in opts if o in ("-o", "-O", "--log-file", "--LOG-FILE") and v]
+    if writes:
+        return _c("write", MEDIUM, f"{name} -o writes a log file", reads=operands, writes=writes)
+    return _c("read", LOW, f"{name} only reads", reads=operands)
+
+
+def man(name: str, args: list[str]) -> Classified:
+    opts, operands = split_args(args, "PHMCRLmSsEe", ("--pager", "--html", "--manpath", "--config-file"))
+    if any(o in ("-P", "--pager", "-H", "--html") for o, _ in opts):
+        return _c("exec", HIGH, "man -P/-H runs another program")
+    return _c("read", LOW, "man only shows manual pages", reads=[o for o in operands if "/" in o])
+
+
+def jq(name: str, args: list[str]) -> Classified:
+    reads: list[str] = []
+    positional: list[str] = []
+    has_filter_file = False
+    rest_are_args = False
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if rest_are_args:
+            i += 1
+            continue
+        if arg in ("--arg", "--argjson"):
+            i += 3
+            continue
+        if arg in ("--slurpfile", "--rawfile"):
+            if i + 2 < len(args):
+                reads.append(args[i + 2])
+            i += 3
+            continue
+        if arg in ("-f", "--from-file"):
+            if i + 1 < len(args):
+                reads.append(args[i + 1])
+            has_filter_file = True
+            i += 2
+            continue
+        if arg in ("-L", "--indent", "--library-path"):
+            i += 2
+            continue
+        if arg in ("--args", "--jsonargs"):
+            rest_are_args = True
+            if positional or has_filter_file:
+                break
+            i += 1
+            continue
+        if arg.startswith("-") and arg != "-":
+            i += 1
+            continue
+        positional.append(arg)
+        i += 1
+    files = positional if has_filter_file else positional[1:]
+    category = "read"
+    if name == "yq":
+        if any(
+            a in ("-i", "--inplace") or (a.startswith("-") and not a.startswith("--") and "i" in a[1:])
+            for a in args
+        ):
+            return _c(
+                "write", MEDIUM, "yq -i edits files in place", writes=files, reads=files, auto_edit=True
+            )
+        if positional and re.search(r"\bload(_str|_xml|_props|_base64)?\s*\(", positional[0]):
+            return _c("read", MEDIUM, "the yq expression loads other files")
+    return _c(category, LOW, f"{name} only prints", reads=files + reads)
+
+
+def tree(name: str, args: list[str]) -> Classified:
+    opts, operands = split_args(
+        args, "LPIoHT", ("--filelimit", "--charset", "--timefmt", "--sort", "--fromfile")
+    )
+    writes = [v for o, v in opts if o == "-o" and v]
+    if writes:
+        return _c("write", MEDIUM, f"tree -o writes {writes[0]}", reads=operands or ["."], writes=writes)
+    return _c("list", LOW, "tree only lists", reads=operands or ["."])
+
+
+def iconv(name: str, args: list[str]) -> Classified:
+    opts, operands = split_args(args, "fto", ("--from-code", "--to-code", "--output"))
+    writes = [v for o, v in opts if o in ("-o", "--output") and v]
+    if writes:
+        return _c(
+            "write", MEDIUM, f"iconv -o writes {writes[0]}", reads=operands, writes=writes, auto_edit=True
+        )
+    return _c("read", LOW, "iconv only prints", reads=operands)
+
+
+HANDLERS = {
+    "sed": sed,
+    "gsed": sed,
+    "awk": awk,
+    "gawk": awk,
+    "mawk": awk,
+    "nawk": awk,
+    "sort": sort,
+    "uniq": uniq,
+    "xxd": xxd,
+    "base64": base64,
+    "tr": tr,
+    "tee": tee,
+    "less": less,
+    "man": man,
+    "jq": jq,
+    "yq": jq,
+    "gojq": jq,
+    "tree": tree,
+    "iconv": iconv,
+}
