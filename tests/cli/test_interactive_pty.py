@@ -1,0 +1,289 @@
+"""The interactive CLI through a real pseudo-terminal (pexpect): what a person actually does."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import time
+from pathlib import Path
+
+import pexpect
+import pytest
+
+from tests.cli.conftest import cairn_cmd, call
+
+pytestmark = pytest.mark.slow
+
+MENU_END = "› "
+
+
+@pytest.fixture
+def spawn(cli_env, workspace):
+    children: list[pexpect.spawn] = []
+
+    def start(*args: str, color: bool = False) -> pexpect.spawn:
+        env = cli_env | {"TERM": "xterm-256color"}
+        if not color:
+            env["NO_COLOR"] = "1"
+        cmd = cairn_cmd()
+        child = pexpect.spawn(
+            cmd[0],
+            [*cmd[1:], *args],
+            cwd=workspace,
+            env=env,
+            encoding="utf-8",
+            dimensions=(50, 200),
+            timeout=30,
+        )
+        children.append(child)
+        return child
+
+    yield start
+    for child in children:
+        if child.isalive():
+            child.terminate(force=True)
+
+
+def finish(child: pexpect.spawn) -> int:
+    child.expect(pexpect.EOF)
+    child.close()
+    return child.exitstatus if child.exitstatus is not None else 128 + (child.signalstatus or 0)
+
+
+def show_json(cli_env, workspace) -> dict:
+    sid = json.loads(
+        subprocess.run(
+            [*cairn_cmd(), "sessions", "--json"], cwd=workspace, env=cli_env, capture_output=True, text=True
+        ).stdout
+    )[0]["session_id"]
+    out = subprocess.run(
+        [*cairn_cmd(), "show", sid, "--json"], cwd=workspace, env=cli_env, capture_output=True, text=True
+    )
+    return json.loads(out.stdout)
+
+
+WRITE = [
+    {
+        "content": "I will write the notes.",
+        "tool_calls": [call("write_file", "w1", file_path="notes.txt", content="hi\n")],
+    },
+    {"content": "Notes written."},
+]
+
+
+def test_prompt_stream_approve_and_leave(spawn, script, workspace):
+    child = spawn("--model", script(WRITE))
+    child.expect("Type a message")
+    child.expect(MENU_END)
+    child.sendline("write the notes")
+    child.expect("I will write the notes.")
+    child.expect("write_file notes.txt")
+    child.expect("why: write_file changes notes.txt")
+    child.expect(r"\+hi")  # the diff preview
+    child.expect("Allow\\?")
+    child.expect(MENU_END)
+    child.send("y")
+    child.expect("Notes written.")
+    child.expect(r"\d+ in · \d+ out · 1 model call")  # usage and elapsed per turn
+    child.expect(MENU_END)
+    assert Path(workspace, "notes.txt").read_text() == "hi\n"
+    child.sendline("/exit")
+    child.expect("resume: cairn resume [0-9a-f]{12}")
+    assert finish(child) == 0
+
+
+def test_colors_on_a_tty(spawn, script):
+    child = spawn("--model", script(WRITE), "write it", color=True)
+    child.expect("\x1b\\[32m +\\+hi")  # the diff's addition in green
+    child.expect(MENU_END)
+    child.send("y")
+    child.expect("Notes written.")
+    child.expect(MENU_END)
+    child.sendeof()
+    assert finish(child) == 0
+
+
+def test_reject_with_feedback_reaches_the_model(spawn, script, workspace, cli_env):
+    turns = [WRITE[0], {"content": "OK, not writing it."}]
+    child = spawn("--model", script(turns), "write the notes")
+    child.expect("Allow\\?")
+    child.expect(MENU_END)
+    child.send("n")
+    child.expect("what should it do instead\\?")
+    child.sendline("use notes.md")
+    child.expect("OK, not writing it.")
+    child.expect(MENU_END)
+    child.sendeof()
+    assert finish(child) == 0
+    assert not Path(workspace, "notes.txt").exists()
+    doc = show_json(cli_env, workspace)
+    [w1] = doc["tool_calls"]
+    assert w1["status"] == "cancelled" and "use notes.md" in w1["result"]
+    assert "use notes.md" in next(m["content"] for m in doc["messages"] if m["role"] == "tool")
+
+
+def test_always_allow_is_not_asked_again(spawn, script, workspace):
+    turns = [
+        {
+            "content": "First write.",
+            "tool_calls": [call("write_file", "w1", file_path="notes.txt", content="a\n")],
+        },
+        {"content": "", "tool_calls": [call("read_file", "r1", file_path="notes.txt")]},
+        {
+            "content": "Second write.",
+            "tool_calls": [call("write_file", "w2", file_path="notes.txt", content="b\n")],
+        },
+        {"content": "All written."},
+    ]
+    child = spawn("--model", script(turns), "write twice")
+    child.expect("Allow\\?")
+    child.expect(MENU_END)
+    child.send("a")
+    child.expect("All written.")
+    assert "Allow?" not in child.before  # the second write ran under the session rule
+    child.expect(MENU_END)
+    child.sendeof()
+    assert finish(child) == 0
+    assert Path(workspace, "notes.txt").read_text() == "b\n"
+
+
+def test_several_calls_decided_all_at_once(spawn, script, workspace):
+    turns = [
+        {
+            "content": "",
+            "tool_calls": [
+                call("write_file", "w1", file_path="a.txt", content="a"),
+                call("write_file", "w2", file_path="b.txt", content="b"),
+            ],
+        },
+        {"content": "Both written."},
+    ]
+    child = spawn("--model", script(turns), "write both")
+    child.expect("2 tool calls need your decision")
+    child.expect("Y/N: all remaining")
+    child.expect(MENU_END)
+    child.send("Y")
+    child.expect("Both written.")
+    assert Path(workspace, "a.txt").exists() and Path(workspace, "b.txt").exists()
+    child.expect(MENU_END)
+    child.sendeof()
+    assert finish(child) == 0
+
+
+def test_edit_arguments_inline(spawn, script, workspace):
+    turns = [
+        {"content": "", "tool_calls": [call("bash", "b1", command="touch wrong.txt")]},
+        {"content": "Touched."},
+    ]
+    child = spawn("--model", script(turns), "touch a file")
+    child.expect("\\$ touch wrong.txt")
+    child.expect(MENU_END)
+    child.send("e")
+    child.expect("new command: ")
+    child.send("\x15touch right.txt\r")  # Ctrl-U clears the prefilled command
+    child.expect("Touched.")
+    child.expect(MENU_END)
+    child.sendeof()
+    assert finish(child) == 0
+    assert Path(workspace, "right.txt").exists() and not Path(workspace, "wrong.txt").exists()
+
+
+SLOW = [
+    {
+        "content": "Running it.",
+        "tool_calls": [call("bash", "b1", command="echo SLEEPY-NOW; sleep 30; echo woke")],
+    },
+    {"content": "It was cancelled."},
+]
+
+
+def test_ctrl_c_stops_the_command_second_exits_130_and_resume_offers_retry(spawn, script):
+    spec = script(SLOW)
+    child = spawn("--model", spec, "run the slow thing")
+    child.expect("SLEEPY-NOW")  # live output of the running command
+    began = time.monotonic()
+    child.sendintr()
+    child.expect("stopping")
+    child.expect("Run it again\\?")
+    assert time.monotonic() - began < 5
+    child.expect(MENU_END)
+    child.sendintr()
+    child.expect("resume: cairn resume")
+    assert finish(child) == 130
+
+    child = spawn("resume", "--last")
+    child.expect("resuming [0-9a-f]{12}")
+    child.expect("you: run the slow thing")
+    child.expect("Stopped by the person")
+    child.expect("Run it again\\?")
+    child.expect(MENU_END)
+    child.send("c")
+    child.expect("It was cancelled.")
+    child.expect(MENU_END)
+    child.sendeof()
+    assert finish(child) == 0
+
+
+def test_ctrl_c_once_at_the_prompt_only_warns(spawn, script):
+    child = spawn("--model", script([{"content": "hi"}]))
+    child.expect(MENU_END)
+    child.sendintr()
+    child.expect("Ctrl-C again to exit")
+    child.sendline("hello")
+    child.expect("hi")
+    child.expect(MENU_END)
+    child.sendintr()
+    child.expect("Ctrl-C again to exit")
+    child.sendintr()
+    assert finish(child) == 130
+
+
+def test_ctrl_c_while_the_model_answers_stops_the_answer(spawn, script):
+    turns = [{"content": "This answer never arrives.", "sleep": 1.5}, {"content": "Second answer."}]
+    child = spawn("--model", script(turns), "say something")
+    time.sleep(0.5)
+    child.expect("thinking", timeout=10)
+    child.sendintr()
+    child.expect("answer stopped")
+    child.expect(MENU_END)
+    assert "never arrives" not in child.before
+    child.sendline("again")
+    child.expect("Second answer.")
+    child.expect(MENU_END)
+    child.sendeof()
+    assert finish(child) == 0
+
+
+def test_resume_reasks_a_pending_approval(spawn, script, run_cairn, workspace):
+    spec = script(WRITE)
+    assert run_cairn("-p", "write notes", "--model", spec).returncode == 3
+    child = spawn("resume", "--last")
+    child.expect("resuming")
+    child.expect("write_file notes.txt")
+    child.expect("Allow\\?")
+    child.expect(MENU_END)
+    child.send("y")
+    child.expect("Notes written.")
+    child.expect(MENU_END)
+    child.sendline("/exit")
+    assert finish(child) == 0
+    assert Path(workspace, "notes.txt").exists()
+
+
+def test_slash_commands(spawn, script):
+    child = spawn("--model", script([{"content": "ok"}]))
+    child.expect(MENU_END)
+    child.sendline("/help")
+    child.expect("/mode")
+    child.sendline("/mode plan")
+    child.expect("mode: plan")
+    child.sendline("/mode")
+    child.expect("mode: plan")
+    child.sendline("/mode nope")
+    child.expect("unknown mode")
+    child.sendline("/sessions")
+    child.expect("no sessions")
+    child.sendline("/bogus")
+    child.expect("unknown command")
+    child.sendline("/exit")
+    assert finish(child) == 0
