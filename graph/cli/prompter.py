@@ -26,10 +26,13 @@ class Prompter:
         """One line; raises EOFError on Ctrl-D and KeyboardInterrupt on Ctrl-C."""
         hook = _prefill(prefill) if prefill and self.tty else None
         try:
-            return input(prompt)
+            text = input(prompt)
         finally:
             if hook is not None:
                 hook.set_startup_hook(None)
+        if not self.tty:  # piped input is not echoed: show what was read, so the log reads right
+            self.console.file.write(text + "\n")
+        return text
 
     def key(self, prompt: Any, choices: str) -> str:
         """One of ``choices`` (case-sensitive letters; ``prompt`` a rich Text). Enter picks the first."""
@@ -39,6 +42,7 @@ class Prompter:
                 self.console.file.flush()
                 answer = input().strip()
                 char = answer[:1] or choices[0]
+                self.console.file.write(answer + "\n")
             else:
                 self.console.print(prompt, end="")
                 self.console.file.flush()
