@@ -141,7 +141,12 @@ def _size(text: str) -> str:
 
 def call_details_html(call: ToolCallInfo) -> str:
     """The collapsed parts of a call: arguments, output, diff, images, decision."""
-    parts = [details("arguments", pre(json.dumps(call.arguments, indent=2, ensure_ascii=False, default=str)))]
+    parts = []
+    if call.reason:
+        parts.append(f'<div style="font-size:12px">policy: {risk_badge(call.risk)} {esc(call.reason)}</div>')
+    parts.append(
+        details("arguments", pre(json.dumps(call.arguments, indent=2, ensure_ascii=False, default=str)))
+    )
     if call.original_arguments is not None:
         original = json.dumps(call.original_arguments, indent=2, ensure_ascii=False, default=str)
         parts.append(details("arguments the model sent (edited)", pre(original)))

@@ -6,166 +6,34 @@
 In a Jupyter kernel the text and one line per tool call are display handles updated in place
 (tokens, then the tool's progress lines, then its final status badge with collapsed output and
 images). Anywhere else the same events are printed as plain lines.  ``enable()`` makes
-``session.send(..., stream=True)`` without ``on_event`` stream to the cell.  Approval buttons
-live in ``graph.notebook_widgets`` (ipywidgets is optional).
+``session.send(..., stream=True)`` without ``on_event`` stream to the cell and the kernel's
+interrupt button stop the running tool (as Ctrl-C does in the CLI).  Approval buttons live in
+``graph.notebook_widgets`` (ipywidgets is optional).
 """
 
 from __future__ import annotations
 
-import sys
+import signal
 import threading
-import time
-from collections import deque
-from typing import Any, TextIO
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
 
-from graph.display_parts import badge, call_details_html, details, esc, risk_badge, status_text, summary_line
+from graph.notebook_stream import CellStream, in_kernel
 from graph.notebook_widgets import approval_widget
-from graph.state import ToolCallInfo
 
-__all__ = ["CellStream", "approval_widget", "disable", "enable", "in_kernel", "stream_to_cell"]
+if TYPE_CHECKING:
+    from graph.session import Session
 
-_TEXT_STYLE = "white-space:pre-wrap;margin:4px 0"
-
-
-def in_kernel() -> bool:
-    """True inside a Jupyter (ipykernel) kernel; never imports IPython itself."""
-    ipython = sys.modules.get("IPython")
-    shell = ipython.get_ipython() if ipython is not None else None
-    return shell is not None and hasattr(shell, "kernel")
-
-
-class _View:
-    """An HTML view with a plain-text twin (what nbclient, consoles and logs see)."""
-
-    def __init__(self, html: str, text: str) -> None:
-        self.html, self.text = html, text
-
-    def _repr_html_(self) -> str:
-        return self.html
-
-    def __repr__(self) -> str:
-        return self.text
-
-
-class CellStream:
-    """An ``on_event(kind, payload)`` callback that shows a run in the cell as it happens."""
-
-    def __init__(
-        self,
-        *,
-        rich: bool | None = None,
-        progress_lines: int = 8,
-        min_interval: float = 0.1,
-        file: TextIO | None = None,
-    ) -> None:
-        self.rich = in_kernel() if rich is None else rich
-        self.progress_lines = progress_lines
-        self.min_interval = min_interval
-        self.file = file
-        self._lock = threading.Lock()
-        self._text = ""
-        self._text_handle: Any = None
-        self._printed_tokens = False
-        self._last_update = 0.0
-        self._tools: dict[str, tuple[Any, deque[str], ToolCallInfo]] = {}
-
-    def __call__(self, kind: str, payload: dict[str, Any]) -> None:
-        with self._lock:
-            handler = getattr(self, f"_on_{kind}", None)
-            if handler is not None:
-                handler(payload)
-
-    # -- events --------------------------------------------------------------------------
-    def _on_token(self, payload: dict[str, Any]) -> None:
-        text = str(payload.get("text", ""))
-        if not self.rich:
-            self._print(text, end="")
-            self._printed_tokens = True
-            return
-        self._text += text
-        if time.monotonic() - self._last_update >= self.min_interval:
-            self._show_text()
-
-    def _on_message(self, payload: dict[str, Any]) -> None:
-        text = str(payload.get("text") or "")
-        if not self.rich:
-            if self._printed_tokens:
-                self._print("")
-            elif text:
-                self._print(text)
-            self._printed_tokens = False
-            return
-        if text:
-            self._text = text
-            self._show_text()
-        self._text, self._text_handle = "", None  # the next model turn gets its own block
-
-    def _on_tool_start(self, payload: dict[str, Any]) -> None:
-        call = ToolCallInfo.model_validate({**payload.get("call", {}), "status": "executing"})
-        if not self.rich:
-            self._print(f"{status_text('executing')} {call.tool_name}: {summary_line(call)}")
-            return
-        handle = self._display(self._call_view(call, []))
-        self._tools[call.call_id] = (handle, deque(maxlen=self.progress_lines), call)
-
-    def _on_tool_progress(self, payload: dict[str, Any]) -> None:
-        line = str(payload.get("line", "")).rstrip("\n")
-        if not self.rich:
-            self._print(f"  │ {line}")
-            return
-        entry = self._tools.get(str(payload.get("call_id")))
-        if entry is None:
-            return
-        handle, lines, call = entry
-        lines.append(line)
-        if time.monotonic() - self._last_update >= self.min_interval:
-            self._update(handle, self._call_view(call, list(lines)))
-
-    def _on_tool_end(self, payload: dict[str, Any]) -> None:
-        call = ToolCallInfo.model_validate(payload.get("call", {}))
-        if not self.rich:
-            self._print(f"{status_text(call.status)} {call.tool_name}: {summary_line(call)}")
-            return
-        entry = self._tools.pop(call.call_id, None)
-        view = self._call_view(call, [], final=True)
-        if entry is None:
-            self._display(view)
-        else:
-            self._update(entry[0], view)
-
-    # -- rendering -------------------------------------------------------------------------
-    def _call_view(self, call: ToolCallInfo, lines: list[str], *, final: bool = False) -> _View:
-        head = (
-            f"{badge(call.status)} {risk_badge(call.risk)} <code>{esc(call.tool_name)}</code> "
-            f"{esc(summary_line(call))}"
-        )
-        text = f"{status_text(call.status)} {call.tool_name}: {summary_line(call)}"
-        if final:
-            return _View(f"<div>{details(head, call_details_html(call))}</div>", text)
-        tail = "\n".join(lines)
-        body = f'<pre style="{_TEXT_STYLE};font-size:12px;color:#6b7280">{esc(tail)}</pre>' if lines else ""
-        return _View(f"<div>{head}{body}</div>", text + ("\n" + tail if tail else ""))
-
-    def _show_text(self) -> None:
-        view = _View(f'<div class="cairn-stream" style="{_TEXT_STYLE}">{esc(self._text)}</div>', self._text)
-        if self._text_handle is None:
-            self._text_handle = self._display(view)
-        else:
-            self._update(self._text_handle, view)
-
-    def _display(self, view: _View) -> Any:
-        from IPython.display import display
-
-        self._last_update = time.monotonic()
-        return display(view, display_id=True)
-
-    def _update(self, handle: Any, view: _View) -> None:
-        self._last_update = time.monotonic()
-        if handle is not None:
-            handle.update(view)
-
-    def _print(self, text: str, end: str = "\n") -> None:
-        print(text, end=end, file=self.file or sys.stdout, flush=True)
+__all__ = [
+    "CellStream",
+    "approval_widget",
+    "disable",
+    "enable",
+    "in_kernel",
+    "stop_on_interrupt",
+    "stream_to_cell",
+]
 
 
 def stream_to_cell(**options: Any) -> CellStream:
@@ -173,36 +41,69 @@ def stream_to_cell(**options: Any) -> CellStream:
     return CellStream(**options)
 
 
-_original_context: Any = None
+_original_run: Any = None
 
 
-def enable(*, always: bool = False, **options: Any) -> None:
-    """Make ``send``/``continue_``/decisions with ``stream=True`` and no ``on_event`` stream to the
-    cell (``always=True``: every run streams). Undo with ``disable()``.
+@contextmanager
+def stop_on_interrupt(session: Session) -> Iterator[None]:
+    """While the block runs, the first Ctrl-C / Jupyter interrupt (SIGINT) calls ``session.stop()``:
+    the running tool is stopped, the call becomes ``interrupted`` and the run returns normally
+    (status ``"interrupted"``) instead of raising ``KeyboardInterrupt`` half-way. A second
+    interrupt raises ``KeyboardInterrupt`` as usual. Only the main thread can handle signals;
+    elsewhere (``asend``'s worker thread) this does nothing."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    presses = 0
 
-    Session has no hook for a default event sink, so this wraps ``Session._context`` (the one
-    place a run gets its ``stream``/``on_event``); it only fills in what the caller left out.
+    def on_sigint(signum: int, frame: Any) -> None:
+        nonlocal presses
+        presses += 1
+        if presses > 1:
+            raise KeyboardInterrupt
+        session.stop()
+
+    previous = signal.signal(signal.SIGINT, on_sigint)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous if previous is not None else signal.default_int_handler)
+
+
+def enable(*, always: bool = False, interrupt: bool = True, **options: Any) -> None:
+    """Notebook defaults for every ``Session`` run (``send``, ``continue_``, decisions):
+
+    - ``stream=True`` without ``on_event`` streams into the cell (``always=True``: every run
+      does); ``options`` go to ``stream_to_cell``; a callback you pass is never replaced;
+    - ``interrupt=True``: the kernel's interrupt button stops the running tool like Ctrl-C in
+      the CLI (see ``stop_on_interrupt``).
+
+    Session has no hook for these defaults, so this wraps ``Session._run`` (the one place every
+    run passes through). ``disable()`` undoes it.
     """
     from graph.session import Session
 
-    global _original_context
-    if _original_context is None:
-        _original_context = Session._context
-    original = _original_context
+    global _original_run
+    if _original_run is None:
+        _original_run = Session._run
+    original = _original_run
 
-    def _context(self: Session, stream: bool, on_event: Any) -> Any:
+    def _run(self: Session, payload: Any, stream: bool, on_event: Any) -> Any:
         if on_event is None and (stream or always):
-            return original(self, True, stream_to_cell(**options))
-        return original(self, stream, on_event)
+            stream, on_event = True, stream_to_cell(**options)
+        if not interrupt:
+            return original(self, payload, stream, on_event)
+        with stop_on_interrupt(self):
+            return original(self, payload, stream, on_event)
 
-    Session._context = _context  # type: ignore[method-assign]
+    Session._run = _run  # type: ignore[method-assign]
 
 
 def disable() -> None:
     """Undo ``enable()``."""
     from graph.session import Session
 
-    global _original_context
-    if _original_context is not None:
-        Session._context = _original_context  # type: ignore[method-assign]
-        _original_context = None
+    global _original_run
+    if _original_run is not None:
+        Session._run = _original_run  # type: ignore[method-assign]
+        _original_run = None

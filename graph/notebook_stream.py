@@ -1,0 +1,155 @@
+"""``CellStream``: a run shown live in a notebook cell (display handles) or as plain lines."""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+from collections import deque
+from typing import Any, TextIO
+
+from graph.display_parts import badge, call_details_html, details, esc, risk_badge, status_text, summary_line
+from graph.state import ToolCallInfo
+
+_TEXT_STYLE = "white-space:pre-wrap;margin:4px 0"
+
+
+def in_kernel() -> bool:
+    """True inside a Jupyter (ipykernel) kernel; never imports IPython itself."""
+    ipython = sys.modules.get("IPython")
+    shell = ipython.get_ipython() if ipython is not None else None
+    return shell is not None and hasattr(shell, "kernel")
+
+
+class _View:
+    """An HTML view with a plain-text twin (what nbclient, consoles and logs see)."""
+
+    def __init__(self, html: str, text: str) -> None:
+        self.html, self.text = html, text
+
+    def _repr_html_(self) -> str:
+        return self.html
+
+    def __repr__(self) -> str:
+        return self.text
+
+
+class CellStream:
+    """An ``on_event(kind, payload)`` callback that shows a run in the cell as it happens."""
+
+    def __init__(
+        self,
+        *,
+        rich: bool | None = None,
+        progress_lines: int = 8,
+        min_interval: float = 0.1,
+        file: TextIO | None = None,
+    ) -> None:
+        self.rich = in_kernel() if rich is None else rich
+        self.progress_lines = progress_lines
+        self.min_interval = min_interval
+        self.file = file
+        self._lock = threading.Lock()
+        self._text = ""
+        self._text_handle: Any = None
+        self._printed_tokens = False
+        self._last_update = 0.0
+        self._tools: dict[str, tuple[Any, deque[str], ToolCallInfo]] = {}
+
+    def __call__(self, kind: str, payload: dict[str, Any]) -> None:
+        with self._lock:
+            handler = getattr(self, f"_on_{kind}", None)
+            if handler is not None:
+                handler(payload)
+
+    # -- events --------------------------------------------------------------------------
+    def _on_token(self, payload: dict[str, Any]) -> None:
+        text = str(payload.get("text", ""))
+        if not self.rich:
+            self._print(text, end="")
+            self._printed_tokens = True
+            return
+        self._text += text
+        if time.monotonic() - self._last_update >= self.min_interval:
+            self._show_text()
+
+    def _on_message(self, payload: dict[str, Any]) -> None:
+        text = str(payload.get("text") or "")
+        if not self.rich:
+            if self._printed_tokens:
+                self._print("")
+            elif text:
+                self._print(text)
+            self._printed_tokens = False
+            return
+        if text:
+            self._text = text
+            self._show_text()
+        self._text, self._text_handle = "", None  # the next model turn gets its own block
+
+    def _on_tool_start(self, payload: dict[str, Any]) -> None:
+        call = ToolCallInfo.model_validate({**payload.get("call", {}), "status": "executing"})
+        if not self.rich:
+            self._print(f"{status_text('executing')} {call.tool_name}: {summary_line(call)}")
+            return
+        handle = self._display(self._call_view(call, []))
+        self._tools[call.call_id] = (handle, deque(maxlen=self.progress_lines), call)
+
+    def _on_tool_progress(self, payload: dict[str, Any]) -> None:
+        line = str(payload.get("line", "")).rstrip("\n")
+        if not self.rich:
+            self._print(f"  │ {line}")
+            return
+        entry = self._tools.get(str(payload.get("call_id")))
+        if entry is None:
+            return
+        handle, lines, call = entry
+        lines.append(line)
+        if time.monotonic() - self._last_update >= self.min_interval:
+            self._update(handle, self._call_view(call, list(lines)))
+
+    def _on_tool_end(self, payload: dict[str, Any]) -> None:
+        call = ToolCallInfo.model_validate(payload.get("call", {}))
+        if not self.rich:
+            self._print(f"{status_text(call.status)} {call.tool_name}: {summary_line(call)}")
+            return
+        entry = self._tools.pop(call.call_id, None)
+        view = self._call_view(call, [], final=True)
+        if entry is None:
+            self._display(view)
+        else:
+            self._update(entry[0], view)
+
+    # -- rendering -------------------------------------------------------------------------
+    def _call_view(self, call: ToolCallInfo, lines: list[str], *, final: bool = False) -> _View:
+        head = (
+            f"{badge(call.status)} {risk_badge(call.risk)} <code>{esc(call.tool_name)}</code> "
+            f"{esc(summary_line(call))}"
+        )
+        text = f"{status_text(call.status)} {call.tool_name}: {summary_line(call)}"
+        if final:
+            return _View(f"<div>{details(head, call_details_html(call))}</div>", text)
+        tail = "\n".join(lines)
+        body = f'<pre style="{_TEXT_STYLE};font-size:12px;color:#6b7280">{esc(tail)}</pre>' if lines else ""
+        return _View(f"<div>{head}{body}</div>", text + ("\n" + tail if tail else ""))
+
+    def _show_text(self) -> None:
+        view = _View(f'<div class="cairn-stream" style="{_TEXT_STYLE}">{esc(self._text)}</div>', self._text)
+        if self._text_handle is None:
+            self._text_handle = self._display(view)
+        else:
+            self._update(self._text_handle, view)
+
+    def _display(self, view: _View) -> Any:
+        from IPython.display import display
+
+        self._last_update = time.monotonic()
+        return display(view, display_id=True)
+
+    def _update(self, handle: Any, view: _View) -> None:
+        self._last_update = time.monotonic()
+        if handle is not None:
+            handle.update(view)
+
+    def _print(self, text: str, end: str = "\n") -> None:
+        print(text, end=end, file=self.file or sys.stdout, flush=True)

@@ -1,0 +1,228 @@
+"""Execute every example notebook in a real kernel (nbclient + ipykernel), and resume a session
+across a kernel restart."""
+
+from __future__ import annotations
+
+import re
+import sys
+import threading
+import time
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+from nbclient.exceptions import CellExecutionError
+from nbclient.util import run_sync
+
+from tests.notebooks.strip import is_stripped
+
+ROOT = Path(__file__).resolve().parents[2]
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+EXPECTED = [
+    "01_quickstart.ipynb",
+    "02_approvals_and_modes.ipynb",
+    "03_resume_after_interruption.ipynb",
+    "04_custom_tools_and_policy.ipynb",
+]
+#: Text each notebook's outputs must contain: proof that the cells did what the prose says.
+MUST_SHOW = {
+    "01_quickstart.ipynb": ["cairn-done", "cairn-success", "division by zero", 'src="data:image/png;base64,'],
+    "02_approvals_and_modes.ipynb": [
+        "waiting for your approval",
+        "edited the arguments",
+        "edit_file(calc.py)",
+        "plan mode",
+    ],
+    "03_resume_after_interruption.ipynb": [
+        "cairn-interrupted",
+        "True interrupted",
+        "job finished",
+        "cairn-cancelled",
+    ],
+    "04_custom_tools_and_policy.ipynb": ["word_count", "deploy", "deny", "cairn-cancelled"],
+}
+
+
+def kernel_client(nb: nbformat.NotebookNode, cwd: Path) -> NotebookClient:
+    return NotebookClient(
+        nb, kernel_name="python3", timeout=120, startup_timeout=60, resources={"metadata": {"path": str(cwd)}}
+    )
+
+
+def outputs_text(nb: nbformat.NotebookNode) -> str:
+    parts = []
+    for cell in nb.cells:
+        for out in cell.get("outputs", []):
+            parts.append(out.get("text", ""))
+            parts.extend(str(v) for v in out.get("data", {}).values())
+    return "\n".join(parts)
+
+
+def test_the_four_notebooks_exist():
+    assert [p.name for p in NOTEBOOKS] == EXPECTED
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_committed_notebooks_have_no_outputs(path):
+    nb = nbformat.read(path, as_version=4)
+    nbformat.validate(nb)
+    assert is_stripped(nb), f"run: python tests/notebooks/strip.py {path.relative_to(ROOT)}"
+
+
+def test_strip_clears_outputs_and_check_reports_them(tmp_path):
+    from tests.notebooks import strip
+
+    nb = nbformat.v4.new_notebook()
+    cell = nbformat.v4.new_code_cell("1 + 1", execution_count=3)
+    cell.outputs = [nbformat.v4.new_output("execute_result", {"text/plain": "2"}, execution_count=3)]
+    cell.metadata["execution"] = {"iopub.status.busy": "2026-01-01T00:00:00Z"}
+    nb.cells = [cell, nbformat.v4.new_markdown_cell("# title")]
+    path = tmp_path / "n.ipynb"
+    nbformat.write(nb, path)
+    assert strip.main(["--check", str(path)]) == 1
+    assert strip.main([str(path)]) == 0
+    again = nbformat.read(path, as_version=4)
+    assert (
+        strip.is_stripped(again) and again.cells[0].source == "1 + 1" and again.cells[1].source == "# title"
+    )
+    assert strip.main(["--check", str(path)]) == 0
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_first_cell_says_how_to_use_a_real_model(path):
+    first = nbformat.read(path, as_version=4).cells[0]
+    assert first.cell_type == "markdown"
+    assert "OPENAI_API_KEY" in first.source and "base_url=" in first.source
+
+
+@pytest.mark.slow
+def test_the_kernel_runs_this_python(tmp_path):
+    """nbclient starts the ``python3`` kernelspec; it must be this venv's interpreter."""
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell("import sys, graph; print(sys.executable); print(graph.__file__)")]
+    kernel_client(nb, tmp_path).execute()
+    executable, package = nb.cells[0].outputs[0]["text"].split()
+    assert Path(executable).resolve() == Path(sys.executable).resolve()
+    assert Path(package).resolve() == (ROOT / "graph" / "__init__.py").resolve()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_notebook_runs_top_to_bottom(path, tmp_path):
+    nb = nbformat.read(path, as_version=4)
+    kernel_client(nb, tmp_path).execute()  # raises CellExecutionError on any cell error
+    shown = outputs_text(nb)
+    missing = [s for s in MUST_SHOW[path.name] if s not in shown]
+    assert not missing, f"{path.name}: outputs lack {missing}"
+
+
+BEFORE_RESTART = """
+import json, tempfile
+from pathlib import Path
+from graph import Session
+tmp = Path({tmp!r})
+ws = tmp / "ws"
+ws.mkdir()
+(ws / "calc.py").write_text("def add(a, b):\\n    return a - b\\n")
+turns = [
+    {{"tool_calls": [{{"name": "bash", "args": {{"command": "sed -i 's/a - b/a + b/' calc.py"}}}}]}},
+    {{"content": "Fixed add."}},
+]
+(tmp / "script.json").write_text(json.dumps(turns))
+s = Session(ws, model=f"script:{{tmp / 'script.json'}}", db=str(tmp / "cairn.db"))
+r = s.send("fix add")
+print("SESSION", s.id, r.status, [c.call_id for c in r.pending])
+"""
+
+AFTER_RESTART = """
+assert "s" not in globals()  # a fresh kernel
+from pathlib import Path
+from graph import Session
+s = Session.resume({session_id!r}, db={db!r})
+print("PENDING", [(c.tool_name, c.status) for c in s.pending()])
+r = s.approve({call_id!r})
+print("RESULT", r.status, r.text, Path({calc!r}).read_text().splitlines()[1].strip())
+"""
+
+
+@pytest.mark.slow
+def test_resume_after_a_kernel_restart(tmp_path):
+    """Stop at an approval, restart the kernel, ``Session.resume(id)`` and continue."""
+    nb = nbformat.v4.new_notebook()
+    client = kernel_client(nb, tmp_path)
+
+    def run(source: str) -> str:
+        nb.cells.append(nbformat.v4.new_code_cell(source))
+        cell = client.execute_cell(nb.cells[-1], len(nb.cells) - 1)
+        return "".join(o.get("text", "") for o in cell.outputs)
+
+    with client.setup_kernel():
+        out = run(BEFORE_RESTART.format(tmp=str(tmp_path)))
+        match = re.search(r"SESSION (\w+) awaiting_approval \['([^']+)'\]", out)
+        assert match, out
+        session_id, call_id = match.groups()
+        run_sync(client.km.restart_kernel)(now=True)  # nbclient's managers are async
+        run_sync(client.kc.wait_for_ready)(timeout=60)
+        out = run(
+            AFTER_RESTART.format(
+                session_id=session_id[:10],  # a prefix is enough
+                db=str(tmp_path / "cairn.db"),
+                call_id=call_id,
+                calc=str(tmp_path / "ws" / "calc.py"),
+            )
+        )
+    assert "PENDING [('bash', 'awaiting_approval')]" in out
+    assert "RESULT done Fixed add. return a + b" in out
+
+
+INTERRUPT_SETUP = """
+import json, subprocess
+from pathlib import Path
+import graph.notebook
+from graph import Session
+tmp = Path({tmp!r})
+(tmp / "ws").mkdir()
+turn = {{"tool_calls": [{{"name": "bash", "args": {{"command": "sleep 31.7"}}}}]}}
+(tmp / "script.json").write_text(json.dumps([turn, "stopped", turn, "stopped again"]))
+s = Session(tmp / "ws", model=f"script:{{tmp / 'script.json'}}", db=str(tmp / "cairn.db"),
+            rules={{"allow": ["bash(sleep:*)"]}})
+def sleeping():
+    return subprocess.run(["pgrep", "-f", "sleep 31.7"], capture_output=True, text=True).stdout.split()
+"""
+
+
+@pytest.mark.slow
+def test_the_interrupt_button_in_a_kernel(tmp_path):
+    """Jupyter's interrupt button (SIGINT to the kernel) during a command: without enable() the cell
+    raises KeyboardInterrupt and continue_() recovers; with enable() the run pauses cleanly."""
+    nb = nbformat.v4.new_notebook()
+    client = kernel_client(nb, tmp_path)
+
+    def run(source: str, *, interrupt_after: float | None = None) -> str:
+        nb.cells.append(nbformat.v4.new_code_cell(source))
+        timer = None
+        if interrupt_after is not None:
+            timer = threading.Timer(interrupt_after, run_sync(client.km.interrupt_kernel))
+            timer.start()
+        try:
+            cell = client.execute_cell(nb.cells[-1], len(nb.cells) - 1)
+        finally:
+            if timer is not None:
+                timer.join()
+        return "".join(o.get("text", "") for o in cell.outputs)
+
+    with client.setup_kernel():
+        run(INTERRUPT_SETUP.format(tmp=str(tmp_path)))
+        with pytest.raises(CellExecutionError, match="KeyboardInterrupt"):
+            run("r = s.send('go')", interrupt_after=2.0)
+        out = run("r = s.continue_(); print(r.status, [c.status for c in r.pending], sleeping())")
+        assert out.strip() == "interrupted ['interrupted'] []"
+        run("r = s.cancel()")
+        started = time.monotonic()
+        out = run(
+            "graph.notebook.enable()\nr = s.send('again')\nprint(r.status, [c.status for c in r.pending], sleeping())",
+            interrupt_after=2.0,
+        )
+        assert out.strip() == "interrupted ['interrupted'] []"
+        assert time.monotonic() - started < 15
