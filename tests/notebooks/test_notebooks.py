@@ -44,6 +44,16 @@ MUST_SHOW = {
 }
 
 
+@pytest.fixture(autouse=True)
+def _this_venvs_kernelspec(monkeypatch):
+    """Look up the ``python3`` kernelspec in this interpreter's prefix first: a user-level
+    kernelspec (~/.local/share/jupyter) would otherwise win and could start another Python.
+    jupyter_client replaces the spec's ``python`` with ``sys.executable``."""
+    shared = Path(sys.prefix) / "share" / "jupyter"
+    if (shared / "kernels" / "python3").is_dir():
+        monkeypatch.setenv("JUPYTER_PATH", str(shared))
+
+
 def kernel_client(nb: nbformat.NotebookNode, cwd: Path) -> NotebookClient:
     return NotebookClient(
         nb, kernel_name="python3", timeout=120, startup_timeout=60, resources={"metadata": {"path": str(cwd)}}
