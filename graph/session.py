@@ -147,12 +147,12 @@ class Session:
         """Continue a paused or crashed run without a new message (recovery happens here)."""
         state = self._snapshot()
         if state.interrupts:
-            return self._result(time.perf_counter(), {}, before=None)
+            return self._result(time.perf_counter(), None, before=None)
         if state.next:
             return self._run(None, stream, on_event)
         if state.values.get("paused"):
             return self._run({"run_steps": 0, "paused": None}, stream, on_event)
-        return self._result(time.perf_counter(), {}, before=None)
+        return self._result(time.perf_counter(), None, before=None)
 
     async def asend(self, text: str, **kwargs: Any) -> RunResult:
         return await asyncio.to_thread(self.send, text, **kwargs)
@@ -191,7 +191,7 @@ class Session:
         staged = normalize_decisions(decisions, gated, self.registry)
         self._staged.update(staged)
         if set(gated) - set(self._staged):
-            return self._result(time.perf_counter(), {}, before=None)
+            return self._result(time.perf_counter(), None, before=None)
         answer = {"decisions": {cid: self._staged[cid] for cid in gated}}
         self._staged.clear()
         return self._run(Command(resume=answer), stream, on_event)
@@ -335,7 +335,7 @@ class Session:
         return result
 
     def _result(
-        self, started: float, counters_before: dict[str, int], *, before: Any, error: str | None = None
+        self, started: float, counters_before: dict[str, int] | None, *, before: Any, error: str | None = None
     ) -> RunResult:
         snap = self._snapshot()
         values = snap.values
@@ -354,7 +354,7 @@ class Session:
         else:
             status = "done"
         counters = values.get("counters") or {}
-        base = counters_before or counters
+        base = counters if counters_before is None else counters_before
         usage = {
             "input_tokens": counters.get("tokens_in", 0) - base.get("tokens_in", 0),
             "output_tokens": counters.get("tokens_out", 0) - base.get("tokens_out", 0),

@@ -68,7 +68,10 @@ class Harness:
     def _env(self) -> dict[str, str]:
         return {**os.environ, "PYTHONPATH": str(ROOT)}
 
-    def start_and_kill(self, *action: str, marker: str, hook: str | None = None, timeout: float = 30) -> None:
+    def start_and_kill(
+        self, *action: str, marker: str | tuple[str, ...], hook: str | None = None, timeout: float = 30
+    ) -> None:
+        markers = (marker,) if isinstance(marker, str) else marker
         proc = subprocess.Popen(
             self._cmd(*action, hook=hook),
             cwd=ROOT,
@@ -81,7 +84,7 @@ class Harness:
         if self.session_id is None:
             self.session_id = json.loads(first)["session_id"]
         deadline = time.monotonic() + timeout
-        while not (self.marks / marker).exists():
+        while not all((self.marks / m).exists() for m in markers):
             if proc.poll() is not None:
                 raise AssertionError(f"driver exited early: {proc.stdout.read()} {proc.stderr.read()}")
             if time.monotonic() > deadline:
@@ -209,11 +212,8 @@ def test_kill_between_parallel_calls(tmp_path, attempt):
         {"content": "finished"},
     ]
     h = Harness(tmp_path, turns)
-    h.start_and_kill("--send", "go", marker="journaled-call_fast", hook="after_result")
-    # the fast call returned and was journaled; the slow one is still running
-    deadline = time.monotonic() + 10
-    while "slow" not in h.runs() and time.monotonic() < deadline:
-        time.sleep(0.02)
+    # kill once the fast call returned and was journaled while the slow one is still running
+    h.start_and_kill("--send", "go", marker=("journaled-call_fast", "started-slow"), hook="after_result")
     result = h.run("--continue")
     assert result["status"] == "interrupted", result
     assert [p["call_id"] for p in result["pending"]] == ["call_slow"]
