@@ -36,6 +36,7 @@ if TYPE_CHECKING:
 __all__ = [
     "CallsTable",
     "PendingView",
+    "ToolCallTable",
     "calls_table",
     "run_result_html",
     "run_result_markdown",
@@ -178,6 +179,10 @@ class PendingView(CallsTable):
             if c.preview:
                 lines.extend("  " + line for line in c.preview.splitlines()[:40])
         return "\n".join(lines) or "(nothing is waiting for a decision)"
+
+
+#: The name the design notes use.
+ToolCallTable = CallsTable
 
 
 def calls_table(calls: Iterable[ToolCallInfo]) -> CallsTable:
