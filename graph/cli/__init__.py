@@ -37,6 +37,22 @@ def main(argv: list[str] | None = None) -> int:
 
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+    except Exception as exc:  # storage trouble and the unexpected: one line, traceback with -v
+        return _unexpected(exc, verbose="-v" in argv or "--verbose" in argv)
+
+
+def _unexpected(exc: Exception, *, verbose: bool) -> int:
+    from graph.cli.exits import ERROR, USAGE
+
+    if verbose:
+        import traceback
+
+        traceback.print_exc()
+    config = type(exc).__name__ in ("StorageConfigError", "PolicyConfigError", "ModelConfigError")
+    print(f"cairn: error: {exc}" if config else f"cairn: error: {type(exc).__name__}: {exc}", file=sys.stderr)
+    if not verbose and not config:
+        print("(run again with -v for the traceback)", file=sys.stderr)
+    return USAGE if config else ERROR
 
 
 def _dispatch(command: str | None, ns: object) -> int:

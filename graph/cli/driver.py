@@ -21,8 +21,16 @@ class Driver:
         self.approver = approver
 
     def send(self, text: str) -> Any:
+        """Send a message; None when the session cannot take one yet (it says why)."""
+        from graph.session import SessionError
+
         s, on_event = self.session, self.renderer.on_event
-        return self.drive(lambda: s.send(text, stream=True, on_event=on_event))
+        try:
+            return self.drive(lambda: s.send(text, stream=True, on_event=on_event))
+        except SessionError as exc:
+            self.renderer.note(f"  not sent: {exc}", "yellow")
+            self.renderer.note("  /continue finishes the stopped run first")
+            return None
 
     def continue_(self) -> Any:
         s, on_event = self.session, self.renderer.on_event

@@ -63,6 +63,8 @@ class Interactive:
                     self.ctrlc.at_prompt()
                     continue
                 self.ctrlc.disarm()
+                while text.endswith("\\"):  # a trailing backslash continues on the next line
+                    text = text[:-1] + "\n" + self.prompter.line(self.prompter.styled("… ", "2"))
                 text = text.strip()
                 if not text:
                     continue

@@ -37,10 +37,10 @@ def open_session(ns: argparse.Namespace, opts: Options) -> Any:
     opts.apply_env()
     from graph.session import Session, SessionError
 
+    # Only an explicit --model replaces the recorded one ($CAIRN_MODEL is for new sessions).
+    model = opts.model_spec() if ns.model else None
     try:
-        session = Session.resume(
-            sid, db=opts.db, model=opts.model, mode=opts.approval, max_steps=opts.max_steps
-        )
+        session = Session.resume(sid, db=opts.db, model=model, mode=opts.approval, max_steps=opts.max_steps)
     except (SessionError, ValueError) as exc:
         raise CliError(str(exc)) from exc
     spec = session._model_spec if isinstance(session._model_spec, str) else None

@@ -14,7 +14,8 @@ HELP = """\
   /sessions          this workspace's sessions
   /continue          continue the last run (after an error or --max-steps)
   /exit              leave (also Ctrl-D); the session can be resumed later
-  Ctrl-C             stop the running tool or answer; twice to exit"""
+  Ctrl-C             stop the running tool or answer; twice to exit
+  line ending in \\   continue the message on the next line"""
 
 
 class Leave(Exception):

@@ -287,3 +287,31 @@ def test_slash_commands(spawn, script):
     child.expect("unknown command")
     child.sendline("/exit")
     assert finish(child) == 0
+
+
+def test_model_error_then_continue(spawn, script):
+    child = spawn("--model", script([{"http_error": 500, "times": 1, "content": "Recovered."}]), "hello")
+    child.expect("error: ")
+    child.expect("/continue tries again")
+    child.expect(MENU_END)
+    child.sendline("are you there?")
+    child.expect("not sent")
+    child.expect(MENU_END)
+    child.sendline("/continue")
+    child.expect("Recovered.")
+    child.expect(MENU_END)
+    child.sendeof()
+    assert finish(child) == 0
+
+
+def test_backslash_continues_the_message(spawn, script, cli_env, workspace):
+    child = spawn("--model", script([{"content": "Got both lines."}]))
+    child.expect(MENU_END)
+    child.sendline("first line \\")
+    child.expect("… ")
+    child.sendline("second line")
+    child.expect("Got both lines.")
+    child.expect(MENU_END)
+    child.sendeof()
+    assert finish(child) == 0
+    assert show_json(cli_env, workspace)["messages"][0]["content"] == "first line \nsecond line"
