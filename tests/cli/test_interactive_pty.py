@@ -315,3 +315,19 @@ def test_backslash_continues_the_message(spawn, script, cli_env, workspace):
     child.sendeof()
     assert finish(child) == 0
     assert show_json(cli_env, workspace)["messages"][0]["content"] == "first line \nsecond line"
+
+
+def test_interactive_through_the_real_client(spawn, make_openai_server, cli_env, workspace):
+    server = make_openai_server([WRITE[0], {"content": "Written over HTTP."}])
+    child = spawn("--model", "test-model", "--base-url", server.base_url, "write the notes")
+    child.expect("I will write the notes.")
+    child.expect("Allow\\?")
+    child.expect(MENU_END)
+    child.send("y")
+    child.expect("Written over HTTP.")
+    child.expect(MENU_END)
+    child.sendeof()
+    child.expect(f"cairn resume [0-9a-f]{{12}} --base-url {server.base_url}")
+    assert finish(child) == 0
+    assert Path(workspace, "notes.txt").read_text() == "hi\n"
+    assert all(body.get("stream") for body in server.requests)
