@@ -187,8 +187,9 @@ def test_resume_after_a_kernel_restart(tmp_path):
 
 
 INTERRUPT_SETUP = """
-import json, subprocess
+import json
 from pathlib import Path
+import psutil
 import graph.notebook
 from graph import Session
 tmp = Path({tmp!r})
@@ -198,7 +199,7 @@ turn = {{"tool_calls": [{{"name": "bash", "args": {{"command": "sleep 31.7"}}}}]
 s = Session(tmp / "ws", model=f"script:{{tmp / 'script.json'}}", db=str(tmp / "cairn.db"),
             rules={{"allow": ["bash(sleep:*)"]}})
 def sleeping():
-    return subprocess.run(["pgrep", "-f", "sleep 31.7"], capture_output=True, text=True).stdout.split()
+    return [p.pid for p in psutil.process_iter(["cmdline"]) if p.info["cmdline"] == ["sleep", "31.7"]]
 """
 
 
