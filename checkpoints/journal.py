@@ -37,6 +37,7 @@ CREATE TABLE IF NOT EXISTS cairn_tool_journal (
     started_at REAL,
     ended_at REAL,
     attempt INTEGER NOT NULL DEFAULT 0,
+    details TEXT,
     PRIMARY KEY (thread_id, call_id)
 );
 """
@@ -58,17 +59,19 @@ class JournalEntry:
     started_at: float | None
     ended_at: float | None
     attempt: int
+    #: Person-facing extras: decision, original arguments, metadata such as a diff.
+    details: dict[str, Any] | None = None
 
     @property
     def terminal(self) -> bool:
         return self.status in TERMINAL
 
 
-_COLUMNS = "call_id, tool_name, arguments, status, risk, reason, result, summary, error_msg, started_at, ended_at, attempt"
+_COLUMNS = "call_id, tool_name, arguments, status, risk, reason, result, summary, error_msg, started_at, ended_at, attempt, details"
 
 
 def _entry(row: tuple[Any, ...]) -> JournalEntry:
-    call_id, tool, args, status, risk, reason, result, summary, err, started, ended, attempt = row
+    call_id, tool, args, status, risk, reason, result, summary, err, started, ended, attempt, details = row
     return JournalEntry(
         call_id,
         tool,
@@ -82,6 +85,7 @@ def _entry(row: tuple[Any, ...]) -> JournalEntry:
         started,
         ended,
         attempt,
+        json.loads(details) if details else None,
     )
 
 
@@ -116,7 +120,14 @@ class ToolJournal:
                 ),
             )
 
-    def record(self, thread_id: str, call: dict[str, Any], *, result: dict[str, Any] | None = None) -> None:
+    def record(
+        self,
+        thread_id: str,
+        call: dict[str, Any],
+        *,
+        result: dict[str, Any] | None = None,
+        details: dict[str, Any] | None = None,
+    ) -> None:
         """Record a call's current status (terminal result, cancellation, interruption)."""
         with self.db.transaction() as conn:
             seq = conn.execute(
@@ -125,12 +136,13 @@ class ToolJournal:
             ).fetchone()[0]
             conn.execute(
                 "INSERT INTO cairn_tool_journal (thread_id, call_id, seq, tool_name, arguments, status, risk, "
-                "reason, result, summary, error_msg, ended_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?) "
+                "reason, result, summary, error_msg, ended_at, details) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?) "
                 "ON CONFLICT(thread_id, call_id) DO UPDATE SET status=excluded.status, "
                 "arguments=excluded.arguments, risk=excluded.risk, reason=excluded.reason, "
                 "result=COALESCE(excluded.result, cairn_tool_journal.result), "
                 "summary=COALESCE(excluded.summary, cairn_tool_journal.summary), "
-                "error_msg=excluded.error_msg, ended_at=excluded.ended_at",
+                "error_msg=excluded.error_msg, ended_at=excluded.ended_at, "
+                "details=COALESCE(excluded.details, cairn_tool_journal.details)",
                 (
                     thread_id,
                     call["call_id"],
@@ -144,6 +156,7 @@ class ToolJournal:
                     call.get("summary"),
                     call.get("error_msg"),
                     time.time(),
+                    json.dumps(details, default=str) if details is not None else None,
                 ),
             )
 

@@ -9,6 +9,7 @@ from typing import Any
 from langgraph.checkpoint.base import BaseCheckpointSaver
 
 from checkpoints.db import Database
+from checkpoints.file_reads import FileReadLog
 from checkpoints.journal import ToolJournal
 from checkpoints.location import resolve_location
 from checkpoints.pruning import prune_thread
@@ -30,6 +31,7 @@ class Store:
     journal: ToolJournal
     transcript: Transcript
     sessions: SessionIndex
+    file_reads: FileReadLog
 
     def prune(self, thread_id: str, *, keep_last: int = 20, min_batch: int = 40) -> int:
         return prune_thread(self.db, self.saver.serde, thread_id, keep_last=keep_last, min_batch=min_batch)
@@ -39,6 +41,7 @@ class Store:
         self.journal.delete_thread(thread_id)
         self.transcript.delete_thread(thread_id)
         self.sessions.delete(thread_id)
+        self.file_reads.delete_thread(thread_id)
 
     def close(self) -> None:
         conn: Any = getattr(self.saver, "conn", None)
@@ -79,4 +82,5 @@ def open_store(location: str | os.PathLike[str] | None = None) -> Store:
         journal=ToolJournal(db),
         transcript=Transcript(db),
         sessions=SessionIndex(db),
+        file_reads=FileReadLog(db),
     )

@@ -17,6 +17,7 @@ import json
 import threading
 import uuid
 import zlib
+from collections.abc import Callable
 from typing import Any
 
 from langchain_core.messages import BaseMessage, message_to_dict, messages_from_dict
@@ -40,6 +41,17 @@ _WALK_SQL = (
     " SELECT m.id, m.parent_id, m.data, c.depth + 1 FROM chain c"
     " CROSS JOIN cairn_messages m ON m.thread_id = ? AND m.id = c.parent_id"
     ") SELECT id, parent_id, data FROM chain ORDER BY depth DESC"
+)
+
+
+# Same walk, nearest first and unordered, so SQLite yields rows lazily as it recurses.
+_TAIL_SQL = (
+    "WITH RECURSIVE chain(id, parent_id, data) AS ("
+    " SELECT id, parent_id, data FROM cairn_messages WHERE thread_id = ? AND id = ?"
+    " UNION ALL"
+    " SELECT m.id, m.parent_id, m.data FROM chain c"
+    " CROSS JOIN cairn_messages m ON m.thread_id = ? AND m.id = c.parent_id"
+    ") SELECT id, data FROM chain"
 )
 
 
@@ -100,6 +112,39 @@ class Transcript:
             self._cache[(thread_id, head)] = tuple(messages)
             self._trim_cache()
         return messages
+
+    def tail(
+        self, thread_id: str, head: str | None, *, stop: Callable[[BaseMessage], bool]
+    ) -> list[BaseMessage]:
+        """The newest messages, from the last one matching ``stop`` (inclusive) to ``head``.
+
+        Reads and decodes only those rows (the walk from the head is lazy), so looking at
+        the current turn costs the same at message 10 and at message 10,000.
+        """
+        if not head:
+            return []
+        with self._cache_lock:
+            cached = self._cache.get((thread_id, head))
+        if cached is not None:
+            for index in range(len(cached) - 1, -1, -1):
+                if stop(cached[index]):
+                    return list(cached[index:])
+            return list(cached)
+        collected: list[BaseMessage] = []
+        with self.db.lock:
+            cursor = self.db.conn.execute(_TAIL_SQL, (thread_id, head, thread_id))
+            try:
+                for _id, data in cursor:
+                    message = messages_from_dict([decode(data)])[0]
+                    collected.append(message)
+                    if stop(message):
+                        break
+            finally:
+                cursor.close()
+        if not collected:
+            raise LookupError(f"transcript head {head!r} of thread {thread_id!r} is missing")
+        collected.reverse()
+        return collected
 
     def count(self, thread_id: str, head: str | None) -> int:
         return len(self.read(thread_id, head))

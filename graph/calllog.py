@@ -1,26 +1,54 @@
-"""Reading a session's tool calls back: transcript order + journal status + state."""
+"""Reading a session's tool calls back: transcript order + journal status + live state."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import json
+from typing import TYPE_CHECKING, Any
 
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
+from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 
 from graph.state import ToolCallInfo, calls
 
 if TYPE_CHECKING:
     from graph.session import Session
 
+#: Metadata larger than this (serialized) is not kept in the call log, key by key.
+MAX_DETAIL_VALUE = 64_000
+_NEVER_KEPT = ("state", "image")
 
-def _assemble(session: Session, messages: list[BaseMessage]) -> list[ToolCallInfo]:
-    state = session._snapshot().values
-    live = {c.call_id: c for c in calls(state.get("pending_tool_calls"))}
-    live.update({c.call_id: c for c in calls(state.get("completed_tool_calls"))})
+
+def call_details(call: ToolCallInfo) -> dict[str, Any]:
+    """What the call log keeps for people beyond status and summary (diff, decision...)."""
+    metadata: dict[str, Any] = {}
+    for key, value in call.metadata.items():
+        if key in _NEVER_KEPT:
+            continue
+        try:
+            if len(json.dumps(value, default=str)) <= MAX_DETAIL_VALUE:
+                metadata[key] = value
+        except (TypeError, ValueError):
+            continue
+    details: dict[str, Any] = {"metadata": metadata}
+    for key in ("decision", "original_arguments", "preview", "attempt"):
+        value = getattr(call, key)
+        if value:
+            details[key] = value
+    return details
+
+
+def assemble_calls(
+    session: Session, messages: list[BaseMessage], values: dict[str, Any]
+) -> list[ToolCallInfo]:
+    """The calls made in ``messages``, in the model's order, with their lifecycle status."""
+    live = {c.call_id: c for c in calls(values.get("pending_tool_calls"))}
+    live.update({c.call_id: c for c in calls(values.get("completed_tool_calls"))})
     results = {m.tool_call_id: m for m in messages if isinstance(m, ToolMessage)}
-    ordered: list[tuple[str, str, dict]] = []
-    for message in messages:
-        if isinstance(message, AIMessage):
-            ordered.extend((tc["id"], tc["name"], tc.get("args") or {}) for tc in message.tool_calls)
+    ordered = [
+        (tc["id"], tc["name"], tc.get("args") or {})
+        for m in messages
+        if isinstance(m, AIMessage)
+        for tc in m.tool_calls
+    ]
     journal = session.store.journal.get_many(session.id, [cid for cid, _, _ in ordered])
     out: list[ToolCallInfo] = []
     for call_id, name, args in ordered:
@@ -28,45 +56,46 @@ def _assemble(session: Session, messages: list[BaseMessage]) -> list[ToolCallInf
             out.append(live[call_id])
             continue
         entry = journal.get(call_id)
-        tm = results.get(call_id)
-        content = tm.content if tm is not None else None
-        text = content if isinstance(content, str) else None
-        if entry is not None:
-            out.append(
-                ToolCallInfo(
-                    call_id=call_id,
-                    tool_name=entry.tool_name,
-                    arguments=entry.arguments,
-                    status=entry.status if entry.status in ("success", "error", "cancelled") else "error",
-                    result=text if entry.status == "success" else None,
-                    error_msg=entry.error_msg or (text if entry.status != "success" else None),
-                    risk=entry.risk,
-                    reason=entry.reason,
-                    display=entry.summary,
-                )
-            )
-        else:
-            status = "error" if tm is None or tm.status == "error" else "success"
+        message = results.get(call_id)
+        text = message.content if message is not None and isinstance(message.content, str) else None
+        if entry is None:
+            ok = message is not None and message.status != "error"
             out.append(
                 ToolCallInfo(
                     call_id=call_id,
                     tool_name=name,
                     arguments=args,
-                    status=status,
-                    result=text if status == "success" else None,
-                    error_msg=text if status == "error" else None,
+                    status="success" if ok else "error",
+                    result=text if ok else None,
+                    error_msg=None if ok else text,
                 )
             )
+            continue
+        details = entry.details or {}
+        status = entry.status if entry.status in ("success", "error", "cancelled") else "error"
+        out.append(
+            ToolCallInfo(
+                call_id=call_id,
+                tool_name=entry.tool_name,
+                arguments=entry.arguments,
+                status=status,
+                result=text if status == "success" else None,
+                error_msg=entry.error_msg or (text if status != "success" else None),
+                risk=entry.risk,
+                reason=entry.reason,
+                display=entry.summary,
+                metadata=details.get("metadata") or {},
+                decision=details.get("decision"),
+                original_arguments=details.get("original_arguments"),
+                preview=details.get("preview"),
+                attempt=details.get("attempt") or 0,
+            )
+        )
     return out
 
 
 def session_tool_calls(session: Session) -> list[ToolCallInfo]:
-    return _assemble(session, session.history())
-
-
-def calls_since_last_human(session: Session, history: list[BaseMessage]) -> list[ToolCallInfo]:
-    start = 0
-    for index, message in enumerate(history):
-        if isinstance(message, HumanMessage) and isinstance(message.content, str):
-            start = index
-    return _assemble(session, history[start:])
+    """Every call of the session (``Session.tool_calls()``)."""
+    values = session._snapshot().values
+    history = session.store.transcript.read(session.id, values.get("head"))
+    return assemble_calls(session, history, values)

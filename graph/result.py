@@ -40,6 +40,11 @@ class RunResult(BaseModel):
             "elapsed_s": round(self.elapsed_s, 3),
         }
 
+    def __repr__(self) -> str:
+        from graph.display import run_result_text
+
+        return run_result_text(self)
+
     def _repr_markdown_(self) -> str:  # notebooks; richer HTML lives in graph.display
         from graph.display import run_result_markdown
 

@@ -15,16 +15,15 @@ from __future__ import annotations
 
 import asyncio
 import threading
-import time
 import uuid
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
+from langchain_core.messages import BaseMessage, HumanMessage
 from langgraph.types import Command
 
 from checkpoints import Store, open_store
-from graph.context import AgentContext, EventCallback
+from graph.context import EventCallback
 from graph.decisions import normalize_decisions
 from graph.result import RunResult
 from graph.state import ToolCallInfo, calls
@@ -33,8 +32,6 @@ from tools import ToolRegistry, ToolServices, Workspace, create_default_tools
 MODES = ("default", "accept-edits", "plan", "bypass")
 GATED = ("awaiting_approval", "interrupted")
 RECURSION_LIMIT = 10_000
-#: Long runs prune intermediate checkpoints as they go, so storage stays linear.
-PRUNE_EVERY_STEPS = 64
 
 
 class SessionError(RuntimeError):
@@ -84,6 +81,9 @@ class Session:
                 self.id, workspace=str(self.workspace.root), mode=mode, model=_model_label(model)
             )
         self._services.url_guard = self._url_guard
+        reads = self._services.reads
+        reads.seed(self.store.file_reads.load(self.id))
+        reads.on_record = lambda record: self.store.file_reads.save(self.id, record)
 
     # -- construction ---------------------------------------------------------------------
     @classmethod
@@ -147,12 +147,12 @@ class Session:
         """Continue a paused or crashed run without a new message (recovery happens here)."""
         state = self._snapshot()
         if state.interrupts:
-            return self._result(time.perf_counter(), None, before=None)
+            return self._status_now()
         if state.next:
             return self._run(None, stream, on_event)
         if state.values.get("paused"):
             return self._run({"run_steps": 0, "paused": None}, stream, on_event)
-        return self._result(time.perf_counter(), None, before=None)
+        return self._status_now()
 
     async def asend(self, text: str, **kwargs: Any) -> RunResult:
         return await asyncio.to_thread(self.send, text, **kwargs)
@@ -191,7 +191,7 @@ class Session:
         staged = normalize_decisions(decisions, gated, self.registry)
         self._staged.update(staged)
         if set(gated) - set(self._staged):
-            return self._result(time.perf_counter(), None, before=None)
+            return self._status_now()
         answer = {"decisions": {cid: self._staged[cid] for cid in gated}}
         self._staged.clear()
         return self._run(Command(resume=answer), stream, on_event)
@@ -288,99 +288,16 @@ class Session:
     def _snapshot(self) -> Any:
         return self._graph.get_state(self._config())
 
-    def _context(self, stream: bool, on_event: EventCallback | None) -> AgentContext:
-        from graph.prompts import build_system_prompt
-        from tools.memory import load_memory
-
-        memory = load_memory(self.workspace)
-        return AgentContext(
-            thread_id=self.id,
-            workspace=self.workspace,
-            store=self.store,
-            model=self.model,
-            registry=self.registry,
-            rules=self.rules,
-            mode=self.mode,
-            max_steps=self.max_steps,
-            stream=stream,
-            on_event=on_event,
-            cancel=self.cancel_event,
-            system_prompt=lambda mode: build_system_prompt(self.workspace.root, mode, memory=memory),
-        )
-
     def _run(self, payload: Any, stream: bool, on_event: EventCallback | None) -> RunResult:
-        started = time.perf_counter()
-        before = dict(self._snapshot().values.get("counters") or {})
-        self.cancel_event.clear()
-        context = self._context(stream, on_event)
-        self.store.sessions.update(self.id, status="running")
-        try:
-            updates = self._graph.stream(
-                payload, self._config(), context=context, durability="sync", stream_mode="updates"
-            )
-            for steps, _ in enumerate(updates, start=1):
-                if steps % PRUNE_EVERY_STEPS == 0:
-                    self.store.prune(self.id)
-        except Exception as exc:  # model failure etc.: the checkpoint stays resumable
-            from graph.models import describe_model_error
+        from graph.runs import run_graph
 
-            result = self._result(started, before, before=before, error=describe_model_error(exc))
-        else:
-            result = self._result(started, before, before=before)
-        self.store.sessions.update(self.id, status=result.status)
-        try:
-            self.store.prune(self.id)
-        except Exception:
-            pass
-        return result
+        return run_graph(self, payload, stream=stream, on_event=on_event)
 
-    def _result(
-        self, started: float, counters_before: dict[str, int] | None, *, before: Any, error: str | None = None
-    ) -> RunResult:
-        snap = self._snapshot()
-        values = snap.values
-        pending = [c for c in calls(values.get("pending_tool_calls")) if c.status in GATED]
-        if error is not None:
-            status = "error"
-        elif any(c.status == "awaiting_approval" for c in pending):
-            status = "awaiting_approval"
-        elif pending:
-            status = "interrupted"
-        elif values.get("paused") == "max_steps":
-            status = "max_steps"
-        elif snap.next:
-            status = "error"
-            error = error or "the run stopped before finishing; continue_() resumes it"
-        else:
-            status = "done"
-        counters = values.get("counters") or {}
-        base = counters if counters_before is None else counters_before
-        usage = {
-            "input_tokens": counters.get("tokens_in", 0) - base.get("tokens_in", 0),
-            "output_tokens": counters.get("tokens_out", 0) - base.get("tokens_out", 0),
-            "model_calls": counters.get("model_calls", 0) - base.get("model_calls", 0),
-        }
-        history = self.store.transcript.read(self.id, values.get("head"))
-        text = ""
-        if status == "done" and history and isinstance(history[-1], AIMessage):
-            content = history[-1].content
-            text = (
-                content
-                if isinstance(content, str)
-                else "".join(b.get("text", "") for b in content if isinstance(b, dict))
-            )
-        from graph.calllog import calls_since_last_human
+    def _status_now(self) -> RunResult:
+        """Where the session stands, without running anything."""
+        from graph.runs import build_result
 
-        return RunResult(
-            session_id=self.id,
-            status=status,
-            text=text,
-            pending=pending,
-            tool_calls=calls_since_last_human(self, history) if before is not None else [],
-            usage=usage,
-            error=error,
-            elapsed_s=time.perf_counter() - started,
-        )
+        return build_result(self, None, None, since_head=None)
 
 
 def _title(text: str) -> str:

@@ -25,6 +25,7 @@ class ToolRegistry:
     def __init__(self, tools: Iterable[Any] = ()) -> None:
         self._tools: dict[str, Tool] = {}
         self._aliases: dict[str, str] = {}
+        self._schemas: list[dict[str, Any]] | None = None
         for tool in tools:
             self.register(tool)
 
@@ -42,6 +43,7 @@ class ToolRegistry:
             if alias in self._tools or (owner and owner != tool.name):
                 raise ValueError(f"alias {alias!r} of {tool.name!r} is already taken")
         self._tools[tool.name] = tool
+        self._schemas = None
         for alias in tool.aliases:
             self._aliases[alias.lower()] = tool.name
         return tool
@@ -95,8 +97,10 @@ class ToolRegistry:
         return view
 
     def schemas(self) -> list[dict[str, Any]]:
-        """OpenAI-format function schemas, for ``bind_tools``."""
-        return [tool.openai_schema() for tool in self._tools.values()]
+        """OpenAI-format function schemas, for ``bind_tools`` (computed once per tool set)."""
+        if self._schemas is None:
+            self._schemas = [tool.openai_schema() for tool in self._tools.values()]
+        return self._schemas
 
     # -- validation and execution -----------------------------------------------------------
     def validate(self, name: str, args: Any) -> tuple[Tool, dict[str, Any]] | ToolResult:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -36,9 +36,17 @@ class ReadRecord:
 class FileReadTracker:
     """What was read, so a write can refuse to clobber a file it has not seen or that changed."""
 
-    def __init__(self) -> None:
+    def __init__(self, on_record: Callable[[ReadRecord], None] | None = None) -> None:
         self._records: dict[str, ReadRecord] = {}
         self._lock = threading.Lock()
+        #: Called with every new record (the session persists them so they survive restarts).
+        self.on_record = on_record
+
+    def seed(self, records: Iterable[tuple[str, int, int, str]]) -> None:
+        """Restore records saved by an earlier process of the same session."""
+        with self._lock:
+            for path, mtime_ns, size, sha in records:
+                self._records[path] = ReadRecord(path, mtime_ns, size, sha)
 
     def record(self, path: Path, data: bytes | None = None) -> ReadRecord:
         st = path.stat()
@@ -47,6 +55,8 @@ class FileReadTracker:
         rec = ReadRecord(str(path), st.st_mtime_ns, st.st_size, hashlib.sha256(data).hexdigest())
         with self._lock:
             self._records[str(path)] = rec
+        if self.on_record is not None:
+            self.on_record(rec)
         return rec
 
     def get(self, path: Path) -> ReadRecord | None:

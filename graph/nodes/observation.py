@@ -14,6 +14,7 @@ from typing import Any
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 from langgraph.runtime import Runtime
 
+from graph.calllog import call_details
 from graph.context import AgentContext
 from graph.state import AgentState, ToolCallInfo, calls
 from tools.output import truncate_middle
@@ -25,7 +26,9 @@ def observation(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, 
     ctx = runtime.context
     finished = {c.call_id: c for c in calls(state.get("completed_tool_calls"))}
     finished.update({c.call_id: c for c in calls(state.get("pending_tool_calls"))})
-    history = ctx.store.transcript.read(ctx.thread_id, state.get("head"))
+    history = ctx.store.transcript.tail(
+        ctx.thread_id, state.get("head"), stop=lambda m: isinstance(m, AIMessage)
+    )
     last_ai = next((m for m in reversed(history) if isinstance(m, AIMessage)), None)
     order = [tc["id"] for tc in (last_ai.tool_calls if last_ai else [])]
     answered = _answered_ids(history)
@@ -52,7 +55,9 @@ def observation(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, 
                 status="success" if call.status == "success" else "error",
             )
         )
-        ctx.store.journal.record(ctx.thread_id, {**call.to_state(), "summary": call.display})
+        ctx.store.journal.record(
+            ctx.thread_id, {**call.to_state(), "summary": call.display}, details=call_details(call)
+        )
     if images:
         messages.append(
             HumanMessage(content=[{"type": "text", "text": "Images returned by the tools above:"}, *images])

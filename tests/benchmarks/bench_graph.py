@@ -214,6 +214,7 @@ sys.path.insert(0, {root!r})
 from graph import Session
 import graph.session, graph.build, graph.models, graph.scripted, policy, checkpoints, tools
 from langchain_openai import ChatOpenAI  # what a real run imports too
+tools.builtin_tool_classes()  # imports every tool module
 sys.path.insert(0, {bench!r})
 import bench_graph as b
 from tools.workspace import Workspace

@@ -292,3 +292,49 @@ def test_stop_interrupts_a_running_tool(harness):
     r = s.cancel()
     assert r.status == "done"
     assert "not to run it again" in tool_messages(s)["call_slow"].content
+
+
+def test_run_result_lists_only_this_runs_calls_with_details(harness):
+    turns = [
+        {"tool_calls": [effect("a")]},
+        {"tool_calls": [effect("g", "gated_effect")]},
+        {"content": "done"},
+    ]
+    s = harness.session(turns)
+    first = s.send("go")
+    assert [c.call_id for c in first.tool_calls] == ["call_a", "call_g"]
+    r = s.edit("call_g", {"label": "changed"})
+    assert [c.call_id for c in r.tool_calls] == ["call_g"]
+    [edited] = r.tool_calls
+    assert edited.decision == "edited" and edited.original_arguments == {"label": "g", "seconds": 0.0}
+    # the call log keeps the details after the run, too
+    [logged] = [c for c in s.tool_calls() if c.call_id == "call_g"]
+    assert logged.decision == "edited" and logged.status == "success"
+
+
+def test_file_reads_survive_a_restart_for_stale_write_checks(harness):
+    target = harness.ws / "calc.py"
+    target.write_text("x = 1\n")
+    turns = [
+        {"tool_calls": [{"name": "read_file", "args": {"file_path": "calc.py"}, "id": "r"}]},
+        {
+            "tool_calls": [
+                {
+                    "name": "edit_file",
+                    "args": {"file_path": "calc.py", "old_string": "x = 1", "new_string": "x = 2"},
+                    "id": "e",
+                }
+            ]
+        },
+        {"content": "done"},
+    ]
+    s = harness.session(turns)
+    assert s.send("edit").status == "awaiting_approval"
+    s.close()
+    from graph.scripted import ScriptedChatModel
+
+    again = Session.resume(s.id, db=harness.db, model=ScriptedChatModel.from_turns(turns))
+    r = again.approve()
+    again.close()
+    assert r.status == "done", r.tool_calls
+    assert target.read_text() == "x = 2\n"

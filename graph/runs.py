@@ -1,0 +1,145 @@
+"""Running the graph for a Session and reporting where it stands afterwards."""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING, Any
+
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
+
+from graph.calllog import assemble_calls
+from graph.context import AgentContext, EventCallback
+from graph.result import RunResult
+from graph.state import calls
+
+if TYPE_CHECKING:
+    from graph.session import Session
+
+GATED = ("awaiting_approval", "interrupted")
+#: Long runs prune intermediate checkpoints as they go, so storage stays linear.
+PRUNE_EVERY_STEPS = 64
+
+
+def make_context(session: Session, stream: bool, on_event: EventCallback | None) -> AgentContext:
+    from graph.prompts import build_system_prompt
+    from tools.memory import load_memory
+
+    memory = load_memory(session.workspace)
+    root = session.workspace.root
+    return AgentContext(
+        thread_id=session.id,
+        workspace=session.workspace,
+        store=session.store,
+        model=session.model,
+        registry=session.registry,
+        rules=session.rules,
+        mode=session.mode,
+        max_steps=session.max_steps,
+        stream=stream,
+        on_event=on_event,
+        cancel=session.cancel_event,
+        system_prompt=lambda mode: build_system_prompt(root, mode, memory=memory),
+    )
+
+
+def run_graph(session: Session, payload: Any, *, stream: bool, on_event: EventCallback | None) -> RunResult:
+    """Run until done or paused; a failure (model down, bug) pauses resumably with the error."""
+    started = time.perf_counter()
+    values = session._snapshot().values
+    counters_before = dict(values.get("counters") or {})
+    since_head = (
+        payload.get("head") if isinstance(payload, dict) and payload.get("head") else values.get("head")
+    )
+    session.cancel_event.clear()
+    context = make_context(session, stream, on_event)
+    store = session.store
+    store.sessions.update(session.id, status="running")
+    error: str | None = None
+    try:
+        updates = session._graph.stream(
+            payload, session._config(), context=context, durability="sync", stream_mode="updates"
+        )
+        for steps, _ in enumerate(updates, start=1):
+            if steps % PRUNE_EVERY_STEPS == 0:
+                store.prune(session.id)
+    except KeyboardInterrupt:
+        # The last checkpoint and the journal are intact: continue_() recovers.
+        store.sessions.update(session.id, status="interrupted")
+        raise
+    except Exception as exc:
+        from graph.models import describe_model_error
+
+        error = describe_model_error(exc)
+    result = build_result(session, started, counters_before, since_head=since_head, error=error)
+    store.sessions.update(session.id, status=result.status)
+    try:
+        store.prune(session.id)
+    except Exception:  # pruning is housekeeping; never fail a run over it
+        pass
+    return result
+
+
+def build_result(
+    session: Session,
+    started: float | None,
+    counters_before: dict[str, int] | None,
+    *,
+    since_head: str | None,
+    error: str | None = None,
+) -> RunResult:
+    """Where the session stands; ``since_head`` bounds which calls belong to this run."""
+    snap = session._snapshot()
+    values = snap.values
+    pending = [c for c in calls(values.get("pending_tool_calls")) if c.status in GATED]
+    if error is not None:
+        status = "error"
+    elif any(c.status == "awaiting_approval" for c in pending):
+        status = "awaiting_approval"
+    elif pending:
+        status = "interrupted"
+    elif values.get("paused") == "max_steps":
+        status = "max_steps"
+    elif snap.next:
+        status, error = "error", "the run stopped before finishing; continue_() resumes it"
+    else:
+        status = "done"
+    counters = values.get("counters") or {}
+    base = counters if counters_before is None else counters_before
+    usage = {
+        "input_tokens": counters.get("tokens_in", 0) - base.get("tokens_in", 0),
+        "output_tokens": counters.get("tokens_out", 0) - base.get("tokens_out", 0),
+        "model_calls": counters.get("model_calls", 0) - base.get("model_calls", 0),
+    }
+    head = values.get("head")
+    tail = (
+        session.store.transcript.tail(
+            session.id, head, stop=lambda m: m.id == since_head or _is_person_message(m)
+        )
+        if since_head
+        else []
+    )
+    text = ""
+    if status == "done" and tail and isinstance(tail[-1], AIMessage):
+        text = _text(tail[-1])
+    return RunResult(
+        session_id=session.id,
+        status=status,  # type: ignore[arg-type]
+        text=text,
+        pending=pending,
+        tool_calls=assemble_calls(session, tail, values) if tail else [],
+        usage=usage,
+        error=error,
+        elapsed_s=time.perf_counter() - started if started is not None else 0.0,
+    )
+
+
+def _is_person_message(message: BaseMessage) -> bool:
+    """A message the person typed (image follow-ups from tools carry list content)."""
+    return isinstance(message, HumanMessage) and isinstance(message.content, str)
+
+
+def _text(message: AIMessage) -> str:
+    content = message.content
+    if isinstance(content, str):
+        return content
+    return "".join(b.get("text", "") for b in content if isinstance(b, dict))
