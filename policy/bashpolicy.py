@@ -8,6 +8,7 @@ the paths shell commands touch.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from policy.decide import find_rule, plan_denial
@@ -92,10 +93,20 @@ def decide_bash(analysis: ShellAnalysis, rules: Rules, mode: str, workspace: Wor
         rule = _unit_rule(rules, "allow", unit.forms)
         parent = unit.parent
         while rule is None and parent is not None:
-            rule = cleared.get(parent)
+            inherited = cleared.get(parent)
+            if inherited is not None and _names(inherited, unit.argv):
+                rule = inherited
             parent = analysis.units[parent].parent
         cleared[index] = rule
         if unit.risk == LOW:
+            continue
+        if rule is not None and unit.escalated and _is_prefix(rule):
+            pending.append(
+                (
+                    unit.risk,
+                    f"{unit.reason}; the prefix rule {rule} does not approve that option (in: {unit.text})",
+                )
+            )
             continue
         if rule is not None:
             used.append(rule)
@@ -250,3 +261,19 @@ def _summary(analysis: ShellAnalysis) -> str:
     texts = [u.text for u in analysis.units if u.parent is None]
     shown = "; ".join(texts[:4]) + ("; …" if len(texts) > 4 else "")
     return shown or analysis.command[:160]
+
+
+def _names(rule: Rule, argv: list[str]) -> bool:
+    """Whether a rule that approved a wrapper also names the wrapped command.
+
+    ``bash(sudo apt:*)`` approves the ``apt`` that sudo runs; ``bash(find:*)`` does not approve
+    the ``rm`` that ``find -exec`` runs: a rule approves what it names.
+    """
+    if rule.specifier is None:
+        return True
+    name = os.path.basename(argv[0]) if argv else ""
+    return name in rule.specifier.replace(":*", " ").replace("*", " ").split()
+
+
+def _is_prefix(rule: Rule) -> bool:
+    return rule.specifier is None or "*" in rule.specifier

@@ -13,6 +13,33 @@ from policy.shell.words import UNKNOWN
 __all__ = ["ProcessMixin"]
 
 LOW, HIGH = RiskLevel.LOW, RiskLevel.HIGH
+#: Read-only commands that an option turns into a program runner (rg --pre, sed e, git -c ...).
+_READ_ONLY_FAMILY = frozenset(
+    [
+        "rg",
+        "grep",
+        "egrep",
+        "fgrep",
+        "ag",
+        "ack",
+        "sed",
+        "gsed",
+        "awk",
+        "gawk",
+        "mawk",
+        "nawk",
+        "sort",
+        "git",
+        "less",
+        "man",
+        "tar",
+        "zip",
+        "bat",
+        "find",
+        "fd",
+        "fdfind",
+    ]
+)
 _SHELL_NAMES = {"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "tcsh", "csh", "rbash", "yash"}
 
 
@@ -55,6 +82,7 @@ class ProcessMixin(Base):
             parent=parent,
             auto_edit=cls.auto_edit,
             destructive=cls.destructive,
+            escalated=cls.category == "exec" and name in _READ_ONLY_FAMILY,
         )
         self.r.units.append(unit)
         index = len(self.r.units) - 1
@@ -91,6 +119,9 @@ class ProcessMixin(Base):
                 self.r.effects.append(
                     PathEffect(kind, "(paths from xargs input)", None, where, unit_index=index)
                 )
+        if ctx.placeholder_critical and cls.destructive and any(ctx.placeholder in a for a in argv[1:]):
+            for path in ctx.placeholder_paths:  # find . -exec rm {} + reaches every file
+                self.critical(path, f"find -exec {name}", cwds, where)
         for word, action in cls.critical:
             if ctx.placeholder and ctx.placeholder in word:
                 for path in ctx.placeholder_paths if ctx.placeholder_critical else []:

@@ -86,6 +86,7 @@ class Unit:
     parent: int | None = None
     auto_edit: bool = False
     destructive: bool = False
+    escalated: bool = False  # a read-only command that an option made run programs
 
     @property
     def read_only(self) -> bool:

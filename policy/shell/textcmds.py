@@ -83,6 +83,13 @@ def base64(name: str, args: list[str]) -> Classified:
     return _c("read", LOW, f"{name} only prints", reads=operands, decoder=decode)
 
 
+def rev(name: str, args: list[str]) -> Classified:
+    """rev, base32 -d, basenc -d, uudecode: their output is transformed data."""
+    _, operands = split_args(args, "w", ("--wrap",))
+    decode = name in ("rev", "uudecode") or any(a in ("-d", "--decode") for a in args)
+    return _c("read", LOW, f"{name} only prints", reads=operands, decoder=decode)
+
+
 def tr(name: str, args: list[str]) -> Classified:
     return _c("read", LOW, "tr only transforms its input", decoder=True)
 
@@ -204,6 +211,10 @@ HANDLERS = {
     "xxd": xxd,
     "base64": base64,
     "tr": tr,
+    "rev": rev,
+    "base32": rev,
+    "basenc": rev,
+    "uudecode": rev,
     "tee": tee,
     "less": less,
     "man": man,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from typing import Any
 
@@ -20,6 +21,16 @@ from policy.shell.words import UNKNOWN, WordExp, expand_word
 __all__ = ["WordsMixin"]
 
 MEDIUM, HIGH = RiskLevel.MEDIUM, RiskLevel.HIGH
+_KNOWN_ENV = (
+    "USER",
+    "LOGNAME",
+    "CAIRN_HOME",
+    "TMPDIR",
+    "XDG_CONFIG_HOME",
+    "XDG_DATA_HOME",
+    "XDG_STATE_HOME",
+    "XDG_CACHE_HOME",
+)
 _ASSIGN = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)(\[[^\]]*\])?\+?=(.*)$", re.DOTALL)
 
 
@@ -68,6 +79,9 @@ class WordsMixin(Base):
 
     def env_view(self, cwds: Cwds) -> dict[str, list[str]]:
         env: dict[str, list[str]] = {"HOME": [str(home_dir())], "IFS": [" \t\n"]}
+        for name in _KNOWN_ENV:  # path-like variables the shell inherits (secrets are never read)
+            if os.environ.get(name):
+                env[name] = [os.environ[name]]
         if cwds is not None and len(cwds) == 1:
             env["PWD"] = [str(next(iter(cwds)))]
         env.update(self.s.env)
@@ -111,8 +125,15 @@ class WordsMixin(Base):
 
     def visit_substitutions(self, node: Any, cwds: Cwds, ctx: Ctx) -> list[StageInfo]:
         infos: list[StageInfo] = []
+        quoted = _single_quoted_spans(self.text(node), node.pos[0]) if node.kind == "assignment" else []
+        if node.kind == "assignment" and re.search(r"\[[^\]]*(\$\(|`)", self.text(node)):
+            self.r.add_fail(
+                f"the assignment {short(self.text(node))} stores a[$(…)], which runs a command when used in arithmetic"
+            )
         for part in walk_parts(node):
             if part.kind in ("commandsubstitution", "processsubstitution"):
+                if any(a <= part.pos[0] < b for a, b in quoted):
+                    continue  # bashlex reports $(…) inside single quotes in assignments; bash does not run it
                 _, info = self.visit(part.command, cwds, Ctx())
                 part._cairn_info = info
                 infos.append(info)
@@ -169,3 +190,24 @@ class WordsMixin(Base):
                 self.effect("write", value, cwds, short(source), None, via_redirect=True)
             else:
                 self.effect("write", value, cwds, short(source), None, via_redirect=True)
+
+
+def _single_quoted_spans(text: str, offset: int) -> list[tuple[int, int]]:
+    """Absolute spans of single-quoted text in ``text`` (which starts at ``offset``)."""
+    spans: list[tuple[int, int]] = []
+    i = 0
+    in_double = False
+    while i < len(text):
+        ch = text[i]
+        if ch == "\\":
+            i += 2
+            continue
+        if ch == '"':
+            in_double = not in_double
+        elif ch == "'" and not in_double:
+            end = text.find("'", i + 1)
+            end = len(text) if end == -1 else end
+            spans.append((offset + i, offset + end))
+            i = end
+        i += 1
+    return spans
