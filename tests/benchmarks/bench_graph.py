@@ -190,7 +190,7 @@ def median_ms(values: list[float]) -> float:
     return statistics.median(values) * 1000 if values else float("nan")
 
 
-def window(cycles: list[float], at: int, width: int = 10) -> list[float]:
+def window(cycles: list[float], at: int, width: int = 40) -> list[float]:
     lo = max(0, min(at, len(cycles)) - width)
     return cycles[lo : lo + width]
 
