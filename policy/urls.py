@@ -185,6 +185,10 @@ def _normalize_host(raw: str) -> tuple[str | None, str | None]:
     return host, None
 
 
+def _is_wildcard(spec: str | None) -> bool:
+    return spec is None or "*" in spec
+
+
 def check_url(url: str, *, rules: Rules | None = None, resolver: Resolver | None = None) -> Verdict:
     """The verdict for fetching ``url``: deny for bad schemes and internal hosts (unless an allow
     rule names the host), otherwise ask, or allow when a ``web_fetch(domain:...)`` rule matches."""
@@ -226,9 +230,14 @@ def check_url(url: str, *, rules: Rules | None = None, resolver: Resolver | None
         None,
     )
     problem = _ssrf_problem(host, resolver)
-    if problem and allow_rule is None:
+    if problem and (allow_rule is None or _is_wildcard(allow_rule.specifier)):
+        # Only a rule naming this exact host lifts the SSRF refusal: `*.github.io` approves
+        # public pages, not an attacker's subdomain that resolves to 127.0.0.1.
+        hint = f" (a wildcard rule does not lift this; web_fetch(domain:{bare}) would)" if allow_rule else ""
         return Verdict(
-            Decision.DENY, RiskLevel.HIGH, f"{problem}; fetching it could reach internal services (SSRF)"
+            Decision.DENY,
+            RiskLevel.HIGH,
+            f"{problem}; fetching it could reach internal services (SSRF){hint}",
         )
     for rule in rules.parsed("ask"):
         if rule.tool == "web_fetch" and domain_matches(rule.specifier, bare):
