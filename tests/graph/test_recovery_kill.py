@@ -236,6 +236,19 @@ def test_kill_between_parallel_calls(tmp_path, attempt):
     assert by_id["call_slow"].status == "error"
 
 
+@pytest.mark.parametrize("attempt", range(REPEAT))
+def test_kill_during_read_only_call_retries_it_automatically(tmp_path, attempt):
+    h = Harness(tmp_path, [{"tool_calls": [call("lookup", "look", 60)]}, {"content": "finished"}])
+    h.start_and_kill("--send", "go", marker="started-look")
+    (h.marks / "fast").write_text("")
+    result = h.run("--continue")
+    assert result["status"] == "done", result
+    assert h.runs() == ["look", "look"], "a read-only call is re-run once, without asking"
+    [info] = [c for c in result["tool_calls"] if c["call_id"] == "call_look"]
+    assert info["status"] == "success" and "retried automatically" in info["reason"]
+    assert_one_tool_message_per_call(h.transcript())
+
+
 def _finished_model():
     from graph.scripted import ScriptedChatModel
 

@@ -78,7 +78,16 @@ class GatedEffectTool(_EffectBase):
     risk_level = RiskLevel.MEDIUM
 
 
-TEST_TOOLS = (EffectTool, ParallelEffectTool, GatedEffectTool)
+class LookupTool(_EffectBase):
+    """Read-only and idempotent: may be retried automatically after an interruption."""
+
+    name = "lookup"
+    read_only = True
+    idempotent = True
+    concurrency_safe = True
+
+
+TEST_TOOLS = (EffectTool, ParallelEffectTool, GatedEffectTool, LookupTool)
 
 
 def _install_hooks(hook: str | None) -> None:

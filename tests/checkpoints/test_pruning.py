@@ -1,0 +1,55 @@
+"""Pruning keeps every turn boundary and the newest checkpoints; what remains stays usable."""
+
+from __future__ import annotations
+
+from graph import Session
+from graph.scripted import ScriptedChatModel
+from tests.graph.conftest import Harness, effect
+
+
+def test_prune_keeps_boundaries_and_every_remaining_checkpoint_reads(tmp_path):
+    h = Harness(tmp_path)
+    turns = [{"tool_calls": [effect(f"t{i}")]} for i in range(30)] + [{"content": "done"}]
+    s = h.session(turns)
+    assert s.send("go").status == "done"
+    # a run prunes as it goes; force a last pass with no minimum batch
+    s.store.prune(s.id, keep_last=5, min_batch=0)
+    history = s.checkpoints(limit=1000)
+    boundaries = [c for c in history if c["next"] == ["reasoning"]]
+    assert len(boundaries) >= 30, "every turn boundary survives"
+    assert len(history) < 30 * 4, "intermediate checkpoints were pruned"
+    for snap in s._graph.get_state_history(s._config()):
+        s.store.transcript.read(s.id, snap.values.get("head"))  # every head still resolves
+    writes = s.store.db.query("SELECT count(*) FROM writes WHERE thread_id = ?", (s.id,))[0][0]
+    assert writes <= 5 * 8, "pending writes of old checkpoints are gone"
+    assert [m.content for m in s.history()][-1] == "done"
+    s.close()
+
+
+def test_session_continues_normally_after_pruning(tmp_path):
+    h = Harness(tmp_path)
+    turns = [{"tool_calls": [effect(f"t{i}")]} for i in range(10)] + [
+        {"content": "first done"},
+        {"content": "second done"},
+    ]
+    s = h.session(turns)
+    s.send("go")
+    s.store.prune(s.id, keep_last=2, min_batch=0)
+    s.close()
+    again = Session.resume(s.id, db=h.db, model=ScriptedChatModel.from_turns(turns), tools=h.tools())
+    r = again.send("and again")
+    assert r.status == "done" and r.text == "second done"
+    again.close()
+
+
+def test_rewinding_to_an_older_boundary_forks_without_touching_the_original(tmp_path):
+    h = Harness(tmp_path)
+    turns = [{"tool_calls": [effect("a")]}, {"content": "done"}]
+    s = h.session(turns)
+    s.send("go")
+    full = [m.content for m in s.history()]
+    older = [c for c in s.checkpoints() if c["next"] == ["reasoning"]][-1]
+    snap = s._graph.get_state({"configurable": {"thread_id": s.id, "checkpoint_id": older["checkpoint_id"]}})
+    assert len(s.store.transcript.read(s.id, snap.values["head"])) < len(full)
+    assert [m.content for m in s.history()] == full
+    s.close()
