@@ -56,3 +56,45 @@ def test_persistent_server_error_is_a_resumable_pause(harness):
         r2 = s.continue_()
         assert r2.status == "done" and r2.text == "back"
         s.close()
+
+
+def test_no_request_ever_carries_a_dangling_tool_call(harness):
+    """Rejections, a stopped call, a cancel and a resume in a new Session: every request the
+    model receives answers every earlier tool call exactly once."""
+    import threading
+
+    from tests.support.openai_wire import find_orphan_tool_messages
+
+    turns = [
+        {
+            "tool_calls": [
+                {"name": "gated_effect", "args": {"label": "r"}, "id": "c1"},
+                {"name": "effect", "args": {"label": "ok"}, "id": "c2"},
+            ]
+        },
+        {"tool_calls": [{"name": "effect", "args": {"label": "slow", "seconds": 30}, "id": "c3"}]},
+        {"tool_calls": [{"name": "gated_effect", "args": {"label": "later"}, "id": "c4"}]},
+        {"content": "finished"},
+    ]
+    with openai_server(turns) as server:
+        model = create_model("test-model", base_url=server.base_url, api_key="k", max_retries=0)
+        s = Session(harness.ws, model=model, db=harness.db, tools=harness.tools())
+        assert s.send("go").status == "awaiting_approval"
+
+        def stop_soon(kind, payload):
+            if kind == "tool_start" and payload["call"]["call_id"] == "c3":
+                threading.Timer(0.2, s.stop).start()
+
+        r = s.reject("c1", "not now", on_event=stop_soon)
+        assert r.status == "interrupted"
+        s.close()
+        again = Session.resume(s.id, db=harness.db, model=model, tools=harness.tools())
+        r = again.cancel()
+        assert r.status == "awaiting_approval"
+        r = again.approve()
+        assert r.status == "done" and r.text == "finished"
+        again.close()
+        assert len(server.requests) == 4
+        for body in server.requests:
+            assert find_dangling_tool_calls(body) == []
+            assert find_orphan_tool_messages(body) == []
