@@ -53,6 +53,7 @@ class Session:
         max_steps: int = 100,
         session_id: str | None = None,
         _store: Store | None = None,
+        _exclude_tools: tuple[str, ...] = (),
     ) -> None:
         if mode not in MODES:
             raise ValueError(f"unknown mode {mode!r}; choose one of {', '.join(MODES)}")
@@ -68,7 +69,8 @@ class Session:
         self._staged: dict[str, dict[str, Any]] = {}
         self.cancel_event = threading.Event()
         self._services = ToolServices(self.workspace)
-        self.registry = ToolRegistry(create_default_tools(workspace=self.workspace, services=self._services))
+        builtins = create_default_tools(workspace=self.workspace, services=self._services)
+        self.registry = ToolRegistry(t for t in builtins if t.name not in _exclude_tools)
         for tool in tools or ():
             self.registry.register(tool)
         self._rules: Any = None
@@ -81,6 +83,9 @@ class Session:
                 self.id, workspace=str(self.workspace.root), mode=mode, model=_model_label(model)
             )
         self._services.url_guard = self._url_guard
+        from graph.subagent import make_subagent_runner
+
+        self._services.subagent_runner = make_subagent_runner(self)
         reads = self._services.reads
         reads.seed(self.store.file_reads.load(self.id))
         reads.on_record = lambda record: self.store.file_reads.save(self.id, record)
@@ -248,9 +253,13 @@ class Session:
 
     def close(self, *, keep_background: bool = False) -> None:
         """Stop background shell tasks (unless kept) and close the database."""
+        self.close_tools(keep_background=keep_background)
+        self.store.close()
+
+    def close_tools(self, *, keep_background: bool = False) -> None:
+        """Stop what this session's tools started, leaving the database open."""
         if "shell" in self._services.__dict__:
             self._services.shell.close(keep_running=keep_background)
-        self.store.close()
 
     def __enter__(self) -> Session:
         return self

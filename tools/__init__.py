@@ -43,6 +43,7 @@ def builtin_tool_classes() -> list[type[Tool]]:
     from tools.shell.bash import BashTool
     from tools.shell.bash_output import BashOutputTool
     from tools.shell.kill_bash import KillBashTool
+    from tools.task import TaskTool
     from tools.todo import TodoWriteTool
     from tools.web.web_fetch import WebFetchTool
 
@@ -60,6 +61,7 @@ def builtin_tool_classes() -> list[type[Tool]]:
         WebFetchTool,
         TodoWriteTool,
         MemoryTool,
+        TaskTool,
     ]
 
 

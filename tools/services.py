@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from tools.workspace import Workspace
 
@@ -23,6 +23,8 @@ if TYPE_CHECKING:
 
 #: Returns ``None`` when a URL may be fetched, otherwise the reason it may not.
 UrlGuard = Callable[[str], str | None]
+#: ``runner(description, prompt, ctx) -> {"text", "session_id", "tool_calls", "error"}``.
+SubagentRunner = Callable[[str, str, Any], dict[str, Any]]
 
 
 @dataclass(frozen=True)
@@ -98,6 +100,8 @@ class FileReadTracker:
 class ToolServices:
     workspace: Workspace
     url_guard: UrlGuard | None = None
+    #: Provided by the graph so the ``task`` tool can start a read-only sub-agent.
+    subagent_runner: SubagentRunner | None = None
     #: Extra environment variable names (or fnmatch patterns) withheld from shell commands.
     secret_env_patterns: tuple[str, ...] = ()
     reads: FileReadTracker = field(default_factory=FileReadTracker)
