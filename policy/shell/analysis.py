@@ -13,6 +13,7 @@ from pathlib import Path
 
 import bashlex
 
+from policy.shell.arith import input_in_arithmetic
 from policy.shell.commands import classify
 from policy.shell.result import ShellAnalysis, StageInfo
 from policy.shell.rewrite import rewrite
@@ -41,6 +42,12 @@ def analyse(command: str, workspace: Workspace, cwd: Path | None = None) -> Shel
         return result
     start = cwd if cwd is not None else workspace.root
     parse_into(command.replace("\x00", " "), shared, frozenset({Path(start)}), 0, "")
+    var = input_in_arithmetic(shared.arith, shared.input_vars)
+    if var:
+        result.add_fail(
+            f"${var} is read from input and then evaluated as arithmetic; "
+            "a value such as a[$(cmd)] in that input would run cmd"
+        )
     return result
 
 
@@ -48,6 +55,7 @@ def parse_into(code: str, shared: Shared, cwds: frozenset[Path] | None, depth: i
     """Rewrite, parse and walk ``code``, adding what is found to ``shared.result``."""
     result = shared.result
     rewritten = rewrite(code)
+    shared.arith.extend(rewritten.arith)
     prefix = f"{why}: " if why else ""
     for reason in rewritten.fail:
         result.add_fail(prefix + reason)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from policy.levels import RiskLevel
+from policy.shell.arith import arith_texts, input_names, subscript_code
 from policy.shell.commands import classify, command_name
 from policy.shell.envvars import dangerous_env
 from policy.shell.result import Classified, PathEffect, StageInfo, Unit
@@ -90,6 +91,11 @@ class ProcessMixin(Base):
         for reason in cls.hard_deny:
             self.r.add_hard_deny(f"{reason}: {where}")
         self.mentions(argv, cwds)
+        hidden = subscript_code(name, argv[1:])
+        if hidden:
+            self.r.add_fail(f"{hidden}: {where}")
+        self.s.input_vars.update(input_names(name, argv[1:]))
+        self.s.arith.extend(arith_texts(name, argv[1:]))
         if cls.network:
             self.s.network.append(where)
             self.check_exfiltration()

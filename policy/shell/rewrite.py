@@ -164,6 +164,7 @@ class _Scanner(WordScanner):
         if body is None:  # "( (subshell) )"
             self.i = save + 1
             return "(" + self.scan_list(")") + ")"
+        self.r.arith.append(body)
         if re.search(r"\$\(|`", body):
             self.fail("command substitution inside arithmetic command")
         return "true"
@@ -182,6 +183,8 @@ class _Scanner(WordScanner):
             wstart = self.i
             self.scan_word()
             if self.src[wstart : self.i] == "]]":
+                if re.search(r"\s-(eq|ne|lt|le|gt|ge)\s", self.src[start:wstart]):
+                    self.r.arith.append(self.src[start:wstart])  # operands are evaluated as arithmetic
                 if re.search(r"\$\(|`|<\(|>\(", self.src[start:wstart]):
                     self.fail("command substitution inside [[ ... ]]")
                 return "true"

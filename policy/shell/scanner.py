@@ -49,6 +49,7 @@ class Rewritten:
     heredocs: list[Heredoc] = field(default_factory=list)
     fail: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    arith: list[str] = field(default_factory=list)  # texts bash evaluates as arithmetic
 
 
 class WordScanner:
@@ -200,6 +201,7 @@ class WordScanner:
             self.i += 3
             body = self.skip_arith()
             if body is not None:
+                self.r.arith.append(body)
                 if re.search(r"\$\(|`", body):
                     self.fail("command substitution inside arithmetic expansion")
                 if re.search(r"\[.*\$", body):
@@ -210,6 +212,7 @@ class WordScanner:
             self.i += 2
             start = self.i
             self.skip_balanced("]", opener="[")
+            self.r.arith.append(self.src[start : self.i])
             if re.search(r"\$\(|`", self.src[start : self.i]):
                 self.fail("command substitution inside arithmetic expansion")
             return "0"
@@ -221,6 +224,9 @@ class WordScanner:
             self.i += 2
             self.skip_balanced("}", opener="{")
             text = self.src[start : self.i]
+            tail = re.sub(r"^\$\{[#!]?[A-Za-z_][A-Za-z0-9_]*", "", text)[:-1]
+            if tail.startswith("[") or re.match(r":[^-=+?]", tail):
+                self.r.arith.append(tail)  # subscripts and substring offsets are arithmetic
             if re.search(r"\$\(|`|<\(|>\(", text[2:]):
                 self.fail("command substitution inside ${...} is not analysed")
             return text

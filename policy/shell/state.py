@@ -32,6 +32,8 @@ class Shared:
     downloaded: set[str] = field(default_factory=set)
     network: list[str] = field(default_factory=list)
     credentials: list[str] = field(default_factory=list)
+    input_vars: set[str] = field(default_factory=set)  # filled from input by read/mapfile/getopts
+    arith: list[str] = field(default_factory=list)  # texts evaluated as arithmetic
     units: int = 0
 
 

@@ -10,6 +10,7 @@ import bashlex
 
 from policy.levels import RiskLevel
 from policy.paths import home_dir
+from policy.shell.arith import input_in_arithmetic
 from policy.shell.commands import classify
 from policy.shell.envvars import dangerous_env
 from policy.shell.result import StageInfo
@@ -62,6 +63,8 @@ class WordsMixin(Base):
             self.r.add_ask(HIGH, f"sets {name}, which can make commands run other code: {short(source)}")
         if persist:
             self.assign(name, values)
+            if input_in_arithmetic([value_raw], self.s.input_vars):
+                self.s.input_vars.add(name)  # count=$OPTARG carries input on
             if exp.subst:
                 substs = [
                     p for p in walk_parts(node) if p.kind in ("commandsubstitution", "processsubstitution")

@@ -1,0 +1,115 @@
+"""Code hidden in bash arithmetic.
+
+Bash expands an array subscript - command substitution included - whenever it evaluates one:
+in ``$((…))``, ``((…))``, ``let``, ``[[ x -eq y ]]``, ``declare -i`` assignments, and in the
+variable names given to ``read``, ``printf -v``, ``unset``, ``test -v``, ``mapfile``...  The
+text is often single-quoted (so no ``$(`` is visible to the parser) or arrives at run time in a
+variable's value, and arithmetic evaluates a variable's value as an expression again.  Two
+checks, both failing closed (the caller records them with ``add_fail``):
+
+* :func:`subscript_code`: a builtin argument holding a subscript with ``$(…)`` or backticks
+  (``let 'a[$(id)]'``, ``printf -v 'a[$(id)]' x``, ``read 'a[$(id)]'``);
+* :func:`input_in_arithmetic`: a variable filled from input by ``read``/``mapfile``/``getopts``
+  and then used in an arithmetic context: a line such as ``a[$(id)]`` in the file would run.
+
+Known gap: values from ``x=$(cat f)`` or ``for x in $(cat f)`` are not tracked (their output
+is usually numbers, e.g. ``$(seq 10)``, and asking for every such loop would over-block).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from policy.vocab import words
+
+__all__ = ["arith_texts", "input_in_arithmetic", "input_names", "subscript_code"]
+
+_SUBSCRIPT_CODE = re.compile(r"\[[^\]]*(\$\(|`)")
+_CODE = re.compile(r"\$\(|`")
+_BUILTINS = words(
+    """let read unset printf test [ declare typeset local export readonly mapfile readarray getopts
+    wait"""
+)
+_NAME = re.compile(r"(?<![0-9A-Za-z_#@])[A-Za-z_][A-Za-z0-9_]*")
+_VALID = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+#: Options taking a value, per input builtin.
+_READ_VALUE_OPTS = set("dinNptu")
+_MAPFILE_VALUE_OPTS = set("dnOsuCc")
+
+
+def subscript_code(name: str, args: list[str]) -> str | None:
+    """Why a builtin would run a command hidden in a subscript of its arguments, or ``None``."""
+    if name not in _BUILTINS:
+        return None
+    for arg in args:
+        if _SUBSCRIPT_CODE.search(arg) or (name == "let" and _CODE.search(arg)):
+            shown = arg if len(arg) <= 60 else arg[:59] + "…"
+            return (
+                f"{name} evaluates {shown!r} as arithmetic or an array subscript, "
+                "which runs the command inside it"
+            )
+    return None
+
+
+def _options(args: list[str], value_opts: set[str]) -> tuple[list[str], list[str]]:
+    """Split ``-abc VALUE`` style options from operands; returns (array targets, operands)."""
+    arrays: list[str] = []
+    operands: list[str] = []
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if arg == "--":
+            operands.extend(args[i + 1 :])
+            break
+        if arg.startswith("-") and len(arg) > 1 and not operands:
+            for k, ch in enumerate(arg[1:], start=1):
+                if ch in value_opts or (ch == "a" and value_opts is _READ_VALUE_OPTS):
+                    value = arg[k + 1 :] or (args[i + 1] if i + 1 < len(args) else "")
+                    if ch == "a":
+                        arrays.append(value)
+                    if not arg[k + 1 :]:
+                        i += 1
+                    break
+            i += 1
+            continue
+        operands.append(arg)
+        i += 1
+    return arrays, operands
+
+
+def input_names(name: str, args: list[str]) -> list[str]:
+    """The variables ``read``, ``mapfile``/``readarray`` or ``getopts`` fill from input."""
+    if name == "read":
+        arrays, operands = _options(args, _READ_VALUE_OPTS)
+        names = arrays + (operands or ["REPLY"])
+    elif name in ("mapfile", "readarray"):
+        _, operands = _options(args, _MAPFILE_VALUE_OPTS)
+        names = operands[-1:] or ["MAPFILE"]
+    elif name == "getopts":
+        names = [*args[1:2], "OPTARG"]
+    else:
+        return []
+    return [n.split("[", 1)[0] for n in names if _VALID.match(n)]
+
+
+def arith_texts(name: str, args: list[str]) -> list[str]:
+    """Argument texts a builtin evaluates as arithmetic (``let``, ``declare -i``)."""
+    if name == "let":
+        return list(args)
+    if name in ("declare", "typeset", "local", "export", "readonly"):
+        flags = "".join(a[1:] for a in args if a.startswith("-"))
+        if "i" in flags:
+            return [a for a in args if not a.startswith("-")]
+    return []
+
+
+def input_in_arithmetic(texts: Iterable[str], inputs: set[str]) -> str | None:
+    """The first input-filled variable an arithmetic text uses, or ``None``."""
+    if not inputs:
+        return None
+    for text in texts:
+        for found in _NAME.findall(text):
+            if found in inputs:
+                return found
+    return None
