@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -64,18 +65,31 @@ def timed(fn: Callable[[], int], repeat: int) -> tuple[float, int]:
     return statistics.median(times), count
 
 
-def interleaved(fns: dict[str, Callable[[], int]], repeat: int) -> dict[str, tuple[float, int]]:
-    """Time several functions round-robin so machine noise hits them alike."""
+def _cpu() -> float:
+    """CPU seconds used so far by this process and its waited-for children (rg)."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+def interleaved(fns: dict[str, Callable[[], int]], repeat: int) -> dict[str, tuple[float, int, float]]:
+    """Time several functions round-robin so machine noise hits them alike.
+
+    Returns name -> (median wall seconds, count, median CPU seconds). CPU time does not
+    depend on how busy the machine is, so it shows the work done even on a shared box.
+    """
     for fn in fns.values():
         fn()
-    samples: dict[str, list[float]] = {k: [] for k in fns}
+    walls: dict[str, list[float]] = {k: [] for k in fns}
+    cpus: dict[str, list[float]] = {k: [] for k in fns}
     counts: dict[str, int] = {}
     for _ in range(repeat):
         for name, fn in fns.items():
-            start = time.perf_counter()
+            cpu, start = _cpu(), time.perf_counter()
             counts[name] = fn()
-            samples[name].append(time.perf_counter() - start)
-    return {k: (statistics.median(v), counts[k]) for k, v in samples.items()}
+            walls[name].append(time.perf_counter() - start)
+            cpus[name].append(_cpu() - cpu)
+    return {k: (statistics.median(walls[k]), counts[k], statistics.median(cpus[k])) for k in fns}
 
 
 def without_rg(fn: Callable[[], int]) -> Callable[[], int]:
@@ -126,8 +140,12 @@ def run(root: Path, rg: str, repeat: int) -> None:
     listed = subprocess.run([rg, "--files", *RG_FILTERS], cwd=root, capture_output=True).stdout.count(b"\n")
     print(f"tree: {root}")
     print(f"  {on_disk:,} files on disk; {listed:,} searchable after .gitignore and the default excludes")
-    print(f"  rg {subprocess.run([rg, '--version'], capture_output=True, text=True).stdout.split()[1]}, "
-          f"{os.cpu_count()} CPUs, median of {repeat} runs after a warm-up\n")  # fmt: skip
+    version = subprocess.run([rg, "--version"], capture_output=True, text=True).stdout.split()[1]
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    print(
+        f"  rg {version}, {os.cpu_count()} CPUs, load average {load:.2f}, median of {repeat} runs after a warm-up"
+    )
+    print("  x = wall-time ratio to the raw rg run; [cpu x] = ratio of CPU time (this process + rg)\n")
 
     print("grep (content mode, default head_limit=250; the tool still collects every match)")
     worst: dict[str, float] = {"grep": 0.0, "fallback": 0.0, "glob": 0.0}
@@ -141,13 +159,18 @@ def run(root: Path, rg: str, repeat: int) -> None:
             return int(grep.execute({"pattern": p}).metadata["matches"])
 
         res = interleaved({"raw": raw, "tool": tool, "fallback": without_rg(tool)}, repeat)
-        (t_raw, n_raw), (t_tool, n_tool), (t_py, n_py) = res["raw"], res["tool"], res["fallback"]
+        (t_raw, n_raw, c_raw), (t_tool, n_tool, c_tool), (t_py, n_py, _) = (
+            res["raw"],
+            res["tool"],
+            res["fallback"],
+        )
         same = "same work" if n_raw == n_tool == n_py else "COUNTS DIFFER"
         r_tool, r_py = t_tool / t_raw, t_py / t_raw
         worst["grep"], worst["fallback"] = max(worst["grep"], r_tool), max(worst["fallback"], r_py)
         print(
             f"  /{pattern}/: rg -n {t_raw * 1000:6.1f} ms ({n_raw:,} lines) | grep tool {t_tool * 1000:6.1f} ms "
-            f"({n_tool:,}) x{r_tool:.2f} | python fallback {t_py * 1000:6.1f} ms ({n_py:,}) x{r_py:.2f} | {same}"
+            f"({n_tool:,}) x{r_tool:.2f} [cpu x{c_tool / c_raw:.2f}] | python fallback {t_py * 1000:6.1f} ms "
+            f"({n_py:,}) x{r_py:.2f} | {same}"
         )
 
     print("\nglob (newest first, with sizes: the tool stats every match)")
@@ -161,15 +184,19 @@ def run(root: Path, rg: str, repeat: int) -> None:
             return int(glob.execute({"pattern": p}).metadata["count"])
 
         res = interleaved({"raw": raw_files, "tool": glob_tool, "fallback": without_rg(glob_tool)}, repeat)
-        (t_raw, n_raw), (t_tool, n_tool), (t_py, n_py) = res["raw"], res["tool"], res["fallback"]
+        (t_raw, n_raw, c_raw), (t_tool, n_tool, c_tool), (t_py, n_py, _) = (
+            res["raw"],
+            res["tool"],
+            res["fallback"],
+        )
         t_rglob, n_rglob = timed(lambda s=name_glob: sum(1 for p in root.rglob(s) if p.is_file()), 1)
         same = "same files" if n_raw == n_tool == n_py else "COUNTS DIFFER"
         r_tool = t_tool / t_raw
         worst["glob"] = max(worst["glob"], r_tool)
         print(
             f"  {pattern}: rg --files -g {t_raw * 1000:6.1f} ms ({n_raw:,} files) | glob tool "
-            f"{t_tool * 1000:6.1f} ms ({n_tool:,}) x{r_tool:.2f} | python fallback {t_py * 1000:6.1f} ms "
-            f"x{t_py / t_raw:.2f} | {same} | Path.rglob: {n_rglob:,} files "
+            f"{t_tool * 1000:6.1f} ms ({n_tool:,}) x{r_tool:.2f} [cpu x{c_tool / c_raw:.2f}] | python fallback "
+            f"{t_py * 1000:6.1f} ms x{t_py / t_raw:.2f} | {same} | Path.rglob: {n_rglob:,} files "
             f"({n_rglob / max(n_raw, 1):.1f}x too many), {t_rglob * 1000:.0f} ms"
         )
 

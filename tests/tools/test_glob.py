@@ -204,3 +204,49 @@ def test_path_filter_and_literal_prefix():
     assert literal_prefix("src/app/**/*.ts") == ("src/app", "**/*.ts")
     assert literal_prefix("/abs/dir/*.py") == ("/abs/dir", "*.py")
     assert literal_prefix("plain/file.txt") == ("plain/file.txt", "")
+
+
+# -- rg's fast -g pre-filter must never bring back ignored files ------------------------------------
+
+
+def test_fast_name_prefilter_is_used_only_when_it_cannot_leak(glob, workspace):
+    assert ripgrep.rg_path() is not None
+    make(workspace, "a.py", "logs/x.log", "gen_x.py", "sub/gen_y.py", "odd.py/inner.py", "keep.txt")
+    root = Path(workspace)
+    (root / ".gitignore").write_text("*.log\n")
+    safe = glob.execute({"pattern": "**/*.py"})
+    assert safe.metadata["prefilter"] == "glob"
+    assert sorted(paths(safe)) == ["a.py", "gen_x.py", "odd.py/inner.py", "sub/gen_y.py"]
+    # A pattern that can hide .py files forces the (slower) type filter, which honours it.
+    (root / "sub/.gitignore").write_text("gen_*.py\n")
+    (root / ".gitignore").write_text("*.log\nodd.py/\n")
+    leaky = glob.execute({"pattern": "**/*.py"})
+    assert leaky.metadata["prefilter"] == "type"
+    assert sorted(paths(leaky)) == ["a.py", "gen_x.py"]
+    assert paths(glob.execute({"pattern": "**/*.log"})) == []
+
+
+@pytest.mark.parametrize(
+    ("ignore", "name", "overlap"),
+    [
+        ("*.log", "*.py", False),
+        ("*.pyc", "*.py", False),
+        ("gen_*.py", "*.py", True),
+        ("artifacts", "*.py", False),
+        ("x.py", "*.py", True),
+        ("*", "*.py", True),
+        ("**", "*.json", True),
+        ("test_*", "*.py", True),
+        ("test_*", "conf*.py", False),
+        ("*.bak", "*.{ts,tsx}", False),
+        ("*.tsx", "*.{ts,tsx}", True),
+        ("[ab].py", "*.py", True),
+        ("notes.md", "*.{md,txt}", True),
+    ],
+)
+def test_name_prefilter_overlap(ignore, name, overlap):
+    from tools.file_ops.ignore import IgnoreFile
+    from tools.file_ops.name_prefilter import may_reinclude
+
+    rules = [IgnoreFile([ignore, "!" + name], dir_rel="", source="t")]
+    assert may_reinclude(rules, name) is overlap

@@ -122,7 +122,12 @@ class GlobTool(Tool):
         return ToolResult(
             output=truncate_middle(text, self.max_output_chars),
             display=f"glob {params.pattern!r} in {where}: {plural(total, 'file')}",
-            metadata={"count": total, "backend": listing.backend, "truncated": total > MAX_RESULTS},
+            metadata={
+                "count": total,
+                "backend": listing.backend,
+                "prefilter": listing.prefilter,
+                "truncated": total > MAX_RESULTS,
+            },
         )
 
     def _literal(self, path, given: str) -> ToolResult:

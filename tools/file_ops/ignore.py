@@ -44,6 +44,7 @@ class IgnorePattern:
     dir_only: bool
     anchored: bool  # has a "/": matched against the relative path, else against the name
     regex: re.Pattern[str]  # fullmatch
+    glob: str = ""  # the glob itself: no "!", no leading or trailing "/"
 
     def matches(self, rel: str, name: str, is_dir: bool) -> bool:
         if self.dir_only and not is_dir:
@@ -70,7 +71,7 @@ def parse_line(text: str, line: int) -> IgnorePattern | None:
     if body.startswith("/"):
         body = body[1:]
     regex = re.compile(translate(body, braces=False), re.DOTALL)
-    return IgnorePattern(line, text, negated, dir_only, anchored, regex)
+    return IgnorePattern(line, text, negated, dir_only, anchored, regex, body)
 
 
 def _combined(patterns: list[IgnorePattern]) -> re.Pattern[str] | None:

@@ -2,11 +2,14 @@
 
 With ripgrep, its output is read as it streams and each accepted file is
 ``stat``-ed while rg is still walking, so the stat calls mostly overlap rg's work.
+A file-name glob is pre-filtered with ``rg -g`` when that cannot bring back
+ignored files (see :mod:`tools.file_ops.name_prefilter`), else with a file type.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -15,6 +18,8 @@ from dataclasses import dataclass
 
 from tools.file_ops import ripgrep
 from tools.file_ops.globs import compile_glob
+from tools.file_ops.ignore import IgnoreFile
+from tools.file_ops.name_prefilter import may_reinclude
 from tools.file_ops.walk import Scope, iter_files
 
 #: (mtime_ns, size, base-relative path)
@@ -25,6 +30,7 @@ Entry = tuple[int, int, str]
 class Listing:
     entries: list[Entry]
     backend: str  # "ripgrep" or "python"
+    prefilter: str = ""  # how rg filtered names: "glob", "type" or "" (none)
 
 
 def list_files(
@@ -51,7 +57,8 @@ def list_files(
         else:
             rels = (r for r in iter_files(scope) if accept(scope.from_start(r)))
         return Listing(_stat_all(scope, rels), "python")
-    return Listing(_list_rg(rg, scope, accept, name_glob, cancel), "ripgrep")
+    entries, prefilter = _list_rg(rg, scope, accept, name_glob, cancel)
+    return Listing(entries, "ripgrep", prefilter)
 
 
 def _stat_all(scope: Scope, rels) -> list[Entry]:
@@ -72,22 +79,59 @@ def _list_rg(
     accept: Callable[[str], bool] | None,
     name_glob: str | None,
     cancel: threading.Event | None,
+) -> tuple[list[Entry], str]:
+    if not name_glob or name_glob == "*":
+        return _run_rg(rg, scope, accept, None, (), [], cancel), ""
+    if scope.include_ignored:
+        return _run_rg(rg, scope, accept, None, (name_glob,), [], cancel), "glob"
+    # Fast path: -g NAME (see name_prefilter), also listing the .gitignore files rg walked past.
+    name_rx = compile_glob(name_glob)
+    gitignores: list[str] = []
+    entries = _run_rg(rg, scope, accept, name_rx, (name_glob, ".gitignore"), gitignores, cancel)
+    rules = list(scope.parents)
+    for rel in gitignores:
+        dir_rel = rel.rpartition("/")[0]
+        ig = IgnoreFile.load(scope.base / rel, dir_rel=dir_rel, source=rel)
+        if ig is not None:
+            rules.append(ig)
+    if not may_reinclude(rules, name_glob):
+        return entries, "glob"
+    return _run_rg(rg, scope, accept, None, (), [], cancel, type_glob=name_glob), "type"
+
+
+def _run_rg(
+    rg: str,
+    scope: Scope,
+    accept: Callable[[str], bool] | None,
+    name_rx: re.Pattern[str] | None,
+    whitelist: tuple[str, ...],
+    gitignores: list[str],
+    cancel: threading.Event | None,
+    *,
+    type_glob: str | None = None,
 ) -> list[Entry]:
+    """One ``rg --files`` run, stat-ing accepted files while rg is still walking.
+
+    With ``name_rx``, files whose name does not match it are dropped (and ``.gitignore``
+    files are collected into ``gitignores``): the whitelist may list more than asked for.
+    """
     out: list[Entry] = []
-    with ripgrep.scope_args(scope) as flags:
+    with ripgrep.scope_args(scope, whitelist) as flags:
         args = [rg, "--files", "--null", *flags]
-        if name_glob:
-            args += ripgrep.name_filter([name_glob])
+        if type_glob:
+            args += ripgrep.name_filter([type_glob])
         args += ["--", *ripgrep.search_paths(scope)]
         proc = subprocess.Popen(args, cwd=scope.base, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE)
         assert proc.stdout is not None
-        base_fd = os.open(scope.base, os.O_RDONLY)
+        at_fd = os.lstat in os.supports_dir_fd  # not on Windows
+        base_fd = os.open(scope.base, os.O_RDONLY) if at_fd else -1
         try:
             fd = proc.stdout.fileno()
             rest = b""
             cut = len(scope.start) + 1 if scope.start else 0
             encoding = sys.getfilesystemencoding()
             lstat = os.lstat
+            base_bytes = os.fsencode(scope.base) + b"/"
             while chunk := os.read(fd, 1 << 16):
                 if cancel is not None and cancel.is_set():
                     proc.kill()
@@ -96,15 +140,22 @@ def _list_rg(
                 rest = names.pop()
                 for raw in names:
                     rel = raw.decode(encoding, "surrogateescape")
+                    if name_rx is not None:
+                        name = rel.rpartition("/")[2]
+                        if name == ".gitignore":
+                            gitignores.append(rel)
+                        if name_rx.fullmatch(name) is None:
+                            continue
                     if accept is not None and not accept(rel[cut:]):
                         continue
                     try:
-                        st = lstat(raw, dir_fd=base_fd)
+                        st = lstat(raw, dir_fd=base_fd) if at_fd else lstat(base_bytes + raw)
                     except OSError:
                         continue
                     out.append((st.st_mtime_ns, st.st_size, rel))
         finally:
-            os.close(base_fd)
+            if base_fd >= 0:
+                os.close(base_fd)
             proc.stdout.close()
             proc.wait()
     return out

@@ -72,15 +72,18 @@ def exclude_globs(include_ignored: bool) -> list[str]:
 
 
 @contextmanager
-def scope_args(scope: Scope) -> Iterator[list[str]]:
+def scope_args(scope: Scope, whitelist: tuple[str, ...] = ()) -> Iterator[list[str]]:
     """Flags (and a temporary ``--ignore-file`` when needed) for a search over ``scope``.
 
-    The caller runs rg with ``cwd=scope.base`` and appends ``scope.start`` (if any) as the path.
+    ``whitelist`` globs (``-g``) go before the default excludes, which therefore win
+    (for rg the later of two matching globs decides). The caller runs rg with
+    ``cwd=scope.base`` and appends ``scope.start`` (if any) as the path.
     """
+    globs = [arg for g in whitelist for arg in ("-g", g)]
     if scope.include_ignored:
-        yield [*_COMMON, "--no-ignore", *exclude_globs(True)]
+        yield [*_COMMON, "--no-ignore", *globs, *exclude_globs(True)]
         return
-    args = [*_COMMON, *_GITIGNORE_ONLY, *exclude_globs(False)]
+    args = [*_COMMON, *_GITIGNORE_ONLY, *globs, *exclude_globs(False)]
     lines = parent_ignore_lines(scope)
     if not lines:
         yield args
