@@ -19,19 +19,20 @@ from __future__ import annotations
 import os
 import tomllib
 from pathlib import Path
-from typing import Any
 
 from policy.errors import PolicyConfigError
 from policy.rules import Rules, parse_rule
+from tools.workspace import Workspace
 
 __all__ = ["load_rules", "project_settings_path", "user_settings_path"]
 
 _PERMISSION_KEYS = {"allow", "ask", "deny", "read_only_tools"}
 
 
-def project_settings_path(workspace: str | os.PathLike[str] | Any) -> Path:
-    root = getattr(workspace, "root", workspace)
-    return Path(os.fspath(root)) / ".cairn" / "settings.toml"
+def project_settings_path(workspace: str | os.PathLike[str] | Workspace) -> Path:
+    # Not getattr(workspace, "root"): a pathlib.Path has .root too (it is "/").
+    root = workspace.root if isinstance(workspace, Workspace) else Workspace(workspace).root
+    return root / ".cairn" / "settings.toml"
 
 
 def user_settings_path() -> Path:
@@ -44,7 +45,7 @@ def user_settings_path() -> Path:
     return Path(platformdirs.user_config_dir("cairn")) / "settings.toml"
 
 
-def load_rules(workspace: str | os.PathLike[str] | Any, *, user_config: Path | None = None) -> Rules:
+def load_rules(workspace: str | os.PathLike[str] | Workspace, *, user_config: Path | None = None) -> Rules:
     """The project's rules merged with the user's (missing files contribute nothing).
 
     Raises ``PolicyConfigError`` naming the file and the rule when a file is invalid.

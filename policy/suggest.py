@@ -16,6 +16,7 @@ from urllib.parse import urlsplit
 from policy.errors import PolicyConfigError
 from policy.paths import home_dir, resolve_path
 from policy.rules import parse_rule
+from policy.shell.result import ShellAnalysis
 from policy.table import EDIT_TOOLS, READ_TOOLS, canonical_tool_name
 from policy.vocab import words
 from tools.workspace import Workspace
@@ -79,7 +80,12 @@ def _bash_rule(command: str, ws: Workspace) -> str:
 
     analysis = analyse(command, ws)
     tops = [u for u in analysis.units if u.parent is None]
-    unit = next((u for u in tops if str(u.risk) != "LOW"), tops[0] if tops else None)
+    risky = next((u for u in tops if str(u.risk) != "LOW"), None)
+    if risky is None and not analysis.hard_deny and not analysis.fail_closed:
+        path_rule = _effect_rule(analysis, ws)
+        if path_rule:  # `echo hi > notes.txt`, `cat /etc/hosts`: the path is what needs approval
+            return path_rule
+    unit = risky or (tops[0] if tops else None)
     if unit is None or not unit.argv:
         return _exact(command.split() or [command])
     argv = unit.argv
@@ -96,6 +102,16 @@ def _bash_rule(command: str, ws: Workspace) -> str:
             return _exact(argv)
         return _rule(argv[:size], prefix=True)
     return _rule(argv[:1], prefix=True)
+
+
+def _effect_rule(analysis: ShellAnalysis, ws: Workspace) -> str | None:
+    """A path rule for the first write, or read outside the workspace, of read-only commands."""
+    for effect in analysis.effects:
+        if effect.info is None or (effect.kind == "read" and effect.info.inside):
+            continue
+        tool = "write_file" if effect.kind == "write" else "read_file"
+        return f"{tool}({_path_spec(str(effect.info.path), ws)})"
+    return None
 
 
 def _rule(words: list[str], prefix: bool) -> str:
