@@ -68,16 +68,17 @@ class Approver:
         line.append(f"  [{call.call_id}]", style="dim")
         self.console.print(line, soft_wrap=True)
         if call.status == "interrupted":
-            self.console.print(Text(f"    {call.error_msg or 'interrupted'}", style="yellow"), soft_wrap=True)
+            text = fmt.visible(call.error_msg or "interrupted")
+            self.console.print(Text(f"    {text}", style="yellow"), soft_wrap=True)
         elif call.reason:
-            self.console.print(Text(f"    why: {call.reason}", style="dim"), soft_wrap=True)
+            self.console.print(Text(f"    why: {fmt.visible(call.reason)}", style="dim"), soft_wrap=True)
         self._details(call)
 
     def _details(self, call: Any) -> None:
         args = call.arguments
         if call.tool_name == "bash" and isinstance(args.get("command"), str):
             body = Text()
-            for index, cmd_line in enumerate(args["command"].splitlines() or [""]):
+            for index, cmd_line in enumerate(fmt.visible(args["command"]).splitlines() or [""]):
                 body.append(
                     ("\n" if index else "") + ("    $ " if index == 0 else "      ") + cmd_line, "bold"
                 )
@@ -86,7 +87,7 @@ class Approver:
             self.console.print(body, soft_wrap=True)
             return
         if call.tool_name == "web_fetch" and args.get("url"):
-            self.console.print(Text(f"    {args['url']}", style="underline"), soft_wrap=True)
+            self.console.print(Text(f"    {fmt.visible(args['url'])}", style="underline"), soft_wrap=True)
             return
         if call.preview:
             lines = call.preview.splitlines()
@@ -96,7 +97,7 @@ class Approver:
                 self.console.print(Text(f"    … {len(lines) - len(shown)} more lines (-v shows all)", "dim"))
             return
         if args and call.tool_name not in ("edit_file", "write_file"):
-            text = json.dumps(args, indent=2, ensure_ascii=False, default=str).splitlines()[:20]
+            text = fmt.visible(json.dumps(args, indent=2, ensure_ascii=False, default=str)).splitlines()[:20]
             self.console.print(Text("\n".join("    " + x for x in text), style="dim"), soft_wrap=True)
 
     # -- asking ------------------------------------------------------------------------------

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from rich.text import Text
 
+from graph.cli.fmt import visible
+
 
 def _style(line: str) -> str:
     if line.startswith(("+++", "---")):
@@ -22,5 +24,5 @@ def diff_text(lines: list[str], *, indent: str = "") -> Text:
     for index, line in enumerate(lines):
         if index:
             out.append("\n")
-        out.append(indent + line, style=_style(line))
+        out.append(indent + visible(line), style=_style(line))
     return out

@@ -3,8 +3,15 @@
 from __future__ import annotations
 
 import json
+import re
 import time
 from typing import Any
+
+#: Characters that can hide or disguise what a person approves: C0/C1 controls (ESC starts
+#: terminal sequences that can erase or recolor a line), bidi overrides, zero-width marks.
+_INVISIBLE = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]"
+)
 
 #: How each lifecycle status looks: (symbol, ascii fallback, style).
 STATUS_LOOK = {
@@ -40,8 +47,23 @@ def symbol(status: str, unicode: bool = True) -> tuple[str, str]:
     return (sym if unicode else ascii_sym), style
 
 
+def visible(text: str) -> str:
+    """``text`` with invisible and terminal-control characters shown as escapes (``\\x1b``).
+
+    Everything a person reads (commands to approve, outputs, model text) goes through this,
+    so a command cannot repaint the terminal to look like something else.
+    """
+    text = str(text).replace("\r\n", "\n")
+    return _INVISIBLE.sub(lambda m: _escape(m.group()), text)
+
+
+def _escape(char: str) -> str:
+    code = ord(char)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
 def one_line(text: str, limit: int = 100) -> str:
-    flat = " ".join(str(text).split())
+    flat = " ".join(visible(text).split())
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 

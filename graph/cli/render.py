@@ -55,12 +55,12 @@ class Renderer:
             self.console.print()
             self._in_text = True
         self._streamed = True
-        self.console.print(Text(text), end="", soft_wrap=True)
+        self.console.print(Text(fmt.visible(text)), end="", soft_wrap=True)
 
     def _on_message(self, text: str = "", **_: Any) -> None:
         if self.tokens and text and not self._streamed:
             self.console.print()
-            self.console.print(Text(text), soft_wrap=True)
+            self.console.print(Text(fmt.visible(text)), soft_wrap=True)
         self._end_text()
         self._streamed = False
 
@@ -76,7 +76,7 @@ class Renderer:
             entry[1].append(line.rstrip("\n"))
             self._refresh_live()
         if not self.tty and self.verbose:
-            self.console.print(Text(f"    │ {line.rstrip()}", style="dim"), soft_wrap=True)
+            self.console.print(Text(f"    │ {fmt.visible(line.rstrip())}", style="dim"), soft_wrap=True)
 
     def _on_tool_end(self, call: dict[str, Any], **_: Any) -> None:
         self._running.pop(call["call_id"], None)
@@ -153,7 +153,7 @@ class Renderer:
 
     def _block(self, text: str, *, diff: bool = False, tail: bool = False) -> None:
         """Up to SHOWN_LINES lines (the last ones with ``tail``); the rest collapsed with its size."""
-        lines = text.rstrip("\n").splitlines()
+        lines = fmt.visible(text).rstrip("\n").splitlines()
         keep = len(lines) if self.verbose else SHOWN_LINES
         shown = lines[-keep:] if tail else lines[:keep]
         hidden = lines[: len(lines) - len(shown)] if tail else lines[len(shown) :]

