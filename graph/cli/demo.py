@@ -142,6 +142,7 @@ def _child(ns: Any, opts: Options) -> int:
         ui.driver().send(TASK)
     except EOFError:
         return ui.goodbye()
+    session.close()
     return DONE
 
 

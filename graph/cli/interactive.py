@@ -77,7 +77,7 @@ class Interactive:
         return self.goodbye()
 
     def goodbye(self) -> int:
-        """Say where the session stands; the exit code follows it (0, or 3/4 when left paused)."""
+        """Say where the session stands and close it; the exit code follows it (0, or 3/4 if paused)."""
         if self.session is None:
             return DONE
         pending = self.session.pending()
@@ -90,6 +90,7 @@ class Interactive:
         self.renderer.note(
             f"session {self.session.id[:12]} {what} · resume: {self.opts.resume_command(self.session.id[:12])}"
         )
+        self.session.close()  # stops background shell tasks, closes the database
         return code
 
     def exit_hint(self) -> None:
