@@ -47,7 +47,7 @@ def _parent(ns: Any, opts: Options) -> int:
     auto = not (is_tty(sys.stdin) and is_tty(sys.stdout))
     root = Path(tempfile.mkdtemp(prefix="cairn-demo-"))
     workspace, db, marker = root / "tinystats", root / "cairn.db", root / "tests-running"
-    shutil.copytree(demo_dir() / "project", workspace)
+    shutil.copytree(demo_dir() / "project", workspace, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     _say(console, "cairn demo", f"a scripted model (offline, no key) fixes a bug in {workspace}")
     if auto:
         _say(console, "", "not a TTY: every question is answered yes automatically")
