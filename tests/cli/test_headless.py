@@ -280,10 +280,9 @@ def test_sessions_and_show(run_cairn, workspace, make_openai_server):
     for c in doc["tool_calls"]:
         assert {"call_id", "tool_name", "arguments", "status", "risk", "reason", "result"} <= set(c)
     assert doc["tool_calls"][0]["risk"] == "LOW" and "alpha" in doc["tool_calls"][0]["result"]
-    assert (
-        "rejected" in doc["tool_calls"][1]["result"] and "Their message: no" in doc["tool_calls"][1]["result"]
-    )
+    assert "Their message: no" in doc["tool_calls"][1]["result"]
+    assert doc["tool_calls"][1]["decision"] == "rejected: no"
 
     p = run_cairn("show", sid)
     assert p.returncode == 0 and "read_file a.txt" in p.stdout and "write_file b.txt" in p.stdout
-    assert "A person rejected this call. Their message: no" in p.stdout
+    assert "A person rejected this call. Their message: no" in p.stdout and "(rejected: no)" in p.stdout
