@@ -64,7 +64,8 @@ def assess_file_tool(
         return Assessment(RiskLevel.HIGH, reason, fail_closed=reason), None
     info = resolve_path(given, workspace, cwd)
     shown = workspace.display(info.path)
-    if info.path != info.lexical and not info.inside and workspace.contains(info.lexical):
+    # written inside, really outside (workspace.contains() would resolve the link again)
+    if info.path != info.lexical and not info.inside and info.lexical.is_relative_to(workspace.root):
         via = f" (through a symlink to {info.path})"
     else:
         via = ""
