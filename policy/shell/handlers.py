@@ -6,6 +6,7 @@ from collections.abc import Callable
 
 from policy.shell import network, search, shellbuiltins, textcmds, wrappers, writecmds
 from policy.shell.gitcmd import git
+from policy.shell.history import history
 from policy.shell.result import Classified
 
 __all__ = ["HANDLERS"]
@@ -17,6 +18,7 @@ HANDLERS.update(shellbuiltins.HANDLERS)
 HANDLERS.update(writecmds.HANDLERS)
 HANDLERS.update(network.HANDLERS)
 HANDLERS["git"] = git
+HANDLERS["history"] = history
 for _name in (
     "timeout",
     "nice",
