@@ -78,5 +78,6 @@ def test_corpus_covers_every_category_the_issue_names() -> None:
         "hard-deny",
         "fail-closed",
         "read-only-flags",
+        "arithmetic",
     }
     assert wanted <= categories, wanted - categories
