@@ -138,7 +138,9 @@ class Session:
             raise ValueError("message is empty")
         state = self._snapshot()
         gated = [c for c in calls(state.values.get("pending_tool_calls")) if c.status in GATED]
-        if gated or state.next:
+        # A run cut off before the model answered (model error, Ctrl-C) has nothing pending
+        # but its model call: a new message simply supersedes it.
+        if gated or (state.next and tuple(state.next) != ("reasoning",)):
             raise SessionError(
                 "the session is paused with unfinished tool calls "
                 f"({', '.join(c.call_id for c in gated) or ', '.join(state.next)}); "
@@ -268,6 +270,12 @@ class Session:
         self.close()
 
     # -- internals ------------------------------------------------------------------------
+    @property
+    def model_spec(self) -> str | None:
+        """The model as configured: a spec string (``gpt-4o``, ``script:FILE``) or None."""
+        spec = self._model_spec
+        return spec if spec is None or isinstance(spec, str) else None
+
     @property
     def model(self) -> Any:
         if self._model is None:

@@ -87,7 +87,7 @@ class Driver:
             self.renderer.note("  (answer stopped)", "yellow")
         if result.status == "error":
             console.print(Text(f"  error: {result.error}", style="bold red"), soft_wrap=True)
-            self.renderer.note("  nothing is lost: /continue tries again")
+            self.renderer.note("  nothing is lost: /continue tries again, or send your next message")
         elif result.status == "max_steps":
             self.renderer.note(
                 f"  stopped after {self.session.max_steps} model calls; /continue goes on", "yellow"

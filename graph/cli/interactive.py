@@ -31,7 +31,7 @@ class Interactive:
         self.approver = Approver(self.console, self.prompter, verbose=opts.verbose)
         self.ctrlc = CtrlC(self.renderer, on_exit=self.exit_hint)
         self.session = session
-        self.spec = spec or (session and getattr(session, "_model_spec", None)) or ""
+        self.spec = spec or (session and session.model_spec) or ""
         self.mode = session.mode if session is not None else (opts.approval or "default")
         self._warm: Background | None = None
         self._driver: Driver | None = None

@@ -43,7 +43,7 @@ def open_session(ns: argparse.Namespace, opts: Options) -> Any:
         session = Session.resume(sid, db=opts.db, model=model, mode=opts.approval, max_steps=opts.max_steps)
     except (SessionError, ValueError) as exc:
         raise CliError(str(exc)) from exc
-    spec = session._model_spec if isinstance(session._model_spec, str) else None
+    spec = session.model_spec
     if spec:
         preflight_model(spec)
     return session

@@ -15,7 +15,7 @@ CUT_OFF = ("running",)
 
 
 def resume_interactive(session: Any, opts: Options, decisions: dict[str, Any]) -> int:
-    ui = Interactive(opts, session=session, spec=getattr(session, "_model_spec", None) or "")
+    ui = Interactive(opts, session=session, spec=session.model_spec or "")
     ui.banner(str(session.workspace.root))
     where(ui, session)
     driver = ui.driver()

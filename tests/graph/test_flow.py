@@ -338,3 +338,14 @@ def test_file_reads_survive_a_restart_for_stale_write_checks(harness):
     again.close()
     assert r.status == "done", r.tool_calls
     assert target.read_text() == "x = 2\n"
+
+
+def test_a_new_message_after_a_model_error_supersedes_the_failed_call(harness):
+    s = harness.session([{"error": {"status": 500, "message": "boom"}}])
+    assert s.send("first").status == "error"
+    from graph.scripted import ScriptedChatModel
+
+    s._model = ScriptedChatModel.from_turns([{"content": "answer to second"}])
+    r = s.send("second")
+    assert r.status == "done" and r.text == "answer to second"
+    assert [m.content for m in s.history()] == ["first", "second", "answer to second"]
