@@ -94,19 +94,25 @@ class ToolJournal:
         self.db = db
         db.script(SCHEMA)
 
-    def mark_executing(self, thread_id: str, call: dict[str, Any]) -> None:
-        """Durably record that ``call`` is about to run (before any side effect)."""
+    def mark_executing(self, thread_id: str, call: dict[str, Any]) -> bool:
+        """Durably claim ``call`` for running (before any side effect).
+
+        Returns False when the call is already claimed at this attempt (another run of the
+        same session, in this or another process, is executing it): the caller must not run it.
+        """
+        attempt = int(call.get("attempt") or 0)
         with self.db.transaction() as conn:
             seq = conn.execute(
                 "SELECT COALESCE(MAX(seq), 0) + 1 FROM cairn_tool_journal WHERE thread_id = ?",
                 (thread_id,),
             ).fetchone()[0]
-            conn.execute(
+            cursor = conn.execute(
                 "INSERT INTO cairn_tool_journal (thread_id, call_id, seq, tool_name, arguments, status, "
                 "risk, reason, started_at, attempt) VALUES (?, ?, ?, ?, ?, 'executing', ?, ?, ?, ?) "
                 "ON CONFLICT(thread_id, call_id) DO UPDATE SET status='executing', arguments=excluded.arguments, "
                 "started_at=excluded.started_at, result=NULL, error_msg=NULL, ended_at=NULL, "
-                "attempt=excluded.attempt",
+                "attempt=excluded.attempt "
+                "WHERE cairn_tool_journal.attempt < excluded.attempt",
                 (
                     thread_id,
                     call["call_id"],
@@ -116,9 +122,10 @@ class ToolJournal:
                     call.get("risk"),
                     call.get("reason"),
                     time.time(),
-                    int(call.get("attempt") or 0),
+                    attempt,
                 ),
             )
+            return cursor.rowcount == 1
 
     def record(
         self,

@@ -34,6 +34,7 @@ def prune_thread(
     done until at least ``min_batch`` of them have accumulated, so calling this
     after every run costs one small query.  Returns how many were deleted.
     """
+    keep_last = max(1, keep_last)  # the newest checkpoint is where the session stands: never pruned
     db.script(SCHEMA)
     mark_rows = db.query("SELECT watermark FROM cairn_prune_marks WHERE thread_id = ?", (thread_id,))
     watermark = mark_rows[0][0] if mark_rows else ""
@@ -82,7 +83,7 @@ def prune_thread(
     # Pending writes of old checkpoints only matter for resuming *from* them mid-step; a rewind
     # to an old turn boundary re-runs its next node anyway, so they go for everything older
     # than the newest ``keep_last`` checkpoints.
-    oldest_recent = rows[keep_last - 1][0] if keep_last > 0 else new_watermark
+    oldest_recent = rows[keep_last - 1][0]
     statements.append(
         (
             "DELETE FROM writes WHERE thread_id = ? AND checkpoint_ns = '' AND checkpoint_id < ?",

@@ -6,9 +6,7 @@ import sqlite3
 from pathlib import Path
 
 from checkpoints.location import resolve_location
-from checkpoints.sessions import SessionRecord
-
-_COLS = "thread_id, workspace, created_at, updated_at, status, title, mode, model"
+from checkpoints.sessions import SessionRecord, list_query
 
 
 def list_sessions(
@@ -26,15 +24,7 @@ def list_sessions(
     conn = sqlite3.connect(f"file:{loc}?mode=ro", uri=True, timeout=10)
     try:
         try:
-            if workspace is None:
-                rows = conn.execute(
-                    f"SELECT {_COLS} FROM cairn_sessions ORDER BY updated_at DESC LIMIT ?", (limit,)
-                ).fetchall()
-            else:
-                rows = conn.execute(
-                    f"SELECT {_COLS} FROM cairn_sessions WHERE workspace = ? ORDER BY updated_at DESC LIMIT ?",
-                    (workspace, limit),
-                ).fetchall()
+            rows = conn.execute(*list_query(workspace, limit)).fetchall()
         except sqlite3.OperationalError as exc:
             if "no such table" in str(exc):
                 return []

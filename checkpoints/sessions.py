@@ -22,6 +22,15 @@ CREATE INDEX IF NOT EXISTS cairn_sessions_workspace ON cairn_sessions (workspace
 """
 
 _COLS = "thread_id, workspace, created_at, updated_at, status, title, mode, model"
+#: Sub-agent sessions (``<parent>-sub-<call>-<nonce>``) belong to their parent, not to listings.
+_TOP_LEVEL = "instr(thread_id, '-sub-') = 0"
+
+
+def list_query(workspace: str | None, limit: int) -> tuple[str, tuple]:
+    """The listing query, shared with the stdlib-only reader ``checkpoints.readonly``."""
+    where = _TOP_LEVEL + (" AND workspace = ?" if workspace is not None else "")
+    params = (workspace, limit) if workspace is not None else (limit,)
+    return f"SELECT {_COLS} FROM cairn_sessions WHERE {where} ORDER BY updated_at DESC LIMIT ?", params
 
 
 @dataclass(frozen=True)
@@ -69,22 +78,16 @@ class SessionIndex:
     def find(self, prefix: str) -> list[SessionRecord]:
         """Sessions whose id starts with ``prefix`` (people type short ids)."""
         rows = self.db.query(
-            f"SELECT {_COLS} FROM cairn_sessions WHERE substr(thread_id, 1, ?) = ? ORDER BY updated_at DESC",
+            f"SELECT {_COLS} FROM cairn_sessions WHERE substr(thread_id, 1, ?) = ? AND {_TOP_LEVEL} "
+            "ORDER BY updated_at DESC",
             (len(prefix), prefix),
         )
         return [SessionRecord(*r) for r in rows]
 
     def list(self, workspace: str | None = None, *, limit: int = 200) -> list[SessionRecord]:
-        if workspace is None:
-            rows = self.db.query(
-                f"SELECT {_COLS} FROM cairn_sessions ORDER BY updated_at DESC LIMIT ?", (limit,)
-            )
-        else:
-            rows = self.db.query(
-                f"SELECT {_COLS} FROM cairn_sessions WHERE workspace = ? ORDER BY updated_at DESC LIMIT ?",
-                (workspace, limit),
-            )
-        return [SessionRecord(*r) for r in rows]
+        """Top-level sessions, newest first (sub-agent sessions are left out)."""
+        sql, params = list_query(workspace, limit)
+        return [SessionRecord(*r) for r in self.db.query(sql, params)]
 
     def delete(self, thread_id: str) -> None:
         self.db.write("DELETE FROM cairn_sessions WHERE thread_id = ?", (thread_id,))

@@ -5,17 +5,17 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any
 
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
+from langchain_core.messages import AIMessage
 
 from graph.calllog import assemble_calls
 from graph.context import AgentContext, EventCallback
+from graph.messages import is_person_message, message_text
 from graph.result import RunResult
-from graph.state import calls
+from graph.state import GATED_STATUSES, calls
 
 if TYPE_CHECKING:
     from graph.session import Session
 
-GATED = ("awaiting_approval", "interrupted")
 #: Long runs prune intermediate checkpoints as they go, so storage stays linear.
 PRUNE_EVERY_STEPS = 64
 
@@ -26,6 +26,13 @@ def make_context(session: Session, stream: bool, on_event: EventCallback | None)
 
     memory = load_memory(session.workspace)
     root = session.workspace.root
+    prompts: dict[str, str] = {}
+
+    def system_prompt(mode: str) -> str:  # built once per run: a stable prefix for prompt caches
+        if mode not in prompts:
+            prompts[mode] = build_system_prompt(root, mode, memory=memory)
+        return prompts[mode]
+
     return AgentContext(
         thread_id=session.id,
         workspace=session.workspace,
@@ -38,7 +45,7 @@ def make_context(session: Session, stream: bool, on_event: EventCallback | None)
         stream=stream,
         on_event=on_event,
         cancel=session.cancel_event,
-        system_prompt=lambda mode: build_system_prompt(root, mode, memory=memory),
+        system_prompt=system_prompt,
     )
 
 
@@ -61,7 +68,7 @@ def run_graph(session: Session, payload: Any, *, stream: bool, on_event: EventCa
         )
         for steps, _ in enumerate(updates, start=1):
             if steps % PRUNE_EVERY_STEPS == 0:
-                store.prune(session.id)
+                _prune(session)
     except KeyboardInterrupt:
         # The last checkpoint and the journal are intact: continue_() recovers.
         store.sessions.update(session.id, status="interrupted")
@@ -72,11 +79,15 @@ def run_graph(session: Session, payload: Any, *, stream: bool, on_event: EventCa
         error = describe_model_error(exc)
     result = build_result(session, started, counters_before, since_head=since_head, error=error)
     store.sessions.update(session.id, status=result.status)
+    _prune(session)
+    return result
+
+
+def _prune(session: Session) -> None:
     try:
-        store.prune(session.id)
+        session.store.prune(session.id)
     except Exception:  # pruning is housekeeping; never fail a run over it
         pass
-    return result
 
 
 def build_result(
@@ -90,7 +101,7 @@ def build_result(
     """Where the session stands; ``since_head`` bounds which calls belong to this run."""
     snap = session._snapshot()
     values = snap.values
-    pending = [c for c in calls(values.get("pending_tool_calls")) if c.status in GATED]
+    pending = [c for c in calls(values.get("pending_tool_calls")) if c.status in GATED_STATUSES]
     if error is not None:
         status = "error"
     elif any(c.status == "awaiting_approval" for c in pending):
@@ -99,6 +110,8 @@ def build_result(
         status = "interrupted"
     elif values.get("paused") == "max_steps":
         status = "max_steps"
+    elif values.get("paused") == "stopped":
+        status = "interrupted"  # the person stopped the model's answer (or the run between steps)
     elif snap.next:
         status, error = "error", "the run stopped before finishing; continue_() resumes it"
     else:
@@ -113,14 +126,14 @@ def build_result(
     head = values.get("head")
     tail = (
         session.store.transcript.tail(
-            session.id, head, stop=lambda m: m.id == since_head or _is_person_message(m)
+            session.id, head, stop=lambda m: m.id == since_head or is_person_message(m)
         )
         if since_head
         else []
     )
     text = ""
-    if status == "done" and tail and isinstance(tail[-1], AIMessage):
-        text = _text(tail[-1])
+    if status in ("done", "interrupted") and tail and isinstance(tail[-1], AIMessage):
+        text = message_text(tail[-1])
     return RunResult(
         session_id=session.id,
         status=status,  # type: ignore[arg-type]
@@ -131,15 +144,3 @@ def build_result(
         error=error,
         elapsed_s=time.perf_counter() - started if started is not None else 0.0,
     )
-
-
-def _is_person_message(message: BaseMessage) -> bool:
-    """A message the person typed (image follow-ups from tools carry list content)."""
-    return isinstance(message, HumanMessage) and isinstance(message.content, str)
-
-
-def _text(message: AIMessage) -> str:
-    content = message.content
-    if isinstance(content, str):
-        return content
-    return "".join(b.get("text", "") for b in content if isinstance(b, dict))

@@ -26,11 +26,10 @@ from checkpoints import Store, open_store
 from graph.context import EventCallback
 from graph.decisions import normalize_decisions
 from graph.result import RunResult
-from graph.state import ToolCallInfo, calls
+from graph.state import GATED_STATUSES, ToolCallInfo, calls
 from tools import ToolRegistry, ToolServices, Workspace, create_default_tools
 
 MODES = ("default", "accept-edits", "plan", "bypass")
-GATED = ("awaiting_approval", "interrupted")
 RECURSION_LIMIT = 10_000
 
 
@@ -68,6 +67,7 @@ class Session:
         self._extra_rules = rules
         self._staged: dict[str, dict[str, Any]] = {}
         self.cancel_event = threading.Event()
+        self._run_lock = threading.Lock()
         self._services = ToolServices(self.workspace)
         builtins = create_default_tools(workspace=self.workspace, services=self._services)
         self.registry = ToolRegistry(t for t in builtins if t.name not in _exclude_tools)
@@ -137,7 +137,7 @@ class Session:
         if not text.strip():
             raise ValueError("message is empty")
         state = self._snapshot()
-        gated = [c for c in calls(state.values.get("pending_tool_calls")) if c.status in GATED]
+        gated = [c for c in calls(state.values.get("pending_tool_calls")) if c.status in GATED_STATUSES]
         # A run cut off before the model answered (model error, Ctrl-C) has nothing pending
         # but its model call: a new message simply supersedes it.
         if gated or (state.next and tuple(state.next) != ("reasoning",)):
@@ -192,6 +192,17 @@ class Session:
     ) -> RunResult:
         """Several decisions at once: ``{call_id: "approve" | "always" | "reject" | {"reject": msg} |
         {"edit": args} | "retry" | "cancel"}``. The run continues once every gated call is decided."""
+        snap = self._snapshot()
+        if not snap.interrupts and snap.next:
+            # Cut off before it reached the approval prompt (killed mid-turn): recover first,
+            # so the decisions answer a real prompt instead of being dropped.
+            recovered = self._run(None, stream, on_event)
+            if recovered.status not in GATED_STATUSES:
+                return recovered
+            still = {c.call_id for c in recovered.pending}
+            decisions = {cid: d for cid, d in decisions.items() if cid in still}
+            if not decisions:
+                return recovered
         gated = {c.call_id: c for c in self.pending()}
         if not gated:
             raise SessionError("no tool calls are waiting for a decision")
@@ -212,7 +223,9 @@ class Session:
     # -- inspection -------------------------------------------------------------------------
     def pending(self) -> list[ToolCallInfo]:
         """Calls waiting for a person (awaiting_approval or interrupted)."""
-        return [c for c in calls(self._snapshot().values.get("pending_tool_calls")) if c.status in GATED]
+        return [
+            c for c in calls(self._snapshot().values.get("pending_tool_calls")) if c.status in GATED_STATUSES
+        ]
 
     def tool_calls(self) -> list[ToolCallInfo]:
         """Every call of the session with its lifecycle status, in the order the model made them."""
@@ -308,7 +321,12 @@ class Session:
     def _run(self, payload: Any, stream: bool, on_event: EventCallback | None) -> RunResult:
         from graph.runs import run_graph
 
-        return run_graph(self, payload, stream=stream, on_event=on_event)
+        if not self._run_lock.acquire(blocking=False):
+            raise SessionError("this session is already running (one run at a time)")
+        try:
+            return run_graph(self, payload, stream=stream, on_event=on_event)
+        finally:
+            self._run_lock.release()
 
     def _status_now(self) -> RunResult:
         """Where the session stands, without running anything."""

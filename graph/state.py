@@ -30,6 +30,8 @@ STATUSES: tuple[str, ...] = (
     "interrupted",
 )
 TERMINAL_STATUSES = frozenset({"success", "error", "cancelled"})
+#: Calls waiting for a person: to be approved, or to be retried/cancelled after an interruption.
+GATED_STATUSES = ("awaiting_approval", "interrupted")
 
 
 class ToolCallInfo(BaseModel):

@@ -10,12 +10,15 @@ parent run (its thread id and checkpoint namespace) cannot leak into it.
 from __future__ import annotations
 
 import threading
+import uuid
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from graph.session import Session
 
 SUBAGENT_MAX_STEPS = 30
+#: Sub-agent session ids are ``<parent id>-sub-<call id>-<nonce>``; listings hide them.
+SUBAGENT_MARK = "-sub-"
 NO_APPROVALS = "Sub-agents cannot ask the person: stay read-only and report what you found."
 
 
@@ -44,7 +47,8 @@ def _run_child(parent: Session, description: str, prompt: str, ctx: Any, box: di
             model=parent.model,
             mode="plan",
             max_steps=SUBAGENT_MAX_STEPS,
-            session_id=f"{parent.id}-sub-{ctx.call_id or 'task'}",
+            # A fresh id per attempt: a retried task (after a crash) starts a clean sub-agent.
+            session_id=f"{parent.id}{SUBAGENT_MARK}{ctx.call_id or 'task'}-{uuid.uuid4().hex[:6]}",
             _store=parent.store,
             _exclude_tools=("task",),
         )

@@ -14,6 +14,7 @@ and notebooks that never reaches the model.
 
 from __future__ import annotations
 
+import json
 import threading
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
@@ -58,6 +59,16 @@ class ToolResult(BaseModel):
     @classmethod
     def fail(cls, error: str, *, display: str = "", **metadata: Any) -> ToolResult:
         return cls(error=error, display=display or error.splitlines()[0][:200], metadata=metadata)
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-safe dict (for the journal): metadata a tool filled with arbitrary objects
+        is stringified rather than allowed to fail after the tool has already run."""
+        try:
+            return self.model_dump(mode="json")
+        except Exception:
+            data = self.model_dump(mode="python", exclude={"metadata"})
+            data["metadata"] = json.loads(json.dumps(self.metadata, default=str))
+            return json.loads(json.dumps(data, default=str))
 
     def model_text(self) -> str | list[dict[str, Any]]:
         """The content the model sees for this result."""

@@ -83,7 +83,7 @@ class Driver:
 
     def report(self, result: Any) -> None:
         console = self.renderer.console
-        if self.ctrlc.stopped and result.status == "done":
+        if self.ctrlc.stopped and result.status in ("done", "interrupted") and not result.pending:
             self.renderer.note("  (answer stopped)", "yellow")
         if result.status == "error":
             console.print(Text(f"  error: {result.error}", style="bold red"), soft_wrap=True)

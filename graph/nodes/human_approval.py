@@ -16,10 +16,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 import policy
 from graph.context import AgentContext
-from graph.state import AgentState, ToolCallInfo, calls, dump_calls
+from graph.state import GATED_STATUSES, AgentState, ToolCallInfo, calls, dump_calls
 from tools.base import ToolResult
-
-GATED = ("awaiting_approval", "interrupted")
 
 
 class CallDecision(BaseModel):
@@ -58,7 +56,7 @@ def approval_request(pending: list[ToolCallInfo]) -> dict[str, Any]:
                 else ["approve", "always", "reject", "edit"],
             }
             for c in pending
-            if c.status in GATED
+            if c.status in GATED_STATUSES
         ],
         "response_schema": response_schema,
     }
@@ -67,7 +65,7 @@ def approval_request(pending: list[ToolCallInfo]) -> dict[str, Any]:
 def human_approval(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
     ctx = runtime.context
     pending = calls(state.get("pending_tool_calls"))
-    if not any(c.status in GATED for c in pending):
+    if not any(c.status in GATED_STATUSES for c in pending):
         return {}
     answer = interrupt(approval_request(pending))
     try:
@@ -79,7 +77,7 @@ def human_approval(state: AgentState, runtime: Runtime[AgentContext]) -> dict[st
     still: list[ToolCallInfo] = []
     for call in pending:
         decision = response.decisions.get(call.call_id)
-        if call.status not in GATED or decision is None:
+        if call.status not in GATED_STATUSES or decision is None:
             still.append(call)
             continue
         done = _apply(call, decision, ctx, rules)
@@ -89,6 +87,46 @@ def human_approval(state: AgentState, runtime: Runtime[AgentContext]) -> dict[st
         "completed_tool_calls": dump_calls(completed),
         "session_rules": rules,
     }
+
+
+def _session_rule(call: ToolCallInfo, ctx: AgentContext) -> str | None:
+    """The narrow rule "always" adds, or None when none can be made (it is then approved once).
+
+    A rule that does not parse would break every later routing of the session, so it is
+    checked here, where a person is still looking.
+    """
+    try:
+        rule = policy.suggest_rule(call.tool_name, call.arguments, workspace=ctx.workspace)
+        policy.Rules().with_allow(rule)
+    except Exception:
+        return None
+    return rule
+
+
+def _apply_edit(call: ToolCallInfo, decision: CallDecision, ctx: AgentContext) -> bool:
+    """Edited arguments are validated and judged by the policy again: a deny rule still holds."""
+    checked = ctx.registry.validate(call.tool_name, decision.args or {})
+    if isinstance(checked, ToolResult):
+        call.status = "cancelled"
+        call.error_msg = (
+            f"A person tried to edit this call but the new arguments were invalid: {checked.error}"
+        )
+        return True
+    call.original_arguments = call.arguments
+    call.arguments = checked[1]
+    verdict = policy.evaluate(
+        call.tool_name, call.arguments, workspace=ctx.workspace, mode=ctx.mode, rules=ctx.rules
+    )
+    call.risk, call.reason = str(verdict.risk), verdict.reason
+    if str(verdict.decision) == "deny":
+        call.status, call.decision = "cancelled", "edited"
+        call.error_msg = (
+            f"A person edited this call, but the edited call is denied by policy: {verdict.reason}"
+        )
+        call.display = call.error_msg[:160]
+        return True
+    call.status, call.decision = "pending", "edited"
+    return False
 
 
 def _apply(call: ToolCallInfo, decision: CallDecision, ctx: AgentContext, rules: list[str]) -> bool:
@@ -101,23 +139,16 @@ def _apply(call: ToolCallInfo, decision: CallDecision, ctx: AgentContext, rules:
     if action in ("approve", "always"):
         call.status, call.decision = "pending", "approved"
         if action == "always":
-            rule = policy.suggest_rule(call.tool_name, call.arguments, workspace=ctx.workspace)
-            if rule not in rules:
-                rules.append(rule)
-            call.decision = f"approved always ({rule})"
+            rule = _session_rule(call, ctx)
+            if rule is None:
+                call.decision = "approved (once: no safe 'always' rule fits this call)"
+            else:
+                if rule not in rules:
+                    rules.append(rule)
+                call.decision = f"approved always ({rule})"
         return False
     if action == "edit":
-        checked = ctx.registry.validate(call.tool_name, decision.args or {})
-        if isinstance(checked, ToolResult):
-            call.status = "cancelled"
-            call.error_msg = (
-                f"A person tried to edit this call but the new arguments were invalid: {checked.error}"
-            )
-            return True
-        call.original_arguments = call.arguments
-        call.arguments = checked[1]
-        call.status, call.decision = "pending", "edited"
-        return False
+        return _apply_edit(call, decision, ctx)
     if action == "retry":
         call.status, call.decision = "pending", "retried"
         call.attempt += 1

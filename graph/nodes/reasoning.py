@@ -8,12 +8,14 @@ model can act on; the policy never sees them.
 
 from __future__ import annotations
 
+import uuid
 from typing import Any
 
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, SystemMessage, ToolMessage
 from langgraph.runtime import Runtime
 
 from graph.context import AgentContext
+from graph.messages import message_text
 from graph.state import AgentState, ToolCallInfo, dump_calls
 from tools.base import ToolResult
 
@@ -23,6 +25,8 @@ def reasoning(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, An
     mode = ctx.mode
     if state.get("run_steps", 0) >= ctx.max_steps:
         return {"paused": "max_steps", "pending_tool_calls": [], "completed_tool_calls": []}
+    if ctx.cancel.is_set():  # stopped between steps: do not spend a model call
+        return {"paused": "stopped", "pending_tool_calls": [], "completed_tool_calls": []}
     head = state.get("head")
     history = ctx.store.transcript.read(ctx.thread_id, head)
     unanswered = dangling_tool_messages(history)
@@ -34,14 +38,19 @@ def reasoning(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, An
         prompt.append(SystemMessage(ctx.system_prompt(mode)))
     prompt.extend(history)
     model = ctx.bound_model(mode)
-    message = _call_model(model, prompt, ctx)
+    message, stopped = _call_model(model, prompt, ctx)
     from graph.models import recover_text_tool_calls
 
     active = ctx.active_registry(mode)
-    message = recover_text_tool_calls(message, active.names_and_aliases())
-    message, pending, completed = _plan_calls(message, ctx, mode)
+    if stopped:
+        # A reply cut off by the person: keep the text they saw, never its half-sent tool calls.
+        message = AIMessage(content=message.content, usage_metadata=message.usage_metadata)
+        pending, completed = [], []
+    else:
+        message = recover_text_tool_calls(message, active.names_and_aliases())
+        message, pending, completed = _plan_calls(message, ctx, mode)
     head = ctx.store.transcript.append(ctx.thread_id, head, [message])
-    ctx.emit("message", text=_text(message), tool_calls=len(pending) + len(completed))
+    ctx.emit("message", text=message_text(message), tool_calls=len(pending) + len(completed))
     counters = dict(state.get("counters") or {})
     counters["model_calls"] = counters.get("model_calls", 0) + 1
     usage = getattr(message, "usage_metadata", None) or {}
@@ -53,7 +62,7 @@ def reasoning(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, An
         "completed_tool_calls": dump_calls(completed),
         "run_steps": state.get("run_steps", 0) + 1,
         "counters": counters,
-        "paused": None,
+        "paused": "stopped" if stopped else None,
     }
 
 
@@ -82,21 +91,24 @@ def dangling_tool_messages(history: list[BaseMessage]) -> list[ToolMessage]:
     return []
 
 
-def _call_model(model: Any, prompt: list[BaseMessage], ctx: AgentContext) -> AIMessage:
+def _call_model(model: Any, prompt: list[BaseMessage], ctx: AgentContext) -> tuple[AIMessage, bool]:
+    """The model's reply, and whether the person stopped it while it streamed."""
     if not ctx.stream:
         result = model.invoke(prompt)
-        return result if isinstance(result, AIMessage) else AIMessage(content=str(result))
+        return (result if isinstance(result, AIMessage) else AIMessage(content=str(result))), False
     full: AIMessageChunk | None = None
+    stopped = False
     for chunk in model.stream(prompt):
         if ctx.cancel.is_set():
+            stopped = True
             break
         text = chunk.content if isinstance(chunk.content, str) else ""
         if text:
             ctx.emit("token", text=text)
         full = chunk if full is None else full + chunk
     if full is None:
-        return AIMessage(content="")
-    return AIMessage(
+        return AIMessage(content=""), stopped
+    message = AIMessage(
         content=full.content,
         tool_calls=full.tool_calls,
         invalid_tool_calls=full.invalid_tool_calls,
@@ -104,18 +116,31 @@ def _call_model(model: Any, prompt: list[BaseMessage], ctx: AgentContext) -> AIM
         response_metadata=full.response_metadata,
         id=full.id,
     )
+    return message, stopped
 
 
 def _plan_calls(
     message: AIMessage, ctx: AgentContext, mode: str
 ) -> tuple[AIMessage, list[ToolCallInfo], list[ToolCallInfo]]:
-    """Give every call an id, validate it, and split into pending vs already answered."""
+    """Give every call a session-unique id, validate it, and split into pending vs answered."""
     registry = ctx.active_registry(mode)
     pending: list[ToolCallInfo] = []
     completed: list[ToolCallInfo] = []
     fixed_calls = []
-    for index, call in enumerate(message.tool_calls):
-        call_id = call.get("id") or f"call_{ctx.thread_id[:8]}_{index}"
+    given = [c.get("id") for c in message.tool_calls] + [c.get("id") for c in message.invalid_tool_calls]
+    known = ctx.store.journal.get_many(ctx.thread_id, [i for i in given if i])
+    seen: set[str] = set()
+
+    def unique(call_id: str | None) -> str:
+        # The journal is keyed by call id: an id the model reuses (or omits) must not adopt
+        # an earlier call's result, so such ids are replaced by fresh ones.
+        if not call_id or call_id in seen or call_id in known:
+            call_id = f"call_{uuid.uuid4().hex[:16]}"
+        seen.add(call_id)
+        return call_id
+
+    for call in message.tool_calls:
+        call_id = unique(call.get("id"))
         fixed_calls.append({**call, "id": call_id})
         name, args = call["name"], call.get("args") or {}
         checked = registry.validate(name, args)
@@ -129,8 +154,8 @@ def _plan_calls(
             continue
         tool, normalized = checked
         pending.append(ToolCallInfo(call_id=call_id, tool_name=tool.name, arguments=normalized))
-    for index, bad in enumerate(message.invalid_tool_calls):
-        call_id = bad.get("id") or f"invalid_{ctx.thread_id[:8]}_{index}"
+    for bad in message.invalid_tool_calls:
+        call_id = unique(bad.get("id"))
         name = bad.get("name") or "(unnamed)"
         error = (
             f"Your call to {name} could not be parsed: {bad.get('error') or 'arguments are not valid JSON'}. "
@@ -154,10 +179,3 @@ def _failed(call_id: str, name: str, args: dict[str, Any], error: str) -> ToolCa
         error_msg=error,
         display=error.splitlines()[0][:160],
     )
-
-
-def _text(message: AIMessage) -> str:
-    content = message.content
-    if isinstance(content, str):
-        return content
-    return "".join(b.get("text", "") for b in content if isinstance(b, dict))

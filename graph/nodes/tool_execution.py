@@ -1,11 +1,10 @@
 """``tool_execution``: run the pending calls, journaling each one durably.
 
-Before a call starts, the journal records it as ``executing``; the moment it
-ends, its result.  The node consults the journal first, so when it runs again
-after a crash it adopts results that were already produced (never running
-their side effects twice) and marks calls that were mid-run as
-``interrupted`` — read-only/idempotent tools excepted, which tool_routing
-retries automatically.
+Before a call starts, the journal records (claims) it as ``executing``; the
+moment it ends, its result.  The node consults the journal first, so when it
+runs again after a crash it adopts results that were already produced (never
+running their side effects twice) and marks calls that were mid-run as
+``interrupted`` — tool_routing retries read-only/idempotent ones by itself.
 
 Consecutive concurrency-safe calls run in parallel (at most 10), the others one
 at a time, in the model's order; results keep the model's order.
@@ -13,16 +12,21 @@ at a time, in the model's order; results keep the model's order.
 
 from __future__ import annotations
 
+import sqlite3
+import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from langgraph.runtime import Runtime
 
 from graph.context import AgentContext
-from graph.state import AgentState, ToolCallInfo, calls, dump_calls
+from graph.state import TERMINAL_STATUSES, AgentState, ToolCallInfo, calls, dump_calls
 from tools.base import ToolContext, ToolResult
 
 MAX_PARALLEL = 10
+INTERRUPTED_BY_CRASH = (
+    "The process stopped while this call was running; it was not run again. A person can retry or cancel it."
+)
 
 
 def tool_execution(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
@@ -38,20 +42,16 @@ def tool_execution(state: AgentState, runtime: Runtime[AgentContext]) -> dict[st
     to_run: list[ToolCallInfo] = []
     for call in runnable:
         entry = entries.get(call.call_id)
-        if entry is not None and entry.attempt >= call.attempt:
-            if entry.terminal:
-                stored = entry.result or {"output": entry.summary or "", "display": entry.summary or ""}
-                _adopt(call, entry.status, ToolResult.model_validate(stored))
-                continue
-            if entry.status in ("executing", "interrupted"):
-                call.status = "interrupted"
-                call.error_msg = (
-                    "The process stopped while this call was running; it was not run again. "
-                    "A person can retry or cancel it."
-                )
-                journal.record(ctx.thread_id, call.to_state())
-                continue
-        to_run.append(call)
+        if entry is None or entry.attempt < call.attempt:
+            to_run.append(call)
+        elif entry.tool_name != call.tool_name:  # never adopt another call's result
+            call.attempt = entry.attempt + 1
+            to_run.append(call)
+        elif entry.terminal:
+            stored = entry.result or {"output": entry.summary or "", "display": entry.summary or ""}
+            _adopt(call, entry.status, stored)
+        else:  # executing (the process died mid-call) or already interrupted
+            _interrupt(call, INTERRUPTED_BY_CRASH, ctx)
     for batch in _batches(to_run, ctx):
         if ctx.cancel.is_set():
             break
@@ -63,13 +63,11 @@ def tool_execution(state: AgentState, runtime: Runtime[AgentContext]) -> dict[st
     if ctx.cancel.is_set():
         for call in to_run:
             if call.status == "pending":
-                call.status = "interrupted"
-                call.error_msg = "Not started: the person stopped the run (Ctrl-C)."
-                journal.record(ctx.thread_id, call.to_state())
+                _interrupt(call, "Not started: the person stopped the run (Ctrl-C).", ctx)
     tasks = state.get("tasks")
     still: list[ToolCallInfo] = []
     for call in pending:
-        if call.status in ("success", "error", "cancelled"):
+        if call.status in TERMINAL_STATUSES:
             completed.append(call)
             update = call.metadata.pop("state", None)
             if isinstance(update, dict) and isinstance(update.get("tasks"), list):
@@ -86,31 +84,34 @@ def tool_execution(state: AgentState, runtime: Runtime[AgentContext]) -> dict[st
 
 
 def _batches(to_run: list[ToolCallInfo], ctx: AgentContext) -> list[list[ToolCallInfo]]:
+    """Runs of consecutive concurrency-safe calls (at most MAX_PARALLEL), others alone."""
     batches: list[list[ToolCallInfo]] = []
+    previous_safe = False
     for call in to_run:
         tool = ctx.registry.get(call.tool_name)
         safe = bool(tool and tool.concurrency_safe)
-        if (
-            safe
-            and batches
-            and batches[-1]
-            and _is_safe(batches[-1][-1], ctx)
-            and len(batches[-1]) < MAX_PARALLEL
-        ):
+        if safe and previous_safe and len(batches[-1]) < MAX_PARALLEL:
             batches[-1].append(call)
         else:
             batches.append([call])
+        previous_safe = safe
     return batches
 
 
-def _is_safe(call: ToolCallInfo, ctx: AgentContext) -> bool:
-    tool = ctx.registry.get(call.tool_name)
-    return bool(tool and tool.concurrency_safe)
+def _interrupt(call: ToolCallInfo, why: str, ctx: AgentContext) -> None:
+    call.status = "interrupted"
+    call.error_msg = why
+    ctx.store.journal.record(ctx.thread_id, call.to_state())
 
 
 def _run_one(call: ToolCallInfo, ctx: AgentContext) -> None:
     journal = ctx.store.journal
-    journal.mark_executing(ctx.thread_id, call.to_state())
+    if not journal.mark_executing(ctx.thread_id, call.to_state()):
+        call.status = "interrupted"
+        call.error_msg = (
+            "Another run of this session is already executing this call; it was not started twice."
+        )
+        return
     ctx.emit("tool_start", call=call.to_state())
     tool_ctx = ToolContext(
         call_id=call.call_id,
@@ -119,26 +120,39 @@ def _run_one(call: ToolCallInfo, ctx: AgentContext) -> None:
         risk=call.risk,
     )
     result = ctx.registry.execute(call.tool_name, call.arguments, tool_ctx)
-    if result.metadata.get("cancelled") or (ctx.cancel.is_set() and result.error):
-        call.status = "interrupted"
-        call.error_msg = "Stopped by the person (Ctrl-C) while running."
-        call.display = result.display or call.error_msg
-        call.metadata = dict(result.metadata)
-        journal.record(ctx.thread_id, call.to_state(), result=result.model_dump(mode="json"))
-        ctx.emit("tool_end", call=call.to_state())
-        return
-    status = "success" if result.ok else "error"
+    stopped = bool(result.metadata.get("cancelled")) or (ctx.cancel.is_set() and not result.ok)
+    status = "interrupted" if stopped else ("success" if result.ok else "error")
     # Journal first: once the tool has returned, its result must survive a crash.
-    journal.record(
-        ctx.thread_id,
-        {**call.to_state(), "status": status, "summary": result.display},
-        result=result.model_dump(mode="json"),
-    )
-    _adopt(call, status, result)
+    data = result.to_json()
+    record = {**call.to_state(), "status": status, "summary": result.display}
+    if stopped:
+        record["error_msg"] = "Stopped by the person (Ctrl-C) while running."
+    _journal_result(ctx, record, data)
+    if stopped:
+        call.status = "interrupted"
+        call.error_msg = record["error_msg"]
+        call.display = result.display or call.error_msg
+        call.metadata = data.get("metadata") or {}
+    else:
+        _adopt(call, status, data)
     ctx.emit("tool_end", call=call.to_state())
 
 
-def _adopt(call: ToolCallInfo, status: str, result: ToolResult) -> None:
+def _journal_result(ctx: AgentContext, record: dict[str, Any], result: dict[str, Any]) -> None:
+    """Write a finished call's result, retrying briefly if another process holds the database."""
+    for attempt in range(5):
+        try:
+            ctx.store.journal.record(ctx.thread_id, record, result=result)
+            return
+        except sqlite3.OperationalError:
+            if attempt == 4:
+                raise
+            time.sleep(0.05 * (attempt + 1))
+
+
+def _adopt(call: ToolCallInfo, status: str, data: dict[str, Any]) -> None:
+    """Take a finished result (a ``ToolResult.to_json()`` dict) into the call."""
+    result = ToolResult.model_validate(data)
     call.status = status  # type: ignore[assignment]
     if result.ok:
         call.result = result.output

@@ -21,9 +21,14 @@ MAX_PREVIEW_CHARS = 20_000
 
 
 def effective_rules(ctx: AgentContext, state: AgentState) -> Any:
+    """Configured rules plus the session's "always allow" rules (any that no longer parse,
+    e.g. after a policy upgrade, are skipped rather than breaking the session)."""
     rules = ctx.rules
     for rule in state.get("session_rules") or []:
-        rules = rules.with_allow(rule)
+        try:
+            rules = rules.with_allow(rule)
+        except Exception:
+            continue
     return rules
 
 

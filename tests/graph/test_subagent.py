@@ -64,9 +64,10 @@ def test_task_runs_a_read_only_subagent(tmp_path):
     report = next(m for m in s.history() if isinstance(m, ToolMessage) and m.tool_call_id == "t1")
     assert report.content == "target is defined in lib/code.py"
     assert not (ws / "x.txt").exists(), "the sub-agent could not write"
-    child_id = f"{s.id}-sub-t1"
-    child = next(c for c in Session.list(db=str(tmp_path / "c.db")) if c["session_id"] == child_id)
-    assert child["mode"] == "plan"
+    assert [c["session_id"] for c in Session.list(db=str(tmp_path / "c.db"))] == [s.id], "children are hidden"
+    [row] = s.store.db.query("SELECT thread_id, mode FROM cairn_sessions WHERE thread_id != ?", (s.id,))
+    child_id, mode = row
+    assert child_id.startswith(f"{s.id}-sub-t1-") and mode == "plan"
     s.close()
     again = Session.resume(child_id, db=str(tmp_path / "c.db"), model=TwoAgentModel())
     calls = {c.tool_name: c for c in again.tool_calls()}
