@@ -57,9 +57,10 @@ def open_store(location: str | os.PathLike[str] | None = None) -> Store:
 
     ``None`` → ``$CAIRN_DB`` or the default file in the user state directory;
     ``":memory:"`` → a private in-memory database; a path → a SQLite file;
-    ``postgresql://...`` → not yet supported (the journal, transcript and session
-    tables are plain SQL, so a Postgres adapter only needs a ``Database`` over
-    psycopg and ``PostgresSaver``).
+    ``postgresql://...`` → not supported yet.  The nodes only use ``Store``'s
+    objects, so Postgres needs no node changes: it needs ``PostgresSaver`` and
+    ports of cairn's tables (their SQL uses SQLite's ``INSERT OR REPLACE/IGNORE``
+    and pruning reads SqliteSaver's table layout).
     """
     loc = resolve_location(location)
     if loc.startswith(("postgres://", "postgresql://")):

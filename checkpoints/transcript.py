@@ -7,8 +7,8 @@ newest message (the *head*) in checkpointed state.  Reading a transcript walks
 from a head to the root; an earlier checkpoint's head still reads the transcript
 as it was then, and continuing from it simply grows another branch, so time
 travel and forks need no copying.  A node that crashes after writing a message
-but before its checkpoint leaves an unreachable row, which ``prune_unreachable``
-removes.
+but before its checkpoint leaves an unreachable row: harmless (nothing points to
+it), and ``prune_unreachable`` can remove such rows during maintenance.
 """
 
 from __future__ import annotations
