@@ -266,6 +266,12 @@ class Session:
         self.mode = mode
         self.store.sessions.update(self.id, mode=mode)
 
+    def background_tasks(self) -> list[dict[str, Any]]:
+        """Background shell tasks this session started (``bash`` with run_in_background)."""
+        if "shell" not in self._services.__dict__:
+            return []
+        return [t.to_dict() for t in self._services.shell.tasks()]
+
     def close(self, *, keep_background: bool = False) -> None:
         """Stop background shell tasks (unless kept) and close the database."""
         self.close_tools(keep_background=keep_background)

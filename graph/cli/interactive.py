@@ -90,8 +90,26 @@ class Interactive:
         self.renderer.note(
             f"session {self.session.id[:12]} {what} · resume: {self.opts.resume_command(self.session.id[:12])}"
         )
-        self.session.close()  # stops background shell tasks, closes the database
+        self.session.close(keep_background=self.keep_background_tasks())
         return code
+
+    def keep_background_tasks(self) -> bool:
+        """Running background tasks are stopped on exit unless the person keeps them."""
+        running = [t for t in self.session.background_tasks() if t["status"] == "running"]
+        if not running:
+            return False
+        if not self.prompter.tty:
+            self.renderer.note(f"stopping {len(running)} background task(s)")
+            return False
+        prompt = Text(f"  {len(running)} background task(s) still running: ", style="yellow")
+        prompt.append("s stop them · k keep them running › ", style="bold")
+        try:
+            keep = self.prompter.key(prompt, "sk") == "k"
+        except (EOFError, KeyboardInterrupt):
+            keep = False
+        if keep:
+            self.renderer.note("kept running; their output is no longer read (redirect it to a file)")
+        return keep
 
     def exit_hint(self) -> None:
         """On a second Ctrl-C: no database reads (the run may still hold it), just the command."""

@@ -12,6 +12,7 @@ HELP = """\
   /help              this help
   /mode [MODE]       show or switch the approval mode: default | accept-edits | plan | bypass
   /sessions          this workspace's sessions
+  /tasks             background commands this session started
   /continue          continue the last run (after an error or --max-steps)
   /exit              leave (also Ctrl-D); the session can be resumed later
   Ctrl-C             stop the running tool or answer; twice to exit
@@ -44,7 +45,21 @@ def handle(command: str, repl: Any) -> None:
 
         for row in session_rows(repl.opts, all_workspaces=False):
             console.print(Text(row), soft_wrap=True)
+    elif name == "/tasks":
+        show_tasks(repl)
     elif name == "/continue":
         repl.continue_run()
     else:
         console.print(Text(f"  unknown command {name}; /help lists them", style="red"))
+
+
+def show_tasks(repl: Any) -> None:
+    """List the session's background tasks (``bash`` with run_in_background)."""
+    tasks = repl.session.background_tasks() if repl.session is not None else []
+    if not tasks:
+        repl.console.print(Text("  no background tasks", style="dim"))
+        return
+    for task in tasks:
+        line = Text(f"  {task['task_id']}  {task['status']:<9} {task['duration_s']:>6.1f}s  ", style="dim")
+        line.append(task["description"] or task["command"])
+        repl.console.print(line, soft_wrap=True)

@@ -342,3 +342,37 @@ def test_interactive_through_the_real_client(spawn, make_openai_server, cli_env,
     assert finish(child) == 0
     assert Path(workspace, "notes.txt").read_text() == "hi\n"
     assert all(body.get("stream") for body in server.requests)
+
+
+def _sleepers(marker: str) -> list:
+    import psutil
+
+    found = []
+    for proc in psutil.process_iter(["cmdline"]):
+        if marker in " ".join(proc.info["cmdline"] or []):
+            found.append(proc)
+    return found
+
+
+def test_background_tasks_are_listed_and_stopped_on_exit(spawn, script):
+    marker = "307.25"
+    turns = [
+        {"tool_calls": [call("bash", "b1", command=f"sleep {marker}", run_in_background=True)]},
+        {"content": "Started it."},
+    ]
+    child = spawn("--model", script(turns), "--approval", "bypass", "start the server")
+    child.expect("Started it.")
+    child.expect(MENU_END)
+    child.sendline("/tasks")
+    child.expect("running")
+    child.expect(f"sleep {marker}")
+    child.expect(MENU_END)
+    assert _sleepers(marker), "the background task is running"
+    child.sendeof()
+    child.expect("still running")
+    child.send("s")
+    assert finish(child) == 0
+    deadline = time.monotonic() + 10
+    while _sleepers(marker) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not _sleepers(marker), "stopped on exit"
