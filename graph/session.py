@@ -14,6 +14,7 @@ asyncio.  ``asend``/``acontinue`` run the same work in a worker thread.
 from __future__ import annotations
 
 import asyncio
+import os
 import threading
 import uuid
 from collections.abc import Iterable, Mapping
@@ -68,7 +69,7 @@ class Session:
         self._staged: dict[str, dict[str, Any]] = {}
         self.cancel_event = threading.Event()
         self._run_lock = threading.Lock()
-        self._services = ToolServices(self.workspace)
+        self._services = ToolServices(self.workspace, secret_env_patterns=secret_env_patterns())
         builtins = create_default_tools(workspace=self.workspace, services=self._services)
         self.registry = ToolRegistry(t for t in builtins if t.name not in _exclude_tools)
         for tool in tools or ():
@@ -339,6 +340,13 @@ class Session:
         from graph.runs import build_result
 
         return build_result(self, None, None, since_head=None)
+
+
+def secret_env_patterns() -> tuple[str, ...]:
+    """Extra environment variable names or patterns withheld from shell commands, from
+    ``CAIRN_SECRET_ENV`` (comma-separated, e.g. ``MY_DB_URL,*_CREDENTIALS``)."""
+    raw = os.environ.get("CAIRN_SECRET_ENV", "")
+    return tuple(p.strip() for p in raw.split(",") if p.strip())
 
 
 def _title(text: str) -> str:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, create_model
@@ -49,8 +51,17 @@ class LangChainTool(Tool):
         self.concurrency_safe = read_only  # type: ignore[misc]
 
     def run(self, params: Any, ctx: ToolContext) -> ToolResult:
-        args = params.model_dump(exclude_unset=True) if isinstance(params, BaseModel) else dict(params)
-        value = self.lc_tool.invoke(args)
+        if isinstance(params, BaseModel):
+            args = params.model_dump(exclude_unset=True, by_alias=True)
+        else:
+            args = dict(params)
+        try:
+            value = self.lc_tool.invoke(args)
+        except NotImplementedError:
+            # Async-only tools (MCP tools from langchain-mcp-adapters): run the coroutine on a
+            # private event loop in a worker thread, so a running loop (Jupyter) is never touched.
+            with ThreadPoolExecutor(max_workers=1) as pool:
+                value = pool.submit(asyncio.run, self.lc_tool.ainvoke(args)).result()
         text = value if isinstance(value, str) else getattr(value, "content", None) or str(value)
         if not isinstance(text, str):
             text = str(text)

@@ -36,16 +36,16 @@ class ToolRegistry:
             from tools.langchain_adapter import wrap_langchain_tool
 
             tool = wrap_langchain_tool(tool, risk_level=risk_level)
-        if tool.name in self._tools or tool.name in self._aliases:
+        if tool.name in self._tools:
             raise ValueError(f"duplicate tool name: {tool.name!r}")
-        for alias in tool.aliases:
-            owner = self._aliases.get(alias.lower())
-            if alias in self._tools or (owner and owner != tool.name):
-                raise ValueError(f"alias {alias!r} of {tool.name!r} is already taken")
+        # A real name beats an alias: an MCP tool called "fetch" or "search" takes that name.
+        self._aliases.pop(tool.name.lower(), None)
         self._tools[tool.name] = tool
         self._schemas = None
         for alias in tool.aliases:
-            self._aliases[alias.lower()] = tool.name
+            # An alias never shadows a real tool name or another tool's alias.
+            if alias not in self._tools and alias.lower() not in self._aliases:
+                self._aliases[alias.lower()] = tool.name
         return tool
 
     # -- lookup -----------------------------------------------------------------------
@@ -71,7 +71,8 @@ class ToolRegistry:
         """Canonical name for ``name`` or one of its aliases (aliases are case-insensitive)."""
         if name in self._tools:
             return name
-        return self._aliases.get(name.lower())
+        owner = self._aliases.get(name.lower())
+        return owner if owner in self._tools else None
 
     def get(self, name: str) -> Tool | None:
         canonical = self.resolve_name(name)
@@ -124,7 +125,7 @@ class ToolRegistry:
             model = _validate_with_coercion(tool.args_schema, dict(args))
         except ValidationError as exc:
             return ToolResult.fail(format_validation_error(tool.name, exc))
-        return tool, model.model_dump(mode="json", exclude_unset=True)
+        return tool, model.model_dump(mode="json", exclude_unset=True, by_alias=True)
 
     def execute(self, name: str, args: Any, ctx: ToolContext | None = None) -> ToolResult:
         checked = self.validate(name, args)

@@ -46,7 +46,11 @@ class TaskTool(Tool):
             return ToolResult.fail("Sub-agents are not available here; do the investigation yourself.")
         report = runner(params.description, params.prompt, ctx)
         if report.get("error"):
-            return ToolResult.fail(f"The sub-agent failed: {report['error']}", **report)
+            return ToolResult.fail(
+                f"The sub-agent failed: {report['error']}",
+                subagent_session=report.get("session_id"),
+                tool_calls=report.get("tool_calls", 0),
+            )
         text = report.get("text") or "(the sub-agent gave no answer)"
         steps = report.get("tool_calls", 0)
         return ToolResult(

@@ -349,3 +349,16 @@ def test_a_new_message_after_a_model_error_supersedes_the_failed_call(harness):
     r = s.send("second")
     assert r.status == "done" and r.text == "answer to second"
     assert [m.content for m in s.history()] == ["first", "second", "answer to second"]
+
+
+def test_extra_secret_env_names_are_withheld_from_commands(harness, monkeypatch):
+    monkeypatch.setenv("CAIRN_SECRET_ENV", "MY_DB_URL, *_CREDENTIALS")
+    monkeypatch.setenv("MY_DB_URL", "postgres://user:hunter2@db")
+    monkeypatch.setenv("CLOUD_CREDENTIALS", "s3cr3t")
+    monkeypatch.setenv("HARMLESS_SETTING", "visible")
+    turns = [{"tool_calls": [{"name": "bash", "args": {"command": "env"}, "id": "e"}]}, {"content": "done"}]
+    s = harness.session(turns, mode="bypass")
+    s.send("show env")
+    out = next(m.content for m in s.history() if getattr(m, "tool_call_id", None) == "e")
+    assert "visible" in out
+    assert "hunter2" not in out and "s3cr3t" not in out

@@ -139,3 +139,52 @@ def test_langchain_tool_metadata_sets_risk_and_read_only(registry):
 def test_tool_result_is_json_safe_even_with_odd_metadata():
     data = ToolResult(output="x", metadata={"when": object()}).to_json()
     assert data["output"] == "x" and isinstance(data["metadata"]["when"], str)
+
+
+def test_a_real_tool_name_beats_a_builtin_alias(workspace):
+    reg = ToolRegistry(create_default_tools(workspace=workspace))
+    assert reg.resolve_name("fetch") == "web_fetch"
+
+    @lc_tool
+    def fetch(url: str) -> str:
+        """An MCP-style tool that happens to be called fetch."""
+        return f"fetched {url}"
+
+    reg.register(fetch)
+    assert reg.resolve_name("fetch") == "fetch"
+    assert reg.execute("fetch", {"url": "x"}).output == "fetched x"
+    assert reg.resolve_name("WebFetch") == "web_fetch"
+
+
+def test_async_only_langchain_tools_run_even_inside_a_running_loop(registry):
+    import asyncio
+
+    from langchain_core.tools import StructuredTool
+
+    async def lookup(key: str) -> str:
+        await asyncio.sleep(0)
+        return f"value of {key}"
+
+    tool = StructuredTool.from_function(coroutine=lookup, name="lookup", description="Async only.")
+    registry.register(tool)
+
+    async def inside_loop() -> ToolResult:
+        return registry.execute("lookup", {"key": "k"})
+
+    assert registry.execute("lookup", {"key": "k"}).output == "value of k"
+    assert asyncio.run(inside_loop()).output == "value of k"
+
+
+def test_langchain_schemas_with_field_aliases(registry):
+    from langchain_core.tools import StructuredTool
+    from pydantic import BaseModel
+
+    class Range(BaseModel):
+        from_: int = Field(alias="from", description="Start.")
+        to: int = Field(description="End.")
+
+    tool = StructuredTool.from_function(
+        func=lambda **kw: f"{kw['from_']}..{kw['to']}", name="span", description="Span.", args_schema=Range
+    )
+    registry.register(tool)
+    assert registry.execute("span", {"from": 1, "to": 3}).output == "1..3"
