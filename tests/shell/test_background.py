@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import itertools
 import os
 import signal
+import threading
 import time
 
+from tools.shell import bash_output
 from tools.shell.state import ShellState
 
 
@@ -76,6 +79,44 @@ def test_filter_shows_matching_lines_only(shell_tools):
     assert result.output.splitlines()[1:] == ["GET /b 500"]
     bad = shell_tools.output.execute({"task_id": "bg-1", "filter": "("})
     assert not bad.ok and "regular expression" in bad.error
+
+
+def test_a_catastrophic_filter_is_stopped_by_its_time_budget(shell_tools, monkeypatch):
+    """A backtracking filter must not freeze the agent: it gets a budget, then a clear error,
+    and the output it was run on is not consumed (an unfiltered read still returns it)."""
+    monkeypatch.setattr(bash_output, "FILTER_BUDGET_S", 0.3)
+    shell_tools.run("printf 'x%.0s' $(seq 3000); echo; echo after", run_in_background=True)
+    _wait_done(shell_tools, "bg-1")
+    began = time.monotonic()
+    result = shell_tools.output.execute({"task_id": "bg-1", "filter": "(x+x+)+y"})
+    assert time.monotonic() - began < 2.0
+    assert not result.ok and "filter" in result.error and "0.3" in result.error
+    again = shell_tools.output.execute({"task_id": "bg-1"})
+    assert again.output.rstrip().endswith("after")
+
+
+def test_other_threads_run_while_a_filter_matches(shell_tools, monkeypatch):
+    """The matcher releases the GIL, so the agent's other threads are not frozen meanwhile."""
+    monkeypatch.setattr(bash_output, "FILTER_BUDGET_S", 0.5)
+    shell_tools.run("printf 'x%.0s' $(seq 3000); echo", run_in_background=True)
+    _wait_done(shell_tools, "bg-1")
+    ticks = []
+    stop = threading.Event()
+
+    def tick():
+        while not stop.is_set():
+            ticks.append(time.monotonic())
+            time.sleep(0.01)
+
+    ticker = threading.Thread(target=tick)
+    ticker.start()
+    try:
+        shell_tools.output.execute({"task_id": "bg-1", "filter": "(x+x+)+y"})
+    finally:
+        stop.set()
+        ticker.join()
+    gaps = [b - a for a, b in itertools.pairwise(ticks)]
+    assert len(ticks) > 20 and max(gaps) < 0.2
 
 
 def test_task_past_its_timeout_is_stopped(shell_tools, process_guard):

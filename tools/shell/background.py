@@ -44,7 +44,7 @@ class BackgroundTask:
         self.description = description
         self.cwd = cwd
         self._offsets = {"stdout": 0, "stderr": 0}
-        self._read_lock = threading.Lock()
+        self._read_lock = threading.RLock()
 
     @property
     def status(self) -> str:
@@ -57,13 +57,25 @@ class BackgroundTask:
         next read, so CJK text is never cut in half.
         """
         with self._read_lock:
-            finished = self.run.done.is_set()
-            return (
-                self._read(self.run.stdout, "stdout", finished),
-                self._read(self.run.stderr, "stderr", finished),
-            )
+            out, err, ends = self.peek_new()
+            self.advance(ends)
+            return out, err
 
-    def _read(self, capture: BoundedCapture, name: str, finished: bool) -> Captured:
+    def peek_new(self) -> tuple[Captured, Captured, tuple[int, int]]:
+        """Like :meth:`read_new` without consuming; pass the returned offsets to :meth:`advance`."""
+        with self._read_lock:
+            finished = self.run.done.is_set()
+            out, out_end = self._read(self.run.stdout, "stdout", finished)
+            err, err_end = self._read(self.run.stderr, "stderr", finished)
+            return out, err, (out_end, err_end)
+
+    def advance(self, ends: tuple[int, int]) -> None:
+        """Mark output up to ``ends`` (from :meth:`peek_new`) as read."""
+        with self._read_lock:
+            self._offsets["stdout"] = max(self._offsets["stdout"], ends[0])
+            self._offsets["stderr"] = max(self._offsets["stderr"], ends[1])
+
+    def _read(self, capture: BoundedCapture, name: str, finished: bool) -> tuple[Captured, int]:
         got, end = capture.read_since(self._offsets[name])
         if not finished:
             last = got.tail if got.tail else got.head
@@ -74,8 +86,7 @@ class BackgroundTask:
                     got = Captured(got.head, got.tail[:-held], got.omitted, 0, got.total)
                 else:
                     got = Captured(got.head[:-held], b"", got.omitted, 0, got.total)
-        self._offsets[name] = end
-        return got
+        return got, end
 
     def info(self) -> TaskInfo:
         run = self.run

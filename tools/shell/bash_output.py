@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
-import re
+import time
 
+import regex
 from pydantic import AliasChoices, Field
 
 from tools.base import ArgsModel, RiskLevel, Tool, ToolContext, ToolResult
 from tools.shell.background import BackgroundTask
 from tools.shell.capture import Captured
 from tools.shell.render import format_duration, render_streams
+
+#: Wall-clock budget for running ``filter`` over one read's output. The model writes the
+#: pattern, and a backtracking one (``(x+x+)+y``) could otherwise run for hours.
+FILTER_BUDGET_S = 2.0
 
 #: Other agents call the id ``bash_id`` or ``shell_id``; accept those too.
 TASK_ID_ALIASES = AliasChoices("task_id", "bash_id", "shell_id")
@@ -69,14 +74,24 @@ class BashOutputTool(Tool):
         pattern = None
         if params.filter:
             try:
-                pattern = re.compile(params.filter)
-            except re.error as exc:
+                pattern = regex.compile(params.filter)
+            except (regex.error, ValueError, OverflowError) as exc:
                 return ToolResult.fail(f"Invalid filter regular expression: {exc}")
         status = task_status_line(task)  # before reading, so "exited" implies all output was read
-        out, err = task.read_new()
+        out, err, ends = task.peek_new()
         body = render_streams(out, err)
         if pattern is not None and body:
-            body = "\n".join(line for line in body.split("\n") if pattern.search(line))
+            try:
+                body = filter_lines(pattern, body, FILTER_BUDGET_S)
+            except TimeoutError:
+                return ToolResult.fail(
+                    f"The filter {params.filter!r} took longer than {FILTER_BUDGET_S:g} s on the new "
+                    "output (the pattern backtracks too much), so nothing was shown and the output "
+                    "stays unread. Use a simpler pattern, or no filter.",
+                    task_id=task.task_id,
+                    status=task.status,
+                )
+        task.advance(ends)
         text = f"{status}\n{body}" if body else f"{status}\n(no new output)"
         run = task.run
         meta = {
@@ -88,6 +103,23 @@ class BashOutputTool(Tool):
             "new_stderr_bytes": _size(err),
         }
         return ToolResult(output=text, display=status, metadata=meta)
+
+
+def filter_lines(pattern: regex.Pattern[str], text: str, budget_s: float) -> str:
+    """The lines of ``text`` that ``pattern`` matches; ``TimeoutError`` past ``budget_s`` in all.
+
+    The ``regex`` module checks the clock while it backtracks and releases the GIL
+    (``concurrent=True``), so a bad pattern neither hangs nor freezes the agent's other threads.
+    """
+    deadline = time.monotonic() + budget_s
+    kept = []
+    for line in text.split("\n"):
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError("filter time budget exceeded")
+        if pattern.search(line, timeout=left, concurrent=True):
+            kept.append(line)
+    return "\n".join(kept)
 
 
 def _size(c: Captured) -> int:
