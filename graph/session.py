@@ -68,7 +68,6 @@ class Session:
         self._extra_rules = rules
         self._staged: dict[str, dict[str, Any]] = {}
         self.cancel_event = threading.Event()
-        self._run_lock = threading.Lock()
         self._services = ToolServices(self.workspace, secret_env_patterns=secret_env_patterns())
         builtins = create_default_tools(workspace=self.workspace, services=self._services)
         self.registry = ToolRegistry(t for t in builtins if t.name not in _exclude_tools)
@@ -84,6 +83,9 @@ class Session:
                 self.id, workspace=str(self.workspace.root), mode=mode, model=_model_label(model)
             )
         self._services.url_guard = self._url_guard
+        from graph.runlock import RunLock
+
+        self._run_lock = RunLock(self.store.location, self.id)
         from graph.subagent import make_subagent_runner
 
         self._services.subagent_runner = make_subagent_runner(self)
@@ -326,14 +328,14 @@ class Session:
         return self._graph.get_state(self._config())
 
     def _run(self, payload: Any, stream: bool, on_event: EventCallback | None) -> RunResult:
+        from graph.runlock import SessionBusy
         from graph.runs import run_graph
 
-        if not self._run_lock.acquire(blocking=False):
-            raise SessionError("this session is already running (one run at a time)")
         try:
-            return run_graph(self, payload, stream=stream, on_event=on_event)
-        finally:
-            self._run_lock.release()
+            with self._run_lock.hold():
+                return run_graph(self, payload, stream=stream, on_event=on_event)
+        except SessionBusy as exc:
+            raise SessionError(str(exc)) from None
 
     def _status_now(self) -> RunResult:
         """Where the session stands, without running anything."""

@@ -82,6 +82,8 @@ def human_approval(state: AgentState, runtime: Runtime[AgentContext]) -> dict[st
             continue
         done = _apply(call, decision, ctx, rules)
         (completed if done else still).append(call)
+        if done:  # rejected or cancelled: surfaces see the outcome as it happens
+            ctx.emit("tool_end", call=call.to_state())
     return {
         "pending_tool_calls": dump_calls(still),
         "completed_tool_calls": dump_calls(completed),

@@ -8,6 +8,9 @@ model can act on; the policy never sees them.
 
 from __future__ import annotations
 
+import contextvars
+import queue
+import threading
 import uuid
 from typing import Any
 
@@ -44,6 +47,8 @@ def reasoning(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, An
     active = ctx.active_registry(mode)
     if stopped:
         # A reply cut off by the person: keep the text they saw, never its half-sent tool calls.
+        if not message_text(message).strip():
+            return {"paused": "stopped", "head": head, "pending_tool_calls": [], "completed_tool_calls": []}
         message = AIMessage(content=message.content, usage_metadata=message.usage_metadata)
         pending, completed = [], []
     else:
@@ -92,23 +97,56 @@ def dangling_tool_messages(history: list[BaseMessage]) -> list[ToolMessage]:
 
 
 def _call_model(model: Any, prompt: list[BaseMessage], ctx: AgentContext) -> tuple[AIMessage, bool]:
-    """The model's reply, and whether the person stopped it while it streamed."""
-    if not ctx.stream:
-        result = model.invoke(prompt)
-        return (result if isinstance(result, AIMessage) else AIMessage(content=str(result))), False
+    """The model's reply, and whether the person stopped it.
+
+    The call runs on a worker thread so a stop (Ctrl-C) takes effect at once, even while a
+    slow server has not sent its first token; the abandoned request finishes unseen.
+    """
+    inbox: queue.Queue[tuple[str, Any]] = queue.Queue()
+    worker = threading.Thread(
+        target=contextvars.copy_context().run, args=(_produce, model, prompt, ctx, inbox), daemon=True
+    )
+    worker.start()
     full: AIMessageChunk | None = None
-    stopped = False
-    for chunk in model.stream(prompt):
-        if ctx.cancel.is_set():
-            stopped = True
-            break
-        text = chunk.content if isinstance(chunk.content, str) else ""
+    while True:
+        try:
+            kind, value = inbox.get(timeout=0.05)
+        except queue.Empty:
+            if ctx.cancel.is_set():
+                return _assemble(full), True
+            continue
+        if kind == "error":
+            raise value
+        if kind == "reply":
+            return (value if isinstance(value, AIMessage) else AIMessage(content=str(value))), False
+        if kind == "end":
+            return _assemble(full), ctx.cancel.is_set()
+        text = value.content if isinstance(value.content, str) else ""
         if text:
             ctx.emit("token", text=text)
-        full = chunk if full is None else full + chunk
+        full = value if full is None else full + value
+        if ctx.cancel.is_set():
+            return _assemble(full), True
+
+
+def _produce(model: Any, prompt: list[BaseMessage], ctx: AgentContext, inbox: queue.Queue) -> None:
+    try:
+        if not ctx.stream:
+            inbox.put(("reply", model.invoke(prompt)))
+            return
+        for chunk in model.stream(prompt):
+            inbox.put(("chunk", chunk))
+            if ctx.cancel.is_set():
+                break
+        inbox.put(("end", None))
+    except BaseException as exc:  # handed to the node's thread, which raises it
+        inbox.put(("error", exc))
+
+
+def _assemble(full: AIMessageChunk | None) -> AIMessage:
     if full is None:
-        return AIMessage(content=""), stopped
-    message = AIMessage(
+        return AIMessage(content="")
+    return AIMessage(
         content=full.content,
         tool_calls=full.tool_calls,
         invalid_tool_calls=full.invalid_tool_calls,
@@ -116,7 +154,6 @@ def _call_model(model: Any, prompt: list[BaseMessage], ctx: AgentContext) -> tup
         response_metadata=full.response_metadata,
         id=full.id,
     )
-    return message, stopped
 
 
 def _plan_calls(

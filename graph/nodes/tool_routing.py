@@ -62,6 +62,7 @@ def tool_routing(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str,
             call.error_msg = f"Denied by policy: {verdict.reason}"
             call.display = call.error_msg[:160]
             completed.append(call)
+            ctx.emit("tool_end", call=call.to_state())
     return {"pending_tool_calls": dump_calls(pending), "completed_tool_calls": dump_calls(completed)}
 
 

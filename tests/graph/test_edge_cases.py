@@ -213,3 +213,33 @@ def test_one_run_at_a_time(harness):
     worker.join(20)
     assert raised and results[0].status == "done"
     assert harness.runs() == ["slow"]
+
+
+def test_stop_takes_effect_during_a_slow_model_call(harness):
+    import threading
+    import time
+
+    s = harness.session([{"content": "too late", "sleep": 5}])
+    threading.Timer(0.3, s.stop).start()
+    started = time.monotonic()
+    r = s.send("go")
+    assert time.monotonic() - started < 2.5, "the stop did not wait for the model"
+    assert r.status == "interrupted"
+
+
+def test_rejected_and_denied_calls_emit_their_outcome(harness):
+    turns = [
+        {
+            "tool_calls": [
+                effect("g", "gated_effect"),
+                {"name": "bash", "args": {"command": "rm -rf /"}, "id": "d1"},
+            ]
+        },
+        {"content": "done"},
+    ]
+    s = harness.session(turns)
+    events: list[tuple[str, dict]] = []
+    s.send("go", on_event=lambda k, p: events.append((k, p)))
+    s.reject("call_g", "no", on_event=lambda k, p: events.append((k, p)))
+    ended = {p["call"]["call_id"]: p["call"]["status"] for k, p in events if k == "tool_end"}
+    assert ended == {"d1": "cancelled", "call_g": "cancelled"}

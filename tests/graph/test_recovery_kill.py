@@ -262,3 +262,35 @@ def _tools(h: Harness):
     kill_driver.MARKS = h.marks
     ws = Workspace(h.ws)
     return [cls(ws) for cls in kill_driver.TEST_TOOLS]
+
+
+def test_a_second_process_cannot_drive_a_running_session(tmp_path):
+    """While one process runs a session, another is refused; once the first is killed, the
+    lock is gone with it and recovery proceeds at once."""
+    from graph import Session, SessionError
+
+    h = Harness(tmp_path, [{"tool_calls": [call("effect", "slow", 60)]}, {"content": "finished"}])
+    proc = subprocess.Popen(
+        h._cmd("--send", "go"),
+        cwd=ROOT,
+        env=h._env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    h.session_id = json.loads(proc.stdout.readline())["session_id"]
+    deadline = time.monotonic() + 30
+    while not (h.marks / "started-slow").exists():
+        assert time.monotonic() < deadline and proc.poll() is None
+        time.sleep(0.02)
+    other = Session.resume(h.session_id, db=str(h.db), model=_finished_model(), tools=_tools(h))
+    with pytest.raises(SessionError, match="another process"):
+        other.continue_()
+    assert h.runs() == ["slow"]
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=10)
+    proc.stdout.close()
+    proc.stderr.close()
+    result = other.continue_()
+    assert result.status == "interrupted", result
+    other.close()
