@@ -206,3 +206,12 @@ def test_alias_and_schema():
     assert "Read" in ReadFileTool.aliases and ReadFileTool.read_only and ReadFileTool.idempotent
     schema = ReadFileTool.args_schema.model_json_schema()
     assert all("description" in p for p in schema["properties"].values())
+
+
+@pytest.mark.parametrize("codec", ["utf-32-le", "utf-32-be", "utf-16-be"])
+def test_utf32_and_utf16be_with_bom_are_text(tool, workspace, codec):
+    write(workspace, "u.txt", "\ufeffhéllo\n".encode(codec))
+    result = tool.execute({"file_path": "u.txt"})
+    assert result.ok, result.error
+    assert result.output.splitlines()[0] == "     1\théllo"
+    assert f"{codec} with BOM" in result.output

@@ -13,7 +13,15 @@ from dataclasses import dataclass
 #: How much of a file the sniffers look at.
 SNIFF_BYTES = 8192
 
-_TEXT_BOMS = (codecs.BOM_UTF8, codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
+#: Byte-order marks that make a file text despite NUL bytes (a ``startswith`` test, so the order does
+#: not matter here; :mod:`tools.file_ops.textio` checks UTF-32-LE before its prefix UTF-16-LE).
+_TEXT_BOMS = (
+    codecs.BOM_UTF8,
+    codecs.BOM_UTF32_LE,
+    codecs.BOM_UTF32_BE,
+    codecs.BOM_UTF16_LE,
+    codecs.BOM_UTF16_BE,
+)
 
 
 @dataclass(frozen=True)
