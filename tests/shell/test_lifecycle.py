@@ -63,6 +63,44 @@ def test_ctrl_c_in_the_waiting_thread_stops_the_tree(shell_tools, process_guard)
     assert process_guard.marked() == []
 
 
+#: Commands whose processes leave the shell's process group (but not its session): GNU `timeout`
+#: and `set -m` job control call setpgid(), so stopping the shell's group alone misses them.
+OTHER_GROUPS = {
+    "timeout": "cd . && timeout 300 {sleep} 300",
+    "timeout-bg": "timeout 300 {sleep} 300 & {sleep} 300",
+    "set-m": "set -m; {sleep} 300 & {sleep} 300",
+}
+
+
+@pytest.mark.parametrize("command", OTHER_GROUPS.values(), ids=OTHER_GROUPS.keys())
+def test_timeout_stops_processes_in_other_groups_of_the_session(shell_tools, process_guard, command):
+    result = shell_tools.run(command.format(sleep=process_guard.sleep), timeout=800)
+    assert result.metadata["timed_out"] is True
+    assert process_guard.marked() == []  # already gone when the tool returns
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["timeout 300 {sleep} 301 & echo started", "set -m; {sleep} 302 & echo started"],
+    ids=["timeout", "set-m"],
+)
+def test_leftovers_in_other_groups_are_stopped_after_exit(shell_tools, process_guard, command):
+    result = shell_tools.run(command.format(sleep=process_guard.sleep))
+    assert result.output.startswith("started\nExit code: 0\nNote: the command left ")
+    assert process_guard.marked() == []
+
+
+def test_kill_bash_and_close_stop_other_groups_of_a_task(shell_tools, process_guard):
+    sleep = process_guard.sleep
+    shell_tools.run(f"set -m; {sleep} 300 & timeout 300 {sleep} 300 & wait", run_in_background=True)
+    shell_tools.run(f"set -m; {sleep} 300 & wait", run_in_background=True)
+    assert len(process_guard.wait_marked(3)) == 3
+    assert shell_tools.kill.execute({"task_id": "bg-1"}).ok
+    assert len(process_guard.marked()) == 1
+    shell_tools.services.close()
+    assert process_guard.marked() == []
+
+
 AGENT = textwrap.dedent(
     """
     import sys
@@ -76,6 +114,8 @@ AGENT = textwrap.dedent(
         services.shell._watchdog._failed = True
     tool = BashTool(services.workspace, services)
     tree = f"{sleep} 300 & {sleep} 300; wait"
+    if "groups" in mode:  # children in other process groups of the command's session
+        tree = f"set -m; {sleep} 300 & timeout 300 {sleep} 300; wait"
     if "background" in mode:
         tool.execute({"command": tree, "run_in_background": True})
     print("watchdog", services.shell._watchdog.pid, flush=True)
@@ -116,6 +156,21 @@ def test_agent_stopped_or_killed_leaves_no_orphans(workspace, process_guard, sig
     proc, watchdog = _agent(workspace, process_guard, "background")
     try:
         assert len(process_guard.wait_marked(4)) == 4  # 2 from the task, 2 from the foreground command
+        proc.send_signal(sig)
+        proc.wait(timeout=10)
+        assert process_guard.wait_none_marked(timeout=5) == []
+        assert _gone(watchdog, timeout=5)
+    finally:
+        proc.kill()
+        proc.wait()
+        proc.stdout.close()
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL], ids=lambda s: s.name)
+def test_watchdog_stops_other_groups_of_the_session(workspace, process_guard, sig):
+    proc, watchdog = _agent(workspace, process_guard, "background groups")
+    try:
+        assert len(process_guard.wait_marked(4)) == 4
         proc.send_signal(sig)
         proc.wait(timeout=10)
         assert process_guard.wait_none_marked(timeout=5) == []

@@ -1,9 +1,10 @@
-"""One running command: a monitor thread that pumps its output and ends its process group.
+"""One running command: a monitor thread that pumps its output and ends its session.
 
 The monitor owns the process from start to finish: it reads both pipes into bounded
-captures, notices the shell exiting (without reaping it, so the group id stays
-reserved), stops whatever the command left running in its group, enforces the
-deadline, carries out stop requests (SIGTERM to the group, grace, SIGKILL, grace), and
+captures, notices the shell exiting (without reaping it, so the session id stays
+reserved), stops whatever the command left running in its session (any process group),
+enforces the deadline, carries out stop requests (SIGTERM to every group of the session,
+grace, SIGKILL, grace), and
 finally reaps the shell and sets ``done``.  Foreground and background runs share it.
 """
 
@@ -22,10 +23,10 @@ from tools.shell.process import (
     KILL_GRACE_S,
     TERM_GRACE_S,
     exit_code,
-    group_alive,
     has_exited,
-    live_group_members,
-    signal_group,
+    live_session_members,
+    session_alive,
+    signal_session,
 )
 from tools.shell.progress import LineFeed
 
@@ -66,7 +67,7 @@ class RunningCommand:
         self.exit_code: int | None = None
         self.signal: str | None = None
         self.leftovers_stopped = 0  # processes the command left behind that were stopped
-        self.escaped_output = False  # pipes held open by a process outside the group
+        self.escaped_output = False  # pipes held open by a process outside the session
         self.done = threading.Event()
         self._feed = feed
         self._term_grace = term_grace_s
@@ -84,13 +85,13 @@ class RunningCommand:
         return (self.ended if self.ended is not None else time.monotonic()) - self.started
 
     def request_stop(self, reason: str = "killed") -> None:
-        """Ask the monitor to stop the group (gracefully); returns at once."""
+        """Ask the monitor to stop the session (gracefully); returns at once."""
         with self._lock:
             if self._stop_reason is None:
                 self._stop_reason = reason
 
     def stop(self, reason: str = "killed", *, wait: float | None = None) -> bool:
-        """Stop and wait until the group is gone (default: the whole grace period)."""
+        """Stop and wait until the session is empty (default: the whole grace period)."""
         self.request_stop(reason)
         limit = wait if wait is not None else self._term_grace + self._kill_grace + 2.0
         return self.done.wait(limit)
@@ -123,26 +124,26 @@ class RunningCommand:
                 if stopping is None and reason is not None and exited_at is None:
                     self._stopped_as = reason
                     stopping, phase_end = "term", now + self._term_grace
-                    signal_group(self.pgid, signal.SIGTERM)
+                    signal_session(self.pgid, signal.SIGTERM)
                     continue
                 if stopping is None and exited_at is not None:
                     if streams and now - exited_at < DRAIN_GRACE_S:
                         continue
-                    leftovers = live_group_members(self.pgid)
-                    if not leftovers and not (leftovers is None and group_alive(self.pgid, self.proc)):
+                    leftovers = live_session_members(self.pgid)
+                    if not leftovers and not (leftovers is None and session_alive(self.pgid, self.proc)):
                         break
                     self.leftovers_stopped = len(leftovers or ())
                     stopping, phase_end = "term", now + self._term_grace
-                    signal_group(self.pgid, signal.SIGTERM)
+                    signal_session(self.pgid, signal.SIGTERM)
                     continue
                 if stopping is not None:
-                    if not group_alive(self.pgid, self.proc):
+                    if not session_alive(self.pgid, self.proc):
                         break
                     if now >= phase_end:
                         if stopping == "kill":
                             break  # unkillable (D state): give up rather than hang
                         stopping, phase_end = "kill", now + self._kill_grace
-                        signal_group(self.pgid, signal.SIGKILL)
+                        signal_session(self.pgid, signal.SIGKILL)
         finally:
             self._finish(sel, streams)
 
@@ -168,7 +169,7 @@ class RunningCommand:
                 self._feed.feed(data, prefix)
 
     def _finish(self, sel: selectors.BaseSelector, streams: dict) -> None:
-        # Whatever is still buffered in the pipes; a holder outside the group is not waited for.
+        # Whatever is still buffered in the pipes; a holder outside the session is not waited for.
         end = time.monotonic() + 0.5
         while streams and time.monotonic() < end:
             self._pump(sel, streams, 0.02)

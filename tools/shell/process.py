@@ -1,9 +1,10 @@
-"""Starting a command in its own process group, and finding/stopping what is left of it.
+"""Starting a command in its own session, and finding/stopping what is left of it.
 
 Every command runs as ``/bin/bash -c COMMAND`` in a new session (so it is the leader
 of a new process group, has no controlling terminal and so cannot open ``/dev/tty``
 to prompt, and does not get the terminal's Ctrl-C), with stdin from ``/dev/null`` and
-no file descriptors beyond 0-2.  Stopping is always done to the whole group.
+no file descriptors beyond 0-2.  Stopping is always done to the whole session: the
+shell's process group and any other group its children made (``timeout``, ``set -m``).
 """
 
 from __future__ import annotations
@@ -113,11 +114,17 @@ def has_exited(pid: int) -> bool:
     return info is not None
 
 
-def live_group_members(pgid: int) -> list[int] | None:
-    """PIDs of the running (non-zombie) processes in group ``pgid``; ``None`` without /proc."""
+def live_session_members(sid: int) -> list[tuple[int, int]] | None:
+    """``(pid, pgid)`` of the running (non-zombie) processes in session ``sid``; ``None`` without /proc.
+
+    A command's processes can leave its process group without leaving its session: GNU
+    ``timeout`` and ``set -m`` job control call ``setpgid()``.  Only ``setsid()`` (daemons)
+    leaves the session.  While any process is in the session, the kernel does not reuse
+    the number ``sid`` for a new process, so the session id names exactly our leftovers.
+    """
     if not os.path.isdir("/proc/self"):
         return None
-    members: list[int] = []
+    members: list[tuple[int, int]] = []
     try:
         entries = os.scandir("/proc")
     except OSError:
@@ -131,22 +138,38 @@ def live_group_members(pgid: int) -> list[int] | None:
                     stat = fh.read()
             except OSError:
                 continue
+            # After "(comm)": state ppid pgrp session ... (fields 3, 4, 5, 6 of proc(5)).
             fields = stat[stat.rfind(b")") + 2 :].split()
-            if len(fields) > 2 and int(fields[2]) == pgid and fields[0] not in (b"Z", b"X"):
-                members.append(int(entry.name))
+            if len(fields) > 3 and int(fields[3]) == sid and fields[0] not in (b"Z", b"X"):
+                members.append((int(entry.name), int(fields[2])))
     return members
 
 
-def group_alive(pgid: int, leader: subprocess.Popen[bytes]) -> bool:
-    """Whether any process of the group still runs (the unreaped leader's zombie does not count)."""
-    members = live_group_members(pgid)
+def signal_session(sid: int, sig: int) -> bool:
+    """Send ``sig`` to the group ``sid`` and to every other process group of session ``sid``.
+
+    All those groups belong to the session (``setpgid`` cannot cross sessions), so nothing
+    outside the command is signalled.  False when nothing was there to signal.
+    """
+    sent = signal_group(sid, sig)
+    for pgid in {pgid for _, pgid in live_session_members(sid) or () if pgid != sid}:
+        sent = signal_group(pgid, sig) or sent
+    return sent
+
+
+def session_alive(sid: int, leader: subprocess.Popen[bytes]) -> bool:
+    """Whether any process of the session still runs (the unreaped leader's zombie does not count).
+
+    Without /proc only the leader's process group can be checked.
+    """
+    members = live_session_members(sid)
     if members is not None:
         return bool(members)
     # No /proc: reap the leader first so its zombie does not answer for the group.
     if has_exited(leader.pid):
         leader.poll()
     try:
-        os.killpg(pgid, 0)
+        os.killpg(sid, 0)
         return True
     except (ProcessLookupError, PermissionError):
         return False

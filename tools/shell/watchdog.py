@@ -1,11 +1,14 @@
-"""A tiny sidecar process that stops our process groups if the agent dies without cleaning up.
+"""A tiny sidecar process that stops our commands' sessions if the agent dies without cleaning up.
 
 ``close()`` and the ``atexit`` hook stop commands when the agent exits normally or on
 Ctrl-C.  They cannot run when the agent is killed by SIGKILL, or by a SIGTERM nobody
 handles.  For those cases each :class:`~tools.shell.state.ShellState` starts one
 watchdog: a ``python -I -S`` process, in its own session, that reads ``+PGID`` /
 ``-PGID`` lines on stdin.  When stdin reaches EOF (the agent is gone: the kernel closed
-the pipe) it stops every group still registered, SIGTERM then SIGKILL, and exits.
+the pipe) it stops every command still registered, SIGTERM then SIGKILL, and exits.  Each
+registered id is a command's shell pid, which is also its process group and session id;
+every process group found in that session is signalled, so children that moved to a group
+of their own (``timeout``, ``set -m``) are stopped too.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ _WATCHDOG_CODE = f"""
 import os, signal, time
 signal.signal(signal.SIGINT, signal.SIG_IGN)
 signal.signal(signal.SIGHUP, signal.SIG_IGN)
-groups, buf = set(), b""
+sessions, buf = set(), b""
 while True:
     try:
         data = os.read(0, 4096)
@@ -35,41 +38,49 @@ while True:
     *lines, buf = buf.split(b"\\n")
     for line in lines:
         if line[:1] in (b"+", b"-") and line[1:].isdigit():
-            (groups.add if line[:1] == b"+" else groups.discard)(int(line[1:]))
-def alive(g):
+            (sessions.add if line[:1] == b"+" else sessions.discard)(int(line[1:]))
+def groups_of(s):
+    # Process groups of the live (non-zombie) processes in session s; None without /proc.
     try:
-        os.killpg(g, 0)
-    except OSError:
-        return False
-    try:  # zombies waiting for init to reap them do not count
         names = [n for n in os.listdir("/proc") if n.isdigit()]
     except OSError:
-        return True
+        return None
+    found = set()
     for n in names:
         try:
             with open("/proc/" + n + "/stat", "rb") as fh:
                 f = fh.read().rsplit(b")", 1)[1].split()
         except (OSError, IndexError):
             continue
-        if len(f) > 2 and int(f[2]) == g and f[0] not in (b"Z", b"X"):
-            return True
-    return False
+        if len(f) > 3 and int(f[3]) == s and f[0] not in (b"Z", b"X"):
+            found.add(int(f[2]))
+    return found
+def alive(s):
+    found = groups_of(s)
+    if found is not None:
+        return bool(found)
+    try:
+        os.killpg(s, 0)
+        return True
+    except OSError:
+        return False
 for sig, grace in ((signal.SIGTERM, {TERM_GRACE_S}), (signal.SIGKILL, {KILL_GRACE_S})):
-    groups = {{g for g in groups if alive(g)}}
-    for g in groups:
-        try:
-            os.killpg(g, sig)
-        except OSError:
-            pass
+    sessions = {{s for s in sessions if alive(s)}}
+    for s in sessions:
+        for g in {{s}} | (groups_of(s) or set()):
+            try:
+                os.killpg(g, sig)
+            except OSError:
+                pass
     end = time.monotonic() + grace
-    while groups and time.monotonic() < end:
+    while sessions and time.monotonic() < end:
         time.sleep(0.05)
-        groups = {{g for g in groups if alive(g)}}
+        sessions = {{s for s in sessions if alive(s)}}
 """
 
 
 class Watchdog:
-    """Client side: register/unregister process groups; ``close()`` ends the sidecar."""
+    """Client side: register/unregister commands (by shell pid = session id); ``close()`` ends the sidecar."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
@@ -117,7 +128,7 @@ class Watchdog:
         return self._proc.pid if self._proc is not None else None
 
     def close(self) -> None:
-        """End the sidecar; groups still registered are stopped by it first."""
+        """End the sidecar; commands still registered are stopped by it first."""
         with self._lock:
             proc, self._proc = self._proc, None
             self._failed = True
