@@ -242,3 +242,25 @@ def test_mixed_line_endings_outside_the_edit_are_untouched(segments, index, new)
     before = "".join(text + nl for text, nl in pieces[:target]).encode()
     after = pieces[target][1].encode() + "".join(text + nl for text, nl in pieces[target + 1 :]).encode()
     assert data == before + replacement.encode() + after
+
+
+def test_blank_line_in_old_string_does_not_match_a_single_crlf(tools, workspace):
+    read, edit = tools
+    path = put(workspace, "x.txt", b"alpha\r\nbeta\r\n", read)
+    result = edit.execute({"file_path": "x.txt", "old_string": "alpha\n\nbeta", "new_string": "Z"})
+    assert not result.ok and "not found" in result.error
+    assert path.read_bytes() == b"alpha\r\nbeta\r\n"
+    blank = put(workspace, "y.txt", b"alpha\r\n\r\nbeta\r\n", read)
+    assert edit.execute({"file_path": "y.txt", "old_string": "alpha\n\nbeta", "new_string": "Z"}).ok
+    assert blank.read_bytes() == b"Z\r\n"
+
+
+def test_line_numbers_in_a_cr_only_file(tools, workspace):
+    read, edit = tools
+    put(workspace, "mac.txt", b"one\rtwo\rx = 1\rfour\rx = 1\r", read)
+    many = edit.execute({"file_path": "mac.txt", "old_string": "x = 1", "new_string": "x = 2"})
+    assert "at lines 3, 5" in many.error
+    done = edit.execute({"file_path": "mac.txt", "old_string": "four\nx = 1", "new_string": "4\nx = 2"})
+    assert done.ok, done.error
+    assert done.output.startswith("Edited mac.txt (line 4;")
+    assert (Path(workspace) / "mac.txt").read_bytes() == b"one\rtwo\rx = 1\r4\rx = 2\r"

@@ -12,7 +12,9 @@ import difflib
 import re
 from dataclasses import dataclass
 
-_NEWLINE = re.compile(r"\r\n|\n|\r")
+#: One line break. A lone ``\r`` counts only when no ``\n`` follows, so ``\r\n`` is never two breaks.
+_BREAK = r"(?:\r\n|\r(?!\n)|\n)"
+_NEWLINE = re.compile(_BREAK)
 _LINE_NUMBER_PREFIX = re.compile(r"^\s*\d+\t", re.MULTILINE)
 
 
@@ -32,7 +34,7 @@ def find_occurrences(text: str, old: str) -> list[Occurrence]:
             out.append(Occurrence(pos, pos + len(old), None))
             pos = text.find(old, pos + len(old))
         return out
-    rx = re.compile(r"(?:\r\n|\n|\r)".join(re.escape(part) for part in old.split("\n")))
+    rx = re.compile(_BREAK.join(re.escape(part) for part in old.split("\n")))
     found = []
     for m in rx.finditer(text):
         nl = _NEWLINE.search(m.group(0))
@@ -48,7 +50,9 @@ def replacement_text(new: str, occurrence: Occurrence, file_newline: str) -> str
 
 
 def line_of(text: str, index: int) -> int:
-    return text.count("\n", 0, index) + 1
+    """The line number of ``index``, counted as read_file numbers lines (see ``split_lines``)."""
+    sep = "\r" if "\n" not in text and "\r" in text else "\n"
+    return text.count(sep, 0, index) + 1
 
 
 def _norm(line: str) -> str:
