@@ -168,3 +168,10 @@ def test_rebase_line_keeps_meaning_relative_to_the_base(line, dir_rel, expected)
         for path in ("src/a.log", "src/x/y/keep.log", "src/only", "src/x/only", "src/a/b", "src/q/gen"):
             for is_dir in (False, True):
                 assert is_ignored(original, path, is_dir) == is_ignored(rebased, path, is_dir), (path, is_dir)
+
+
+def test_add_display_names_the_file(tool, workspace):
+    result = tool.execute({"action": "add", "patterns": ["*.log"]})
+    assert result.display == "Added 1 pattern to .gitignore"
+    again = tool.execute({"action": "add", "patterns": ["*.log", "*.tmp"]})
+    assert again.display == "Added 1 pattern to .gitignore (already present: *.log)"

@@ -166,3 +166,33 @@ def test_os_errors_come_back_as_messages(tools, workspace):
     (Path(workspace) / "plain.txt").write_text("x")
     result = write.execute({"file_path": "plain.txt/child.txt", "content": "y"})
     assert not result.ok and result.error.startswith("Cannot write plain.txt/child.txt")
+
+
+def test_added_and_removed_count_lines_starting_with_dashes_and_pluses(tools, workspace):
+    read, write = tools
+    (Path(workspace) / "q.sql").write_text("-- comment\n--- yaml\nselect 1;\n")
+    read.execute({"file_path": "q.sql"})
+    result = write.execute({"file_path": "q.sql", "content": "select 1;\n++i;\n+++x\n"})
+    assert result.ok, result.error
+    assert (result.metadata["added"], result.metadata["removed"]) == (2, 2)
+    assert result.output.endswith("+2 -2).")
+
+
+def test_counts_come_from_the_whole_diff_even_when_the_kept_diff_is_cut(tools, workspace):
+    from tools.file_ops.diffing import MAX_DIFF_CHARS
+
+    read, write = tools
+    n = MAX_DIFF_CHARS // 20
+    (Path(workspace) / "big.txt").write_text("".join(f"old line number {i}\n" for i in range(n)))
+    read.execute({"file_path": "big.txt"})
+    result = write.execute({"file_path": "big.txt", "content": "".join(f"new {i}\n" for i in range(n))})
+    assert result.ok, result.error
+    assert len(result.metadata["diff"]) <= MAX_DIFF_CHARS + 200
+    assert (result.metadata["added"], result.metadata["removed"]) == (n, n)
+
+
+def test_diff_stats_skips_only_the_file_header():
+    from tools.file_ops.diffing import diff_stats, unified_diff
+
+    diff = unified_diff("-- comment\nselect 1;\n", "select 1;\n++i;\n", "q.sql")
+    assert diff_stats(diff) == (1, 1)

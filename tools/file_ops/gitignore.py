@@ -71,10 +71,10 @@ class GitignoreTool(Tool):
             commit(plan, self.services)
         except WriteRefused as exc:
             return ToolResult.fail(str(exc))
-        added = plan.stats[0]
-        output = f"Added {added} pattern{'s' if added != 1 else ''} to {plan.display}.{already}"
+        added = f"Added {plan.stats[0]} pattern{'s' if plan.stats[0] != 1 else ''} to {plan.display}"
+        display = added + (f" (already present: {', '.join(skipped)})" if skipped else "")
         return ToolResult(
-            output=output, display=output.split(".")[0], metadata={**plan.metadata(), "skipped": skipped}
+            output=f"{added}.{already}", display=display, metadata={**plan.metadata(), "skipped": skipped}
         )
 
     def _plan_add(self, params: Any) -> tuple[Plan, list[str]]:

@@ -14,7 +14,7 @@ from typing import Any
 from tools.base import ToolResult
 from tools.file_ops.atomic import atomic_write
 from tools.file_ops.binary import sniff
-from tools.file_ops.diffing import diff_stats, unified_diff
+from tools.file_ops.diffing import unified_diff_stats
 from tools.file_ops.textio import Decoded, decode, encode_like
 from tools.services import ToolServices
 
@@ -63,7 +63,9 @@ class Plan:
     display: str  # workspace-relative path for people
     after_text: str
     data: bytes  # exact bytes to write
-    diff: str
+    diff: str  # cut to MAX_DIFF_CHARS for a huge change
+    added: int  # lines, counted on the whole diff
+    removed: int
 
     @property
     def changed(self) -> bool:
@@ -71,7 +73,7 @@ class Plan:
 
     @property
     def stats(self) -> tuple[int, int]:
-        return diff_stats(self.diff)
+        return self.added, self.removed
 
     def metadata(self) -> dict[str, Any]:
         cur = self.current
@@ -102,7 +104,8 @@ def make_plan(current: Current, after_text: str, display: str) -> Plan:
             "Use characters the encoding supports (or an escape sequence the language allows)."
         ) from None
     before = current.decoded.text if current.decoded is not None else None
-    return Plan(current, display, after_text, data, unified_diff(before, after_text, display))
+    diff, added, removed = unified_diff_stats(before, after_text, display)
+    return Plan(current, display, after_text, data, diff, added, removed)
 
 
 def preview_result(plan: Plan, verb: str) -> ToolResult:
