@@ -175,3 +175,17 @@ def test_add_display_names_the_file(tool, workspace):
     assert result.display == "Added 1 pattern to .gitignore"
     again = tool.execute({"action": "add", "patterns": ["*.log", "*.tmp"]})
     assert again.display == "Added 1 pattern to .gitignore (already present: *.log)"
+
+
+def test_add_refuses_a_directory_outside_the_workspace(tool, workspace, tmp_path_factory):
+    outside = tmp_path_factory.mktemp("outside")
+    result = tool.execute({"action": "add", "patterns": ["*"], "path": str(outside)})
+    assert not result.ok
+    assert "outside the workspace" in result.error and str(outside) in result.error
+    assert not (outside / ".gitignore").exists()
+    link = Path(workspace) / "escape"
+    link.symlink_to(outside)
+    assert not tool.execute({"action": "add", "patterns": ["*"], "path": "escape"}).ok
+    assert not (outside / ".gitignore").exists()
+    dry = tool.dry_run({"action": "add", "patterns": ["*"], "path": str(outside)})
+    assert dry is not None and not dry.ok

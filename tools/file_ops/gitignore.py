@@ -26,7 +26,8 @@ class GitignoreArgs(ArgsModel):
     path: str | None = Field(
         default=None,
         description="check: the file or directory to test (required; a trailing / marks a directory). "
-        "add: the directory whose .gitignore receives the patterns (default: the workspace root).",
+        "add: the directory in the workspace whose .gitignore receives the patterns (default: the "
+        "workspace root).",
     )
 
 
@@ -83,7 +84,14 @@ class GitignoreTool(Tool):
             raise WriteRefused("Give at least one pattern in `patterns` to add.")
         if any("\n" in p or "\r" in p for p in wanted):
             raise WriteRefused("Each pattern must be a single line; pass several patterns as separate items.")
-        directory = self.workspace.resolve(params.path or ".").path
+        resolved = self.workspace.resolve(params.path or ".")
+        directory = resolved.path
+        if not resolved.inside:
+            raise WriteRefused(
+                f"{directory} is outside the workspace ({self.workspace.root}); gitignore add only "
+                "writes .gitignore files inside it. Give a directory in the workspace (or omit `path` "
+                "for the workspace root)."
+            )
         if not directory.is_dir():
             raise WriteRefused(f"{self.workspace.display(directory)} is not a directory.")
         path = directory / ".gitignore"
