@@ -26,8 +26,7 @@ class GitignoreArgs(ArgsModel):
     path: str | None = Field(
         default=None,
         description="check: the file or directory to test (required; a trailing / marks a directory). "
-        "add: the directory in the workspace whose .gitignore receives the patterns (default: the "
-        "workspace root).",
+        "add: the directory whose .gitignore receives the patterns (default: the workspace root).",
     )
 
 
