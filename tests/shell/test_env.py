@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+import textwrap
+
 import pytest
 
 from tools.shell.env import SecretFilter, build_env
@@ -21,8 +26,26 @@ SECRETS = {
     "DB_PASSWORD": "hunter2",
     "PGPASSWORD": "hunter3",
     "lower_api_key": "lower",
+    # Bare and framework names (Django/Flask SECRET_KEY, generic API_KEY/TOKEN).
+    "SECRET_KEY": "django-insecure",
+    "API_KEY": "generic-key",
+    "TOKEN": "generic-token",
+    "SECRET": "bare-secret",
+    "CLIENT_SECRET": "oauth-secret",
+    "DJANGO_SECRET_KEY": "dj-2",
+    "STRIPE_KEY": "sk-live",
+    "SIGNING_KEY": "signing",
+    "MYSQL_PWD": "mysql-pw",
+    "AWS_ACCESS_KEY_ID": "AKIA-ID",  # alone it makes the AWS CLI fail with "partial credentials"
 }
-PUBLIC = {"MY_SETTING": "visible-value", "AWS_REGION": "eu-west-1", "TOKENIZERS_PARALLELISM": "false"}
+PUBLIC = {
+    "MY_SETTING": "visible-value",
+    "AWS_REGION": "eu-west-1",
+    "TOKENIZERS_PARALLELISM": "false",
+    "KEYTIMEOUT": "1",
+    "GPG_TTY": "/dev/pts/1",
+    "OLDPWD": "/tmp",
+}
 
 
 @pytest.mark.parametrize("name", sorted(SECRETS))
@@ -83,3 +106,43 @@ def test_a_bash_env_the_person_had_still_runs(shell_tools, monkeypatch, tmp_path
     monkeypatch.setenv("BASH_ENV", str(rc))
     result = shell_tools.run('echo "rc=$FROM_PERSON_RC"; pwd')
     assert "rc=yes" in result.output
+
+
+AGENT = textwrap.dedent(
+    """
+    import ctypes, sys
+    from tools.shell.state import ShellState
+
+    state = ShellState(sys.argv[1])
+    try:
+        print("dumpable", ctypes.CDLL(None).prctl(3, 0, 0, 0, 0), flush=True)  # PR_GET_DUMPABLE
+        run, _ = state.start("cat /proc/$PPID/environ >/dev/null && echo readable || echo blocked", timeout_s=10)
+        run.done.wait(10)
+        print(run.stdout.snapshot().head.decode().strip(), flush=True)
+    finally:
+        state.close()
+    """
+)
+
+
+def _agent_output(workspace) -> list[str]:
+    env = dict(os.environ, OPENAI_API_KEY="sk-FAKE")
+    proc = subprocess.run(
+        [sys.executable, "-c", AGENT, str(workspace)], capture_output=True, text=True, env=env, timeout=30
+    )
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout.splitlines()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_DUMPABLE is Linux-only")
+def test_the_agent_process_is_made_non_dumpable(workspace):
+    """Commands run as the agent's user; /proc/$PPID/environ would show the agent's own keys."""
+    assert _agent_output(workspace)[0] == "dumpable 0"
+
+
+@pytest.mark.skipif(
+    not sys.platform.startswith("linux") or os.geteuid() == 0,
+    reason="root (CAP_SYS_PTRACE) reads any process's environ regardless of PR_SET_DUMPABLE",
+)
+def test_a_command_cannot_read_the_agents_environ(workspace):
+    assert _agent_output(workspace)[1] == "blocked"

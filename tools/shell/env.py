@@ -3,7 +3,14 @@
 A command the model runs can print its environment (``env``, ``printenv``, a failing
 test that dumps ``os.environ``) and that text goes to a model provider, so API keys
 and tokens are removed before the command starts.  Matching is by exact name or by
-``fnmatch`` pattern, case-insensitively.
+``fnmatch`` pattern, case-insensitively.  The patterns lean towards withholding: a
+harmless ``*_KEY`` variable lost costs little, a key that reaches a transcript costs a lot.
+``SSH_AUTH_SOCK`` is deliberately kept: it is a socket path, not a secret, and without it
+``git push`` over ssh fails (commands can *use* the ssh agent, never read its keys).
+
+Removing a variable from a command's environment does not hide it from a command that
+reads the agent's own environment (``/proc/$PPID/environ``); :func:`protect_agent_environment`
+closes that path for a non-root agent on Linux.
 
 The defaults make interactive programs fail fast instead of hanging until the
 timeout: git never prompts for credentials or opens an editor, pagers are ``cat``,
@@ -12,12 +19,20 @@ timeout: git never prompts for credentials or opens an editor, pagers are ``cat`
 
 from __future__ import annotations
 
+import ctypes
 import fnmatch
 import os
+import sys
 from collections.abc import Iterable, Mapping
 
 #: Always withheld (in addition to the patterns below).
 SECRET_NAMES: tuple[str, ...] = (
+    "SECRET_KEY",  # Django, Flask
+    "API_KEY",
+    "TOKEN",
+    "SECRET",
+    "AWS_ACCESS_KEY_ID",  # without its secret the AWS CLI fails ("partial credentials") instead of
+    # falling back to ~/.aws profiles, so it goes with it
     "OPENAI_API_KEY",
     "ANTHROPIC_API_KEY",
     "AWS_SECRET_ACCESS_KEY",
@@ -29,12 +44,13 @@ SECRET_NAMES: tuple[str, ...] = (
 
 #: Name patterns withheld (fnmatch, case-insensitive).
 SECRET_PATTERNS: tuple[str, ...] = (
-    "*_API_KEY",
-    "*_SECRET*",
+    "*_KEY",  # *_API_KEY, *_SECRET_KEY, *_PRIVATE_KEY, *_ACCESS_KEY, STRIPE_KEY, ...
+    "*_API_KEY*",
+    "*SECRET*",
     "*_TOKEN",
     "*PASSWORD*",
-    "*_PRIVATE_KEY",
-    "*_ACCESS_KEY",
+    "*PASSWD*",
+    "*_PWD",  # MYSQL_PWD (PWD and OLDPWD have no underscore before it)
 )
 
 #: Set unless the person's environment already sets them (the person knows best).
@@ -60,6 +76,22 @@ FORCED: dict[str, str] = {
 
 #: Variables cairn itself uses to talk to its children; never inherited by commands.
 _INTERNAL = ("BASH_ENV", "__CAIRN_CWD_FILE", "__CAIRN_BASH_ENV")
+
+
+_PR_SET_DUMPABLE = 4
+
+
+def protect_agent_environment() -> bool:
+    """Best effort (Linux): make this process non-dumpable so that commands it starts, which run
+    as the same user, cannot read ``/proc/<agent>/environ`` (the agent's own API keys), nor its
+    memory or fds.  Also disables core dumps and debugger attach for the agent; root
+    (``CAP_SYS_PTRACE``) is not stopped by it.  Returns whether the flag was set."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        return ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
 
 
 class SecretFilter:

@@ -23,7 +23,7 @@ from pathlib import Path
 from tools.shell.background import BackgroundTask, TaskInfo, TaskManager
 from tools.shell.changes import GitChanges
 from tools.shell.command import RunningCommand
-from tools.shell.env import SecretFilter, build_env
+from tools.shell.env import SecretFilter, build_env, protect_agent_environment
 from tools.shell.process import INIT_SCRIPT, KILL_GRACE_S, TERM_GRACE_S, spawn
 from tools.shell.progress import LineFeed
 from tools.shell.watchdog import Watchdog
@@ -41,6 +41,7 @@ class ShellState:
         self.workspace = workspace if isinstance(workspace, Workspace) else Workspace(workspace)
         self.root: Path = self.workspace.root
         self.secrets = SecretFilter(tuple(extra_secret_patterns or ()))
+        protect_agent_environment()  # commands must not read our keys from /proc/$PPID/environ
         #: Graceful-stop timings (tests shorten them).
         self.term_grace_s = TERM_GRACE_S
         self.kill_grace_s = KILL_GRACE_S
