@@ -19,14 +19,11 @@ from graph.display_parts import (
     call_details_html,
     details,
     esc,
-    md_cell,
-    md_code,
-    md_inline,
-    md_text,
     risk_badge,
     status_text,
     summary_line,
 )
+from graph.notebook_markdown import md_cell, md_code, md_inline, md_text
 
 if TYPE_CHECKING:
     from graph.result import RunResult

@@ -1,7 +1,7 @@
 """Building blocks of ``graph.display``: badges, escaping, one call's details, approvals.
 
 Everything that came from a tool or a model goes through ``esc`` (HTML) or ``md_inline`` /
-``fence`` (Markdown): tool output is untrusted text (a web page, a file) and must never become
+``md_code`` / ``md_text`` / ``fence`` (Markdown, in ``graph.notebook_markdown``): tool output is untrusted text (a web page, a file) and must never become
 markup in a person's notebook. Images reach the page only as validated base64 ``data:`` URLs
 of a known image type.
 """
@@ -13,6 +13,7 @@ import json
 import re
 from typing import TYPE_CHECKING, Any
 
+from graph.notebook_markdown import MAX_SHOWN_CHARS, fence, md_code, md_inline
 from tools.output import truncate_middle
 
 if TYPE_CHECKING:
@@ -31,8 +32,6 @@ STATUS_STYLE: dict[str, tuple[str, str, str]] = {
     "max_steps": ("#92400e", "#fef3c7", "⏸"),
 }
 RISK_STYLE = {"LOW": ("#166534", "#dcfce7"), "MEDIUM": ("#92400e", "#fef3c7"), "HIGH": ("#991b1b", "#fee2e2")}
-#: Longest tool output shown in a cell (head and tail kept); the model's limit is separate.
-MAX_SHOWN_CHARS = 20_000
 IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp", "image/bmp"})
 _BASE64 = re.compile(r"[A-Za-z0-9+/]+={0,2}")
 _PRE = "white-space:pre-wrap;word-break:break-word;margin:4px 0;padding:6px;background:#f6f8fa;font-size:12px"
@@ -191,43 +190,7 @@ def how_to_decide(call: ToolCallInfo) -> str:
     )
 
 
-# -- Markdown ---------------------------------------------------------------------------------
-def md_inline(text: Any) -> str:
-    """Untrusted text inside Markdown prose: no raw HTML, no accidental emphasis or tables."""
-    return re.sub(r"([\\`*_\[\]|#])", r"\\\1", html.escape(str(text), quote=False))
-
-
-def md_cell(text: Any, limit: int = 80) -> str:
-    line = " ".join(str(text).split())
-    return md_inline(line if len(line) <= limit else line[: limit - 1] + "…")
-
-
-def md_code(text: Any) -> str:
-    """An inline code span (safe in a table cell): code spans never interpret HTML."""
-    return "`" + " ".join(str(text).split()).replace("`", "'").replace("|", "\\|") + "`"
-
-
-_MD_CODE = re.compile(r"(^ {0,3}(`{3,}|~{3,})[^\n]*\n.*?^ {0,3}\2[ \t]*$|`[^`\n]+`)", re.S | re.M)
-
-
-def md_text(text: str) -> str:
-    """Model-written Markdown kept as Markdown, with raw HTML outside code neutralised."""
-    out, pos = [], 0
-    for match in _MD_CODE.finditer(text):
-        out.append(html.escape(text[pos : match.start()], quote=False))
-        out.append(match.group(0))
-        pos = match.end()
-    out.append(html.escape(text[pos:], quote=False))
-    return "".join(out)
-
-
-def fence(text: str, lang: str = "") -> str:
-    """A fenced code block that ``text`` cannot close early, whatever backticks it holds."""
-    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
-    ticks = "`" * max(3, longest + 1)
-    return f"{ticks}{lang}\n{truncate_middle(text, MAX_SHOWN_CHARS)}\n{ticks}"
-
-
+# -- Markdown (helpers in graph.notebook_markdown) ---------------------------------------------
 def approval_markdown(call: ToolCallInfo) -> str:
     title = "interrupted: run it again?" if call.status == "interrupted" else "waiting for your approval"
     parts = [

@@ -16,7 +16,8 @@ from graph.display import (
     run_result_markdown,
     run_result_text,
 )
-from graph.display_parts import STATUS_STYLE, badge, fence, images, md_text
+from graph.display_parts import STATUS_STYLE, badge, images
+from graph.notebook_markdown import fence, md_text
 from graph.result import RunResult
 from graph.state import STATUSES, ToolCallInfo
 
@@ -181,13 +182,13 @@ def test_markdown_table_cells_cannot_break_the_table():
     md = calls_table([call(display="a | b\nc <b>x</b>", call_id="id|1")])._repr_markdown_()
     rows = md.splitlines()
     assert len(rows) == 3
-    assert "a \\| b c &lt;b&gt;x&lt;/b&gt;" in rows[2] and "`id\\|1`" in rows[2]
+    assert "a \\| b c &lt;b&gt;x&lt;/b&gt;" in rows[2] and "| id\\|1 |" in rows[2]  # a pipe: no code span
 
 
 def test_model_markdown_keeps_code_but_not_raw_html():
     text = "Use <b>this</b>:\n\n```html\n<b>kept</b>\n```\nand `<i>` inline"
     md = md_text(text)
-    assert "&lt;b&gt;this&lt;/b&gt;" in md and "<b>kept</b>" in md and "`<i>`" in md
+    assert "&lt;b&gt;this&lt;/b&gt;" in md and "```html\n<b>kept</b>\n```" in md and "` <i> `" in md
     assert run_result_markdown(result(text=text)).count("&lt;b&gt;this") == 1
 
 
