@@ -442,3 +442,25 @@ def test_decoding_rules():
     assert decode_body(b"caf\xe9", None, "text") == "café"  # not UTF-8 -> cp1252
     assert decode_body(b"\x93quoted\x94", "iso-8859-1", "text") == "\u201cquoted\u201d"  # as browsers do
     assert decode_body(b"abc", "no-such-charset", "text") == "abc"
+
+
+def _mock_tool(workspace, handler, guard=None) -> WebFetchTool:
+    ws = Workspace(workspace)
+    tool = WebFetchTool(ws, ToolServices(ws, url_guard=guard or RecordingGuard()))
+    tool.transport = httpx.MockTransport(handler)
+    return tool
+
+
+@pytest.mark.parametrize(
+    "charset", ["zlib", "base64", "hex", "bz2", "rot13", "uu", "quopri", "idna", "punycode", "unicode_escape"]
+)
+def test_a_charset_that_is_not_a_text_encoding_falls_back_to_utf8(workspace, charset):
+    """Bytes-to-bytes codecs (zlib, base64, ...) and codecs that are not web charsets are ignored."""
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        headers = {"content-type": f"text/plain; charset={charset}"}
+        return httpx.Response(200, headers=headers, content="café \\u00e9 ok".encode())
+
+    result = _mock_tool(workspace, handler).execute({"url": "https://z.example/"})
+    assert result.ok, result.error
+    assert result.output.endswith("café \\u00e9 ok")

@@ -108,12 +108,18 @@ def decode_body(body: bytes, charset: str | None, kind: str, *, truncated: bool 
         return body.decode("cp1252", errors="replace")
 
 
+#: Text codecs Python has that no web page means: they reinterpret the bytes (escapes, IDNA).
+_NOT_CHARSETS = frozenset({"idna", "punycode", "unicode-escape", "raw-unicode-escape"})
+
+
 def _known(name: str) -> bool:
+    """Whether ``name`` is a charset to decode bytes with: a text encoding, not a bytes-to-bytes
+    codec such as ``zlib`` or ``base64`` that a server may name by mistake (or on purpose)."""
     try:
-        codecs.lookup(name)
+        info = codecs.lookup(name)
     except LookupError:
         return False
-    return True
+    return bool(getattr(info, "_is_text_encoding", True)) and info.name not in _NOT_CHARSETS
 
 
 #: As browsers do (WHATWG Encoding): these labels really mean windows-1252.
