@@ -5,10 +5,11 @@
 
 In a Jupyter kernel the text and one line per tool call are display handles updated in place
 (tokens, then the tool's progress lines, then its final status badge with collapsed output and
-images). Anywhere else the same events are printed as plain lines.  ``enable()`` makes
-``session.send(..., stream=True)`` without ``on_event`` stream to the cell and the kernel's
-interrupt button stop the running tool (as Ctrl-C does in the CLI).  Approval buttons live in
-``graph.notebook_widgets`` (ipywidgets is optional).
+images). Anywhere else the same events are printed as plain lines.  In a kernel,
+``session.send(..., stream=True)`` without ``on_event`` streams to the cell by default (Session
+asks ``default_event_sink()``).  ``enable()`` adds options (stream every run, ``stream_to_cell``
+settings) and makes the kernel's interrupt button stop the running tool (as Ctrl-C does in the
+CLI).  Approval buttons live in ``graph.notebook_widgets`` (ipywidgets is optional).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ if TYPE_CHECKING:
 __all__ = [
     "CellStream",
     "approval_widget",
+    "default_event_sink",
     "disable",
     "enable",
     "in_kernel",
@@ -39,6 +41,13 @@ __all__ = [
 def stream_to_cell(**options: Any) -> CellStream:
     """A fresh ``on_event`` callback for one run (``rich``, ``progress_lines``, ``min_interval``, ``file``)."""
     return CellStream(**options)
+
+
+def default_event_sink() -> CellStream | None:
+    """What ``Session`` uses for ``stream=True`` without ``on_event``: a fresh ``stream_to_cell()``
+    inside a Jupyter kernel, so the run shows in the cell as it happens; ``None`` anywhere else
+    (scripts, the CLI, a terminal IPython), where the caller decides how to show events."""
+    return stream_to_cell() if in_kernel() else None
 
 
 _original_run: Any = None

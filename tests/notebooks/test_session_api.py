@@ -175,3 +175,74 @@ def test_an_edit_approved_after_resume_changes_a_file_read_before(workspace, tmp
     s.close()
     assert [(c.tool_name, c.status) for c in r.tool_calls] == [("edit_file", "success")], r.tool_calls
     assert "a + b" in calc.read_text()
+
+
+class KernelShell:
+    """What ``get_ipython()`` returns inside ipykernel: a shell with a ``kernel``."""
+
+    kernel = object()
+
+
+class TerminalShell:
+    """A terminal IPython shell: no kernel, no display handles."""
+
+
+@pytest.fixture
+def fake_kernel(monkeypatch):
+    """Pretend to run inside a kernel, with ``display(..., display_id=True)`` recorded."""
+    import IPython
+    import IPython.display
+
+    shown: list = []
+
+    class Handle:
+        def __init__(self, obj) -> None:
+            self.views = [obj]
+
+        def update(self, obj) -> None:
+            self.views.append(obj)
+
+    def display(obj, display_id=False):
+        shown.append(Handle(obj))
+        return shown[-1]
+
+    monkeypatch.setattr(IPython, "get_ipython", lambda: KernelShell())
+    monkeypatch.setattr(IPython.display, "display", display)
+    return shown
+
+
+def test_default_event_sink_streams_to_the_cell_in_a_kernel(fake_kernel):
+    first, second = graph.notebook.default_event_sink(), graph.notebook.default_event_sink()
+    assert isinstance(first, graph.notebook.CellStream) and first.rich is True
+    assert first is not second  # one sink per run: a run's display handles are its own
+
+
+def test_default_event_sink_is_none_outside_a_kernel(monkeypatch):
+    import IPython
+
+    monkeypatch.setattr(IPython, "get_ipython", lambda: None)
+    assert graph.notebook.default_event_sink() is None
+    monkeypatch.setattr(IPython, "get_ipython", lambda: TerminalShell())
+    assert graph.notebook.default_event_sink() is None
+    monkeypatch.delitem(__import__("sys").modules, "IPython")  # a plain script never imported IPython
+    assert graph.notebook.default_event_sink() is None
+
+
+def test_the_default_sink_shows_a_real_run_in_the_cell(session, fake_kernel):
+    """What Session does for ``stream=True`` without ``on_event``: the answer and the tool call
+    appear in the cell while the run goes on."""
+    r = session.send("what does a.py do?", stream=True, on_event=graph.notebook.default_event_sink())
+    assert r.status == "done"
+    final = [repr(handle.views[-1]) for handle in fake_kernel]
+    assert final[0] == "Reading." and final[-1] == "The file prints one."
+    assert any(v.startswith("✓ success read_file") for v in final), final
+
+
+def test_enable_still_wins_over_the_default_sink(session, fake_kernel, capsys):
+    """enable()'s options apply to stream=True runs in a kernel (here: plain lines to stdout)."""
+    graph.notebook.enable(rich=False)
+    try:
+        session.send("what does a.py do?", stream=True)
+    finally:
+        graph.notebook.disable()
+    assert "✓ success read_file" in capsys.readouterr().out and fake_kernel == []
