@@ -196,3 +196,38 @@ def test_diff_stats_skips_only_the_file_header():
 
     diff = unified_diff("-- comment\nselect 1;\n", "select 1;\n++i;\n", "q.sql")
     assert diff_stats(diff) == (1, 1)
+
+
+def test_read_only_file_is_refused_not_replaced(tools, workspace):
+    read, write = tools
+    path = Path(workspace) / "locked.txt"
+    path.write_text("keep\n")
+    path.chmod(0o444)
+    read.execute({"file_path": "locked.txt"})
+    result = write.execute({"file_path": "locked.txt", "content": "changed\n"})
+    assert not result.ok and "read-only" in result.error
+    assert path.read_text() == "keep\n" and stat.S_IMODE(path.stat().st_mode) == 0o444
+
+
+def test_name_of_255_characters_can_be_written(tools, workspace):
+    read, write = tools
+    name = "n" * 251 + ".txt"
+    (Path(workspace) / name).write_text("a\n")
+    read.execute({"file_path": name})
+    result = write.execute({"file_path": name, "content": "b\n"})
+    assert result.ok, result.error
+    assert (Path(workspace) / name).read_text() == "b\n"
+    assert [p.name for p in Path(workspace).iterdir()] == [name]
+
+
+def test_hard_linked_file_gets_its_own_copy_and_the_output_says_so(tools, workspace):
+    """Writing in place would change every link, e.g. a pnpm or uv store shared by other projects."""
+    read, write = tools
+    path, other = Path(workspace) / "a.txt", Path(workspace) / "b.txt"
+    path.write_text("old\n")
+    os.link(path, other)
+    read.execute({"file_path": "a.txt"})
+    result = write.execute({"file_path": "a.txt", "content": "new\n"})
+    assert result.ok, result.error
+    assert path.read_text() == "new\n" and other.read_text() == "old\n"
+    assert "hard links" in result.output and "keep the old content" in result.output

@@ -95,7 +95,7 @@ class EditFileTool(Tool):
         except WriteRefused as exc:
             return ToolResult.fail(str(exc))
         try:
-            commit(plan, self.services)
+            note = commit(plan, self.services)
         except WriteRefused as exc:
             return ToolResult.fail(str(exc))
         added, removed = plan.stats
@@ -103,7 +103,9 @@ class EditFileTool(Tool):
         times = f"replaced {count} occurrences" if count > 1 else f"line {first_line}"
         header = f"{what} {plan.display} ({times}; +{added} -{removed})."
         snippet = _snippet(plan.after_text, first_line, params.new_string)
-        return ToolResult(output=f"{header}\n{snippet}", display=header.rstrip("."), metadata=plan.metadata())
+        return ToolResult(
+            output=f"{header}\n{snippet}{note}", display=header.rstrip("."), metadata=plan.metadata()
+        )
 
 
 def _snippet(text: str, first_line: int, new: str) -> str:

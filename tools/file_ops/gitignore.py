@@ -68,13 +68,15 @@ class GitignoreTool(Tool):
                 metadata={"path": str(plan.current.path), "skipped": skipped},
             )
         try:
-            commit(plan, self.services)
+            note = commit(plan, self.services)
         except WriteRefused as exc:
             return ToolResult.fail(str(exc))
         added = f"Added {plan.stats[0]} pattern{'s' if plan.stats[0] != 1 else ''} to {plan.display}"
         display = added + (f" (already present: {', '.join(skipped)})" if skipped else "")
         return ToolResult(
-            output=f"{added}.{already}", display=display, metadata={**plan.metadata(), "skipped": skipped}
+            output=f"{added}.{already}{note}",
+            display=display,
+            metadata={**plan.metadata(), "skipped": skipped},
         )
 
     def _plan_add(self, params: Any) -> tuple[Plan, list[str]]:

@@ -72,6 +72,8 @@ class GrepTool(Tool):
         where = _where(self.workspace.display(target.path))
         if not target.path.exists():
             return ToolResult.fail(f"Path not found: {params.path} (resolved to {target.path}).")
+        if not (target.path.is_dir() or target.path.is_file()):
+            return ToolResult.fail(f"{where} is not a regular file (a device, socket or pipe); not searched.")
         globs = params.glob.strip() if params.glob else ""
         query = Query(
             pattern=params.pattern,

@@ -16,7 +16,9 @@ are compiled here with git's wildmatch rules (see :mod:`tools.file_ops.globs`).
 
 from __future__ import annotations
 
+import os
 import re
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -93,10 +95,20 @@ class IgnoreFile:
 
     @classmethod
     def load(cls, path: str | Path, *, dir_rel: str, source: str) -> IgnoreFile | None:
+        # Non-blocking, regular files only: a FIFO named .gitignore must not hang a walk.
         try:
-            text = Path(path).read_text(encoding="utf-8", errors="surrogateescape")
+            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
         except OSError:
             return None
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                return None
+            with open(fd, "rb", closefd=False) as fh:
+                text = fh.read().decode("utf-8", "surrogateescape")
+        except OSError:
+            return None
+        finally:
+            os.close(fd)
         ig = cls(text.splitlines(), dir_rel=dir_rel, source=source)
         return ig if ig.patterns else None
 

@@ -62,7 +62,7 @@ class WriteFileTool(Tool):
                 metadata=plan.metadata(),
             )
         try:
-            commit(plan, self.services)
+            note = commit(plan, self.services)
         except WriteRefused as exc:
             return ToolResult.fail(str(exc))
         added, removed = plan.stats
@@ -70,4 +70,4 @@ class WriteFileTool(Tool):
             output = f"Overwrote {plan.display} ({lines}; +{added} -{removed})."
         else:
             output = f"Created {plan.display} ({lines})."
-        return ToolResult(output=output, display=output.rstrip("."), metadata=plan.metadata())
+        return ToolResult(output=output + note, display=output.rstrip("."), metadata=plan.metadata())

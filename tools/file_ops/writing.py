@@ -7,12 +7,14 @@ the next edit of the same file needs no fresh read.
 
 from __future__ import annotations
 
+import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from tools.base import ToolResult
-from tools.file_ops.atomic import atomic_write
+from tools.file_ops.atomic import atomic_write, read_only_reason
 from tools.file_ops.binary import sniff
 from tools.file_ops.diffing import unified_diff_stats
 from tools.file_ops.textio import Decoded, decode, encode_like
@@ -30,22 +32,41 @@ class Current:
     path: Path
     data: bytes | None
     decoded: Decoded | None
+    links: int = 1  # hard links of the existing file
 
     @property
     def exists(self) -> bool:
         return self.decoded is not None
 
 
+#: Non-blocking: opening a FIFO that slipped past the stat check must not wait for a writer.
+_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+_NOT_REGULAR = (
+    "{} is not a regular file (a device, socket or pipe); the file tools only change regular files."
+)
+
+
 def load_current(path: Path, services: ToolServices, *, check_stale: bool = True) -> Current:
-    """Read the file about to be changed, refusing directories, binary files and stale reads."""
-    if path.is_dir():
-        raise WriteRefused(f"{path} is a directory; give a file path.")
-    if not path.exists():
-        return Current(path, None, None)
+    """Read the file about to be changed, refusing directories, special and read-only files,
+    binary files and stale reads."""
     try:
-        data = path.read_bytes()
+        st = path.stat()
+    except (FileNotFoundError, NotADirectoryError):  # the write reports a file in the way
+        return Current(path, None, None)
     except OSError as exc:
         raise WriteRefused(f"Cannot read {path}: {exc.strerror or exc}.") from None
+    if stat.S_ISDIR(st.st_mode):
+        raise WriteRefused(f"{path} is a directory; give a file path.")
+    if not stat.S_ISREG(st.st_mode):
+        raise WriteRefused(_NOT_REGULAR.format(path))
+    try:
+        data, st = _read_regular(path)
+    except OSError as exc:
+        raise WriteRefused(f"Cannot read {path}: {exc.strerror or exc}.") from None
+    if data is None:
+        raise WriteRefused(_NOT_REGULAR.format(path))
+    if reason := read_only_reason(path, st):
+        raise WriteRefused(f"Cannot change {path}: {reason}.")
     kind = sniff(data[:8192])
     if kind is not None:
         raise WriteRefused(
@@ -54,7 +75,22 @@ def load_current(path: Path, services: ToolServices, *, check_stale: bool = True
         )
     if check_stale and (reason := services.reads.stale_reason(path)):
         raise WriteRefused(reason)
-    return Current(path, data, decode(data))
+    return Current(path, data, decode(data), st.st_nlink)
+
+
+def _read_regular(path: Path) -> tuple[bytes | None, os.stat_result]:
+    """The bytes of ``path`` if what was opened is a regular file (``None`` otherwise), and its stat."""
+    fd = os.open(path, _OPEN_FLAGS)
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            return None, st
+        chunks = []
+        while chunk := os.read(fd, 1 << 20):
+            chunks.append(chunk)
+        return b"".join(chunks), st
+    finally:
+        os.close(fd)
 
 
 @dataclass(frozen=True)
@@ -119,11 +155,21 @@ def preview_result(plan: Plan, verb: str) -> ToolResult:
     return ToolResult(output=plan.diff or summary, display=summary, metadata=plan.metadata())
 
 
-def commit(plan: Plan, services: ToolServices) -> None:
+def commit(plan: Plan, services: ToolServices) -> str:
     """Write the plan; an OS error (permissions, a file where a directory should be, a full disk)
-    becomes :class:`WriteRefused` with a message for the model."""
+    becomes :class:`WriteRefused` with a message for the model.
+
+    Returns a note for the model ("" normally): a hard-linked file became a file of its own.
+    """
     try:
         atomic_write(plan.current.path, plan.data)
     except OSError as exc:
         raise WriteRefused(f"Cannot write {plan.display}: {exc.strerror or exc}.") from None
     services.reads.record(plan.current.path, plan.data)
+    links = plan.current.links
+    if links < 2:
+        return ""
+    return (
+        f"\n[{plan.display} had {links} hard links; it is now a file of its own and the other "
+        f"{links - 1} link{'s' if links > 2 else ''} keep the old content.]"
+    )
