@@ -19,6 +19,8 @@ from graph.display_parts import (
     call_details_html,
     details,
     esc,
+    images_html,
+    images_markdown,
     risk_badge,
     status_text,
     summary_line,
@@ -60,11 +62,12 @@ def run_result_html(result: RunResult) -> str:
     if result.text:
         style = "white-space:pre-wrap;margin:6px 0;padding:6px 8px;border-left:3px solid #16a34a"
         parts.append(f'<div class="cairn-answer" style="{style}">{esc(result.text)}</div>')
+    parts.extend(images_html(c, caption=True) for c in result.tool_calls)  # shown, not collapsed
     if result.pending:
         parts.append(f"<div><b>Waiting for you ({len(result.pending)})</b></div>")
         parts.extend(approval_html(c) for c in result.pending)
     if result.tool_calls:
-        table = CallsTable(result.tool_calls)._repr_html_()
+        table = CallsTable(result.tool_calls, show_images=False)._repr_html_()
         parts.append(details(f"tool calls ({len(result.tool_calls)})", table, open_=not result.text))
     return '<div class="cairn-run">' + "".join(parts) + "</div>"
 
@@ -98,10 +101,12 @@ def run_result_text(result: RunResult) -> str:
 
 
 class CallsTable:
-    """A list of tool calls that renders as a table in Jupyter (and as text elsewhere)."""
+    """A list of tool calls that renders as a table in Jupyter (and as text elsewhere). Images the
+    calls returned are shown under their row's summary, outside its collapsed details."""
 
-    def __init__(self, calls: Iterable[ToolCallInfo]) -> None:
+    def __init__(self, calls: Iterable[ToolCallInfo], *, show_images: bool = True) -> None:
         self.calls = list(calls)
+        self.show_images = show_images
 
     def __len__(self) -> int:
         return len(self.calls)
@@ -120,7 +125,8 @@ class CallsTable:
         )
         rows = [
             f'<tr style="vertical-align:top"><td>{badge(c.status)}</td><td><code>{esc(c.tool_name)}</code></td>'
-            f"<td>{risk_badge(c.risk)}</td><td>{details(esc(summary_line(c)), call_details_html(c))}</td>"
+            f"<td>{risk_badge(c.risk)}</td><td>{details(esc(summary_line(c)), call_details_html(c))}"
+            f"{images_html(c) if self.show_images else ''}</td>"
             f"<td><small><code>{esc(c.call_id)}</code></small></td></tr>"
             for c in self.calls
         ]
@@ -136,7 +142,8 @@ class CallsTable:
             cells = (md_cell(status_text(c.status)), md_code(c.tool_name), md_cell(c.risk or ""))
             cells += (md_cell(summary_line(c)), md_code(c.call_id))
             rows.append("| " + " | ".join(cells) + " |")
-        return "\n".join(rows)
+        pictures = images_markdown(self.calls) if self.show_images else ""
+        return "\n".join(rows) + (f"\n\n{pictures}" if pictures else "")
 
     def __repr__(self) -> str:
         if not self.calls:

@@ -1,9 +1,9 @@
 """Building blocks of ``graph.display``: badges, escaping, one call's details, approvals.
 
 Everything that came from a tool or a model goes through ``esc`` (HTML) or ``md_inline`` /
-``md_code`` / ``md_text`` / ``fence`` (Markdown, in ``graph.notebook_markdown``): tool output is untrusted text (a web page, a file) and must never become
-markup in a person's notebook. Images reach the page only as validated base64 ``data:`` URLs
-of a known image type.
+``md_code`` / ``md_text`` / ``fence`` (Markdown, in ``graph.notebook_markdown``): tool output is
+untrusted text (a web page, a file) and must never become markup in a person's notebook.
+Images reach the page only as validated base64 ``data:`` URLs of a known image type.
 """
 
 from __future__ import annotations
@@ -33,6 +33,8 @@ STATUS_STYLE: dict[str, tuple[str, str, str]] = {
 }
 RISK_STYLE = {"LOW": ("#166534", "#dcfce7"), "MEDIUM": ("#92400e", "#fef3c7"), "HIGH": ("#991b1b", "#fee2e2")}
 IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp", "image/bmp"})
+#: markdown-it (and so most Markdown frontends) refuses other ``data:`` URLs.
+MARKDOWN_IMAGE_TYPES = IMAGE_TYPES - {"image/bmp"}
 _BASE64 = re.compile(r"[A-Za-z0-9+/]+={0,2}")
 _PRE = "white-space:pre-wrap;word-break:break-word;margin:4px 0;padding:6px;background:#f6f8fa;font-size:12px"
 _SUMMARY_KEYS = ("command", "file_path", "path", "pattern", "url", "query", "shell_id")
@@ -111,6 +113,24 @@ def image_html(mime: str, data: str) -> str:
     return f'<img src="data:{mime};base64,{data}" style="max-width:480px;max-height:360px" alt="tool image"/>'
 
 
+def images_html(call: ToolCallInfo, *, caption: bool = False) -> str:
+    """The call's images, meant to sit outside any collapsed block (they are what a person looks at)."""
+    shown = [image_html(mime, data) for mime, data in images(call)]
+    if not shown:
+        return ""
+    head = f"<div><small>{esc(call.tool_name)}: {esc(summary_line(call))}</small></div>" if caption else ""
+    return f'<div class="cairn-images" style="margin:4px 0">{head}{"".join(shown)}</div>'
+
+
+def images_markdown(calls: list[ToolCallInfo]) -> str:
+    """The calls' images as Markdown images (only the types Markdown renderers accept as data URLs)."""
+    return "\n\n".join(
+        f"![image {n}](data:{mime};base64,{data})"
+        for n, (mime, data) in enumerate((img for c in calls for img in images(c)), start=1)
+        if mime in MARKDOWN_IMAGE_TYPES
+    )
+
+
 def diff_html(diff: str) -> str:
     """A unified diff with added/removed lines coloured (escaped line by line)."""
     colours = {"+": "#166534", "-": "#991b1b", "@": "#1e40af"}
@@ -139,7 +159,8 @@ def _size(text: str) -> str:
 
 
 def call_details_html(call: ToolCallInfo) -> str:
-    """The collapsed parts of a call: arguments, output, diff, images, decision."""
+    """The collapsed parts of a call: arguments, output, diff, decision. Images are not among
+    them: ``images_html`` shows them where they need no click."""
     parts = []
     if call.reason:
         parts.append(f'<div style="font-size:12px">policy: {risk_badge(call.risk)} {esc(call.reason)}</div>')
@@ -155,7 +176,6 @@ def call_details_html(call: ToolCallInfo) -> str:
     diff = call.metadata.get("diff") if isinstance(call.metadata, dict) else None
     if isinstance(diff, str) and diff:
         parts.append(details(f"diff ({_size(diff)})", diff_html(diff)))
-    parts.extend(image_html(mime, data) for mime, data in images(call))
     if call.decision:
         parts.append(f'<div style="font-size:12px;color:#6b7280">decision: {esc(call.decision)}</div>')
     return "".join(parts)

@@ -8,7 +8,16 @@ import time
 from collections import deque
 from typing import Any, TextIO
 
-from graph.display_parts import badge, call_details_html, details, esc, risk_badge, status_text, summary_line
+from graph.display_parts import (
+    badge,
+    call_details_html,
+    details,
+    esc,
+    images_html,
+    risk_badge,
+    status_text,
+    summary_line,
+)
 from graph.state import ToolCallInfo
 
 _TEXT_STYLE = "white-space:pre-wrap;margin:4px 0"
@@ -128,7 +137,7 @@ class CellStream:
         )
         text = f"{status_text(call.status)} {call.tool_name}: {summary_line(call)}"
         if final:
-            return _View(f"<div>{details(head, call_details_html(call))}</div>", text)
+            return _View(f"<div>{details(head, call_details_html(call))}{images_html(call)}</div>", text)
         tail = "\n".join(lines)
         body = f'<pre style="{_TEXT_STYLE};font-size:12px;color:#6b7280">{esc(tail)}</pre>' if lines else ""
         return _View(f"<div>{head}{body}</div>", text + ("\n" + tail if tail else ""))

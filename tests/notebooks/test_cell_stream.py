@@ -8,6 +8,7 @@ import IPython.display
 import pytest
 
 from graph.notebook import CellStream, in_kernel, stream_to_cell
+from tests.notebooks.test_display import image_nesting
 
 START = {"call_id": "c1", "tool_name": "bash", "arguments": {"command": "pytest -q"}, "risk": "MEDIUM"}
 END = START | {"status": "success", "result": "3 passed", "display": "pytest -q: 3 passed"}
@@ -90,7 +91,9 @@ def test_image_of_a_finished_call_is_shown(displayed):
     png = "iVBORw0KGgo="
     call = END | {"tool_name": "read_file", "metadata": {"image": {"mime_type": "image/png", "base64": png}}}
     CellStream(rich=True)("tool_end", {"call": call})
-    assert f"data:image/png;base64,{png}" in displayed[0].views[-1]._repr_html_()
+    html = displayed[0].views[-1]._repr_html_()
+    assert f"data:image/png;base64,{png}" in html
+    assert image_nesting(html) == [[]]  # shown, not inside the collapsed details
 
 
 def test_not_in_a_kernel_here():

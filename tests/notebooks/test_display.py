@@ -100,10 +100,58 @@ def test_risk_is_shown_in_all_three_formats():
     assert "HIGH" in table._repr_html_() and "HIGH" in table._repr_markdown_() and "HIGH" in repr(table)
 
 
+class Collapsed(HTMLParser):
+    """For each <img>: how many <details> it sits in, and whether each of those is open."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.stack: list[bool] = []
+        self.images: list[list[bool]] = []
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "details":
+            self.stack.append(any(name == "open" for name, _ in attrs))
+        elif tag == "img":
+            self.images.append(list(self.stack))
+
+    def handle_endtag(self, tag):
+        if tag == "details":
+            self.stack.pop()
+
+
+def image_nesting(html: str) -> list[list[bool]]:
+    page = Collapsed()
+    page.feed(html)
+    assert page.stack == []
+    return page.images
+
+
+IMAGE_CALL = {"metadata": {"image": {"mime_type": "image/png", "base64": PNG, "width": 1, "height": 1}}}
+
+
 def test_image_from_metadata_is_shown_inline():
-    c = call(metadata={"image": {"mime_type": "image/png", "base64": PNG, "width": 1, "height": 1}})
-    html = calls_table([c])._repr_html_()
+    html = calls_table([call(**IMAGE_CALL)])._repr_html_()
     assert f'<img src="data:image/png;base64,{PNG}"' in html
+    assert image_nesting(html) == [[]]  # visible without opening anything
+
+
+def test_run_result_shows_images_outside_the_collapsed_calls():
+    r = result(text="Here is the chart.", tool_calls=[call(**IMAGE_CALL), call(call_id="c2")])
+    html = run_result_html(r)
+    assert "<details><summary>tool calls (2)</summary>" in html  # the table stays collapsed
+    assert image_nesting(html) == [[]]  # the image once, outside it
+    assert html.index("Here is the chart.") < html.index("<img") < html.index("tool calls (2)")
+
+
+def test_markdown_shows_tool_images_as_images():
+    from markdown_it import MarkdownIt
+
+    r = result(text="Here.", tool_calls=[call(**IMAGE_CALL)])
+    for md in (run_result_markdown(r), calls_table(r.tool_calls)._repr_markdown_()):
+        rendered = MarkdownIt().render(md)
+        assert rendered.count(f'<img src="data:image/png;base64,{PNG}"') == 1, md
+    bmp = call(metadata={"image": {"mime_type": "image/bmp", "base64": PNG}})
+    assert "data:image/bmp" not in calls_table([bmp])._repr_markdown_()  # renderers refuse it as a link
 
 
 def test_image_from_result_blocks_when_no_metadata():

@@ -291,7 +291,7 @@ def _session_uses_default_sink() -> bool:
 @pytest.mark.slow
 @pytest.mark.xfail(
     not _session_uses_default_sink(),
-    reason="needs the one line in Session._run: if stream and on_event is None: on_event = default_event_sink()",
+    reason="Session._run lacks: if stream and on_event is None: on_event = default_event_sink()",
     strict=True,
 )
 def test_stream_true_alone_streams_into_a_real_kernel_cell(tmp_path):
