@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import functools
+import gzip
 import json
 import threading
 import time
+import tracemalloc
+import zlib
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import httpx
@@ -21,6 +25,14 @@ PAGE = b"""<!doctype html><html><head><title>Cairn &amp; Docs</title>
 <body><h1>Install</h1><p>Run <code>pip install cairn</code>, see <a href="/guide">the guide</a>.</p>
 <img src="/logo.png" alt="LOGO-ALT"><ul><li>first</li><li>second</li></ul></body></html>"""
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 2000
+
+
+@functools.cache
+def gzip_bomb() -> bytes:
+    """~130 KB of gzip that inflates to 128 MB."""
+    comp = zlib.compressobj(9, zlib.DEFLATED, 31)
+    chunk = b"A" * (1 << 20)
+    return b"".join(comp.compress(chunk) for _ in range(128)) + comp.flush()
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -85,6 +97,22 @@ class Handler(BaseHTTPRequestHandler):
         elif path == "/empty-js-app":
             body = b"<html><body><div id=root></div><script>app()</script></body></html>"
             self._send(200, body, "text/html")
+        elif path == "/gzip-bomb":
+            self._send(200, gzip_bomb(), "text/plain", {"Content-Encoding": "gzip"})
+        elif path == "/gzip-page":
+            self._send(200, gzip.compress(PAGE), "text/html", {"Content-Encoding": "gzip"})
+        elif path == "/deflate-zlib":
+            self._send(
+                200, zlib.compress(b"zlib deflate body"), "text/plain", {"Content-Encoding": "deflate"}
+            )
+        elif path == "/deflate-raw":
+            raw = zlib.compressobj(6, zlib.DEFLATED, -15)
+            body = raw.compress(b"raw deflate body") + raw.flush()
+            self._send(200, body, "text/plain", {"Content-Encoding": "deflate"})
+        elif path == "/zstd":
+            self._send(200, b"(zstd frame)", "text/plain", {"Content-Encoding": "zstd"})
+        elif path == "/echo-accept-encoding":
+            self._send(200, self.headers.get("Accept-Encoding", "(none)").encode(), "text/plain")
         elif path == "/server-error":
             self._send(500, b"<html><body><h1>Internal error</h1><p>db down</p></body></html>", "text/html")
         else:
@@ -464,3 +492,65 @@ def test_a_charset_that_is_not_a_text_encoding_falls_back_to_utf8(workspace, cha
     result = _mock_tool(workspace, handler).execute({"url": "https://z.example/"})
     assert result.ok, result.error
     assert result.output.endswith("café \\u00e9 ok")
+
+
+def test_only_gzip_and_deflate_are_requested(tool, server):
+    result = tool.execute({"url": f"{server}/echo-accept-encoding"})
+    assert result.output.endswith("\n\ngzip, deflate")  # never br or zstd: those are not bounded here
+
+
+@pytest.mark.parametrize(
+    ("path", "text"),
+    [
+        ("/gzip-page", "`pip install cairn`"),
+        ("/deflate-zlib", "zlib deflate body"),
+        ("/deflate-raw", "raw deflate body"),
+    ],
+)
+def test_compressed_bodies_are_decoded(tool, server, path, text):
+    result = tool.execute({"url": f"{server}{path}"})
+    assert result.ok, result.error
+    assert text in result.output
+
+
+def test_a_decompression_bomb_is_inflated_only_up_to_the_cap(tool, server):
+    gzip_bomb()  # built before measuring
+    tool.max_bytes = 1024 * 1024
+    tracemalloc.start()
+    try:
+        result = tool.execute({"url": f"{server}/gzip-bomb", "max_chars": 200})
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert result.ok, result.error
+    assert result.metadata["body_truncated"] is True and result.metadata["bytes"] == 1024 * 1024
+    assert peak < 16 * 1024 * 1024, f"peak {peak / 2**20:.0f} MB for a 1 MB cap"
+
+
+def test_an_encoding_that_was_not_requested_is_refused(tool, server):
+    result = tool.execute({"url": f"{server}/zstd"})
+    assert not result.ok
+    assert "zstd" in result.error and "not requested" in result.error
+    assert result.metadata["kind"] == "bad_encoding"
+
+
+def _decode_all(encoding: str, raw: bytes, limit: int, step: int = 1) -> bytes:
+    from tools.web.decode import BoundedDecoder
+
+    decoder = BoundedDecoder(encoding, limit)
+    return b"".join(b"".join(decoder.feed(raw[i : i + step])) for i in range(0, len(raw), step))
+
+
+def test_bounded_decoder_handles_split_input_members_and_limits():
+    from tools.web.decode import EncodingError
+
+    two_members = gzip.compress(b"first ") + gzip.compress(b"second") + b"\0\0trailing junk"
+    assert _decode_all("gzip", two_members, 1000) == b"first second"
+    raw = zlib.compressobj(6, zlib.DEFLATED, -15)
+    assert _decode_all("deflate", raw.compress(b"byte by byte") + raw.flush(), 1000) == b"byte by byte"
+    assert _decode_all("x-gzip", gzip_bomb(), 4096, step=65536) == b"A" * 4096
+    assert _decode_all("identity", b"0123456789", 4) == b"0123"
+    with pytest.raises(EncodingError, match="corrupt"):
+        _decode_all("gzip", b"\x1f\x8bnot gzip at all", 1000, step=100)
+    with pytest.raises(EncodingError, match="not requested"):
+        _decode_all("br", b"", 10)

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 import httpx
 
 from tools.services import UrlGuard
+from tools.web.decode import ACCEPT_ENCODING, BoundedDecoder, EncodingError
 
 REDIRECT_CODES = frozenset({301, 302, 303, 307, 308})
 USER_AGENT = "cairn-agent/0.1 (web_fetch; +https://pypi.org/project/cairn-agent/)"
@@ -24,7 +25,8 @@ ACCEPT = "text/html,application/xhtml+xml,application/json;q=0.9,text/plain;q=0.
 
 class FetchError(Exception):
     """A fetch that did not produce a response. ``kind`` is one of: bad_url, blocked, dns,
-    connect, timeout, too_many_redirects, redirect_loop, bad_redirect, cancelled, http_error."""
+    connect, timeout, too_many_redirects, redirect_loop, bad_redirect, bad_encoding, cancelled,
+    http_error."""
 
     def __init__(self, kind: str, message: str, *, redirects: list[str] | None = None) -> None:
         super().__init__(message)
@@ -94,7 +96,8 @@ def fetch(
     deadline = time.monotonic() + limits.total_timeout
     redirects: list[str] = []
     seen = {url}
-    headers = {"User-Agent": USER_AGENT, "Accept": ACCEPT}
+    # Only encodings that decode.BoundedDecoder can inflate within the cap (never br or zstd).
+    headers = {"User-Agent": USER_AGENT, "Accept": ACCEPT, "Accept-Encoding": ACCEPT_ENCODING}
     with httpx.Client(follow_redirects=False, headers=headers, transport=transport) as client:
         for hop in range(limits.max_redirects + 1):
             check_url(url, guard, hop, redirects)
@@ -181,6 +184,15 @@ def _connect_error(url: str, exc: httpx.ConnectError, redirects: list[str]) -> F
     return FetchError("connect", f"Could not connect to {host!r}: {text}", redirects=redirects)
 
 
+def _raw_chunks(response: httpx.Response) -> Iterator[bytes]:
+    """The body as sent (still encoded).  A response made in memory (``httpx.MockTransport``
+    with ``content=``) was read when it was built, but its stream still holds the raw bytes."""
+    if response.is_stream_consumed:  # only in-memory streams can be iterated again
+        yield from response.stream  # type: ignore[misc]
+    else:
+        yield from response.iter_raw()
+
+
 def _read(
     response: httpx.Response,
     url: str,
@@ -204,16 +216,21 @@ def _read(
     chunks: list[bytes] = []
     size = 0
     try:
-        for chunk in response.iter_bytes():
+        # Raw bytes, inflated here at most to cap + 1: httpx's own decoding has no output bound.
+        decoder = BoundedDecoder(response.headers.get("content-encoding", ""), cap + 1)
+        for raw in _raw_chunks(response):
             if stop.is_set():
                 raise FetchError("cancelled", "Fetch cancelled.", redirects=redirects)
             _remaining(deadline, url, limits.total_timeout, redirects)
-            size += len(chunk)
-            if keep:
-                chunks.append(chunk)
+            for chunk in decoder.feed(raw):
+                size += len(chunk)
+                if keep:
+                    chunks.append(chunk)
             if size > cap:
                 result.truncated = True
                 break
+    except EncodingError as exc:
+        raise FetchError("bad_encoding", f"Reading {url} failed: {exc}.", redirects=redirects) from exc
     except httpx.TimeoutException as exc:
         raise FetchError("timeout", f"Reading {url} timed out.", redirects=redirects) from exc
     except httpx.HTTPError as exc:
