@@ -264,3 +264,56 @@ def test_line_numbers_in_a_cr_only_file(tools, workspace):
     assert done.ok, done.error
     assert done.output.startswith("Edited mac.txt (line 4;")
     assert (Path(workspace) / "mac.txt").read_bytes() == b"one\rtwo\rx = 1\r4\rx = 2\r"
+
+
+def test_bom_file_with_an_invalid_byte_keeps_it_when_another_line_is_edited(tools, workspace):
+    read, edit = tools
+    original = b"\xef\xbb\xbfname = caf\xe9\nvalue = 1\n"
+    path = put(workspace, "x.txt", original, read)
+    result = edit.execute({"file_path": "x.txt", "old_string": "value = 1", "new_string": "value = 2"})
+    assert result.ok, result.error
+    assert path.read_bytes() == original.replace(b"value = 1", b"value = 2")
+
+
+def test_one_stray_latin1_byte_does_not_turn_a_utf8_file_into_cp1252(tools, workspace):
+    read, edit = tools
+    raw = "# (c) 2020 \xa9\n".encode("latin-1") + "name = 'café'\nother = 1\n".encode()
+    path = put(workspace, "y.py", raw)
+    shown = read.execute({"file_path": "y.py"})
+    assert shown.output.splitlines()[:2] == ["     1\t# (c) 2020 \ufffd", "     2\tname = 'café'"]
+    assert "1 invalid byte" in shown.output
+    done = edit.execute({"file_path": "y.py", "old_string": "name = 'café'", "new_string": "name = 'thé'"})
+    assert done.ok, done.error
+    assert "\udca9" not in done.output and "\udca9" not in done.metadata["diff"]
+    assert edit.execute({"file_path": "y.py", "old_string": "other = 1", "new_string": "other = 'é'"}).ok
+    assert path.read_bytes() == b"# (c) 2020 \xa9\nname = 'th\xc3\xa9'\nother = '\xc3\xa9'\n"
+    # the line with the invalid byte can be edited by copying read_file's replacement character
+    fixed = edit.execute({"file_path": "y.py", "old_string": "2020 \ufffd", "new_string": "2020 ©"})
+    assert fixed.ok, fixed.error
+    assert path.read_bytes().startswith("# (c) 2020 ©\n".encode())
+
+
+def test_utf16_file_that_does_not_decode_is_not_edited(tools, workspace):
+    read, edit = tools
+    raw = "\ufeffgood line\nsecond\n".encode("utf-16-le") + b"\x00\xd8"  # ends in a lone surrogate
+    path = put(workspace, "u16.txt", raw, read)
+    result = edit.execute({"file_path": "u16.txt", "old_string": "second", "new_string": "2nd"})
+    assert not result.ok and "not valid utf-16-le" in result.error
+    assert path.read_bytes() == raw
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    before=st.binary(max_size=40).filter(lambda b: b"\0" not in b and b"MARK" not in b),
+    after=st.binary(max_size=40).filter(lambda b: b"\0" not in b and b"MARK" not in b),
+    bom=st.sampled_from([b"", b"\xef\xbb\xbf"]),
+)
+def test_edit_keeps_arbitrary_untouched_bytes(before, after, bom):
+    """Whatever the bytes around the edit (invalid UTF-8, cp1252, control bytes), they are kept."""
+    raw = bom + b"# " + before + b"<MARK>" + after
+    with tempfile.TemporaryDirectory() as root:
+        read, edit = make_tools(root)
+        path = put(root, "f.txt", raw, read)
+        result = edit.execute({"file_path": "f.txt", "old_string": "<MARK>", "new_string": "[done]"})
+        assert result.ok, result.error
+        assert path.read_bytes() == raw.replace(b"<MARK>", b"[done]")

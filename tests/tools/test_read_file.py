@@ -215,3 +215,19 @@ def test_utf32_and_utf16be_with_bom_are_text(tool, workspace, codec):
     assert result.ok, result.error
     assert result.output.splitlines()[0] == "     1\théllo"
     assert f"{codec} with BOM" in result.output
+
+
+def test_invalid_bytes_in_a_utf8_file_are_shown_as_replacement_characters(tool, workspace):
+    write(workspace, "mixed.txt", b"caf\xc3\xa9 ok\nbad \xff byte\n")
+    result = tool.execute({"file_path": "mixed.txt"})
+    assert result.output.splitlines()[:2] == ["     1\tcafé ok", "     2\tbad \ufffd byte"]
+    assert "[File encoding: utf-8, 1 invalid byte shown as \ufffd; edits keep it.]" in result.output
+
+
+def test_utf16_that_does_not_decode_is_shown_and_marked_not_editable(tool, workspace):
+    write(workspace, "bad16.txt", "\ufeffline\n".encode("utf-16-le") + b"\x00\xd8")
+    result = tool.execute({"file_path": "bad16.txt"})
+    assert result.output.splitlines()[0] == "     1\tline"
+    assert "[File encoding: utf-16-le with BOM, not valid utf-16-le: shown with \ufffd, not editable.]" in (
+        result.output
+    )

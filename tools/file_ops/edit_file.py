@@ -8,8 +8,16 @@ from pydantic import Field
 
 from tools.base import ArgsModel, RiskLevel, Tool, ToolContext, ToolResult
 from tools.file_ops.edit_match import find_occurrences, line_of, not_found_hint, replacement_text
-from tools.file_ops.textio import split_lines
-from tools.file_ops.writing import Plan, WriteRefused, commit, load_current, make_plan, preview_result
+from tools.file_ops.textio import printable, split_lines
+from tools.file_ops.writing import (
+    Plan,
+    WriteRefused,
+    commit,
+    editable_text,
+    load_current,
+    make_plan,
+    preview_result,
+)
 
 #: Lines of context shown around the edit in the result.
 SNIPPET_CONTEXT = 3
@@ -58,7 +66,7 @@ class EditFileTool(Tool):
                     "write_file (or edit_file with an empty old_string)."
                 )
             return make_plan(current, new, shown), 1, 1
-        text = current.decoded.text
+        text = editable_text(current)
         if not old:
             if text:
                 raise WriteRefused(
@@ -68,7 +76,8 @@ class EditFileTool(Tool):
             return make_plan(current, new, shown), 1, 1
         found = find_occurrences(text, old)
         if not found:
-            raise WriteRefused(f"old_string was not found in {shown}.\n" + not_found_hint(text, old, new))
+            hint = printable(not_found_hint(text, old, new))
+            raise WriteRefused(f"old_string was not found in {shown}.\n{hint}")
         if len(found) > 1 and not params.replace_all:
             where = ", ".join(str(line_of(text, o.start)) for o in found[:50])
             raise WriteRefused(
@@ -114,4 +123,4 @@ def _snippet(text: str, first_line: int, new: str) -> str:
     span = max(1, new.replace("\r\n", "\n").count("\n") + 1)
     lo = max(1, first_line - SNIPPET_CONTEXT)
     hi = min(len(lines), first_line + span - 1 + SNIPPET_CONTEXT, lo + SNIPPET_MAX_LINES - 1)
-    return "\n".join(f"{n:>6}\t{lines[n - 1][:500]}" for n in range(lo, hi + 1))
+    return printable("\n".join(f"{n:>6}\t{lines[n - 1][:500]}" for n in range(lo, hi + 1)))

@@ -16,6 +16,9 @@ from dataclasses import dataclass
 _BREAK = r"(?:\r\n|\r(?!\n)|\n)"
 _NEWLINE = re.compile(_BREAK)
 _LINE_NUMBER_PREFIX = re.compile(r"^\s*\d+\t", re.MULTILINE)
+_REPLACEMENT = "\ufffd"
+_ESCAPED = re.compile("[\udc80-\udcff]")
+_ANY_REPLACED = "[\ufffd\udc80-\udcff]"
 
 
 @dataclass(frozen=True)
@@ -28,13 +31,15 @@ class Occurrence:
 def find_occurrences(text: str, old: str) -> list[Occurrence]:
     """Non-overlapping occurrences of ``old`` in ``text``, left to right."""
     old = old.replace("\r\n", "\n")
-    if "\n" not in old:
+    if "\n" not in old and not (_REPLACEMENT in old and _ESCAPED.search(text)):
         out, pos = [], text.find(old)
         while pos >= 0 and old:
             out.append(Occurrence(pos, pos + len(old), None))
             pos = text.find(old, pos + len(old))
         return out
-    rx = re.compile(_BREAK.join(re.escape(part) for part in old.split("\n")))
+    # U+FFFD copied from read_file also matches the invalid byte it stands for (see textio.printable).
+    parts = (re.escape(part).replace(_REPLACEMENT, _ANY_REPLACED) for part in old.split("\n"))
+    rx = re.compile(_BREAK.join(parts))
     found = []
     for m in rx.finditer(text):
         nl = _NEWLINE.search(m.group(0))

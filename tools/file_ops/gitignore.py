@@ -11,7 +11,15 @@ from tools.base import ArgsModel, RiskLevel, Tool, ToolContext, ToolResult
 from tools.file_ops.ignore import DEFAULT_EXCLUDES_LABEL, IgnoreFile, IgnoreStack, decide, default_excluded
 from tools.file_ops.textio import split_lines
 from tools.file_ops.walk import find_base
-from tools.file_ops.writing import Plan, WriteRefused, commit, load_current, make_plan, preview_result
+from tools.file_ops.writing import (
+    Plan,
+    WriteRefused,
+    commit,
+    editable_text,
+    load_current,
+    make_plan,
+    preview_result,
+)
 
 
 class GitignoreArgs(ArgsModel):
@@ -97,7 +105,7 @@ class GitignoreTool(Tool):
             raise WriteRefused(f"{self.workspace.display(directory)} is not a directory.")
         path = directory / ".gitignore"
         current = load_current(path, self.services, check_stale=False)  # appending needs no prior read
-        text = current.decoded.text if current.decoded else ""
+        text = editable_text(current) if current.decoded else ""
         newline = current.decoded.newline if current.decoded else "\n"
         present = {line.strip() for line in split_lines(text)}
         new, skipped = [], []

@@ -15,7 +15,7 @@ from tools.base import ArgsModel, RiskLevel, Tool, ToolContext, ToolResult
 from tools.file_ops.binary import SNIFF_BYTES, FileKind, sniff
 from tools.file_ops.fmt import human_size, plural
 from tools.file_ops.images import prepare_image
-from tools.file_ops.textio import decode, split_bom, split_lines
+from tools.file_ops.textio import decode, printable, split_bom, split_lines
 
 #: Files above this size are only read with an explicit offset/limit.
 MAX_WHOLE_FILE = 10 * 1024 * 1024
@@ -96,7 +96,7 @@ class ReadFileTool(Tool):
         data = path.read_bytes()
         self.services.reads.record(path, data)
         decoded = decode(data)
-        lines = split_lines(decoded.text)
+        lines = split_lines(printable(decoded.text) if decoded.invalid else decoded.text)
         start = max(params.offset, 1)
         if start > len(lines):
             return ToolResult.fail(
@@ -109,8 +109,9 @@ class ReadFileTool(Tool):
                 f"[{plural(len(lines) - end, 'more line')} not shown ({plural(len(lines), 'line')} in total). "
                 f"Call read_file with offset={end + 1} to continue.]"
             )
-        if decoded.encoding != "utf-8" or decoded.bom or decoded.newline != "\n":
-            notes.append(f"[File encoding: {decoded.describe()}; edits keep it.]")
+        if decoded.encoding != "utf-8" or decoded.bom or decoded.newline != "\n" or decoded.invalid:
+            keep = "; edits keep it" if not decoded.lossy else ""
+            notes.append(f"[File encoding: {decoded.describe()}{keep}.]")
         output = body + ("\n" + "\n".join(notes) if notes else "")
         return ToolResult(
             output=output,

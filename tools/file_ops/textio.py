@@ -4,11 +4,17 @@ A file is decoded once into :class:`Decoded`: the exact text (original line
 endings kept, BOM removed), the codec, the BOM bytes and the dominant line
 ending.  :func:`encode_like` turns edited text back into bytes with the same
 BOM and codec, so an untouched region of a file never changes.
+
+UTF-8 is decoded with ``surrogateescape``: a byte that is not valid UTF-8 becomes
+a lone surrogate (U+DC80..U+DCFF) and is written back as the same byte.  Such
+text must go through :func:`printable` before anyone sees it.  A UTF-16/32 file
+that does not decode strictly is marked ``lossy`` and is not edited.
 """
 
 from __future__ import annotations
 
 import codecs
+import re
 from dataclasses import dataclass
 
 #: Checked in order: the UTF-32 LE BOM starts with the UTF-16 LE one.
@@ -20,22 +26,32 @@ _BOMS: tuple[tuple[bytes, str], ...] = (
     (codecs.BOM_UTF16_BE, "utf-16-be"),
 )
 
-#: Tried in order for files without a BOM. cp1252 fails on a few bytes, latin-1 never does.
-_FALLBACKS = ("utf-8", "cp1252", "latin-1")
+#: Tried in order for files that are not mostly UTF-8. cp1252 fails on a few bytes, latin-1 never does.
+_LEGACY = ("cp1252", "latin-1")
+_ESCAPED = re.compile("[\udc80-\udcff]")  # bytes surrogateescape could not decode
+_NON_ASCII = re.compile("[^\x00-\x7f\udc80-\udcff]")
 
 
 @dataclass(frozen=True)
 class Decoded:
-    text: str  # exact text: original line endings, no BOM
+    text: str  # exact text: original line endings, no BOM; invalid UTF-8 bytes as lone surrogates
     encoding: str  # Python codec name
     bom: bytes = b""
     newline: str = "\n"  # dominant line ending: "\n", "\r\n" or "\r"
+    errors: str = "strict"  # codec error handler that turns ``text`` back into the same bytes
+    invalid: int = 0  # bytes that are not valid in ``encoding`` (kept through surrogateescape)
+    lossy: bool = False  # ``text`` does not give back the file's bytes (UTF-16/32 that did not decode)
 
     def describe(self) -> str:
         """``"utf-8"``, ``"utf-16-le with BOM, CRLF"``: for notes to the model and people."""
         parts = [self.encoding + (" with BOM" if self.bom else "")]
         if self.newline != "\n":
             parts.append({"\r\n": "CRLF", "\r": "CR"}[self.newline])
+        if self.invalid:
+            word = "byte" if self.invalid == 1 else "bytes"
+            parts.append(f"{self.invalid:,} invalid {word} shown as \ufffd")
+        if self.lossy:
+            parts.append(f"not valid {self.encoding}: shown with \ufffd, not editable")
         return ", ".join(parts)
 
 
@@ -47,18 +63,40 @@ def split_bom(data: bytes) -> tuple[bytes, str | None]:
 
 
 def decode(data: bytes) -> Decoded:
-    """Decode file bytes; never fails (latin-1 is the last resort)."""
+    """Decode file bytes; never fails (latin-1 is the last resort).
+
+    Without a BOM a file is UTF-8 when it decodes as UTF-8, or when its valid
+    non-ASCII UTF-8 characters are at least as many as its invalid bytes (a UTF-8
+    file with a stray Latin-1 byte); otherwise it is cp1252, then latin-1.
+    """
     bom, encoding = split_bom(data)
-    if encoding is not None:
-        text = data[len(bom) :].decode(encoding, errors="replace")
+    body = data[len(bom) :]
+    if encoding is not None and encoding != "utf-8":
+        try:
+            text = body.decode(encoding)
+        except UnicodeDecodeError:
+            text = body.decode(encoding, errors="replace")
+            return Decoded(text, encoding, bom, detect_newline(text), lossy=True)
         return Decoded(text, encoding, bom, detect_newline(text))
-    for candidate in _FALLBACKS:
+    try:
+        text, invalid = body.decode("utf-8"), 0
+    except UnicodeDecodeError:
+        text = body.decode("utf-8", errors="surrogateescape")
+        invalid = len(_ESCAPED.findall(text))
+    if encoding == "utf-8" or not invalid or len(_NON_ASCII.findall(text)) >= invalid:
+        return Decoded(text, "utf-8", bom, detect_newline(text), "surrogateescape", invalid)
+    for candidate in _LEGACY:
         try:
             text = data.decode(candidate)
         except UnicodeDecodeError:
             continue
         return Decoded(text, candidate, b"", detect_newline(text))
     raise AssertionError("latin-1 decodes every byte string")
+
+
+def printable(text: str) -> str:
+    """``text`` with the surrogates standing for invalid bytes shown as U+FFFD (safe to encode)."""
+    return _ESCAPED.sub("\ufffd", text) if not text.isascii() else text
 
 
 def detect_newline(text: str) -> str:
@@ -80,7 +118,7 @@ def encode_like(text: str, like: Decoded | None) -> bytes:
     """
     if like is None:
         return text.encode("utf-8")
-    return like.bom + text.encode(like.encoding)
+    return like.bom + text.encode(like.encoding, like.errors)
 
 
 def to_newline(text: str, newline: str) -> str:

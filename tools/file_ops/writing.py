@@ -17,7 +17,7 @@ from tools.base import ToolResult
 from tools.file_ops.atomic import atomic_write, read_only_reason
 from tools.file_ops.binary import sniff
 from tools.file_ops.diffing import unified_diff_stats
-from tools.file_ops.textio import Decoded, decode, encode_like
+from tools.file_ops.textio import Decoded, decode, encode_like, printable
 from tools.services import ToolServices
 
 
@@ -115,7 +115,7 @@ class Plan:
         cur = self.current
         before = cur.decoded.text if cur.decoded is not None else None
         added, removed = self.stats
-        undo = {"path": str(cur.path), "before": before}
+        undo = {"path": str(cur.path), "before": printable(before) if before is not None else None}
         if cur.decoded is not None:
             undo.update(encoding=cur.decoded.encoding, bom=bool(cur.decoded.bom))
         return {
@@ -141,7 +141,21 @@ def make_plan(current: Current, after_text: str, display: str) -> Plan:
         ) from None
     before = current.decoded.text if current.decoded is not None else None
     diff, added, removed = unified_diff_stats(before, after_text, display)
-    return Plan(current, display, after_text, data, diff, added, removed)
+    return Plan(current, display, after_text, data, printable(diff), added, removed)
+
+
+def editable_text(current: Current) -> str:
+    """The text of an existing file for a partial edit; refuses one whose text would not give
+    back its bytes (a UTF-16/32 file that does not decode), as the untouched part would change."""
+    decoded = current.decoded
+    assert decoded is not None
+    if decoded.lossy:
+        raise WriteRefused(
+            f"{current.path} is not valid {decoded.encoding} (some bytes do not decode), so part of it "
+            "cannot be changed without altering the rest. Replace the whole file with write_file, or use "
+            "a shell command."
+        )
+    return decoded.text
 
 
 def preview_result(plan: Plan, verb: str) -> ToolResult:
