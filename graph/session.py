@@ -331,6 +331,10 @@ class Session:
         from graph.runlock import SessionBusy
         from graph.runs import run_graph
 
+        if stream and on_event is None:  # in a notebook, stream=True alone shows the run in the cell
+            from graph.notebook import default_event_sink
+
+            on_event = default_event_sink()
         try:
             with self._run_lock.hold():
                 return run_graph(self, payload, stream=stream, on_event=on_event)

@@ -3,7 +3,6 @@ across a kernel restart."""
 
 from __future__ import annotations
 
-import inspect
 import re
 import sys
 import threading
@@ -281,19 +280,7 @@ def test_default_event_sink_streams_into_a_real_kernel_cell(tmp_path):
     assert any("It prints one." in html for html in shown), shown
 
 
-def _session_uses_default_sink() -> bool:
-    import graph.runs
-    import graph.session
-
-    return any("default_event_sink" in inspect.getsource(m) for m in (graph.session, graph.runs))
-
-
 @pytest.mark.slow
-@pytest.mark.xfail(
-    not _session_uses_default_sink(),
-    reason="Session._run lacks: if stream and on_event is None: on_event = default_event_sink()",
-    strict=True,
-)
 def test_stream_true_alone_streams_into_a_real_kernel_cell(tmp_path):
     """Issue 7: ``session.send(..., stream=True)`` shows tokens and tool calls in the cell, no setup."""
     _, cell = run_in_kernel(tmp_path, STREAM_SETUP.format(tmp=str(tmp_path)), "r = s.send('hi', stream=True)")
