@@ -231,3 +231,30 @@ def test_utf16_that_does_not_decode_is_shown_and_marked_not_editable(tool, works
     assert "[File encoding: utf-16-le with BOM, not valid utf-16-le: shown with \ufffd, not editable.]" in (
         result.output
     )
+
+
+def test_image_with_too_many_pixels_is_refused_before_decoding(tool, workspace):
+    buf = io.BytesIO()
+    Image.new("1", (10000, 6000)).save(buf, format="PNG")  # 60 megapixels in 7 KB
+    write(workspace, "bomb.png", buf.getvalue())
+    result = tool.execute({"file_path": "bomb.png"})
+    assert not result.ok
+    assert "10000x6000" in result.error and "60.0 megapixels" in result.error and "50" in result.error
+
+
+def test_big_jpeg_is_decoded_at_a_reduced_scale(tool, workspace):
+    """JPEG draft mode decodes at 1/2..1/8 scale, so pixels over the limit are not all decoded."""
+    buf = io.BytesIO()
+    Image.new("L", (8000, 7500), 128).save(buf, format="JPEG")
+    write(workspace, "huge.jpg", buf.getvalue())
+    result = tool.execute({"file_path": "huge.jpg"})
+    assert result.ok, result.error
+    meta = result.metadata["image"]
+    assert max(meta["width"], meta["height"]) == 1568
+    assert "8000x7500, sent as 1568x1470" in result.output[0]["text"]
+
+
+def test_exif_orientation_is_applied_to_a_downscaled_image(tool, workspace):
+    write(workspace, "tall.jpg", _png((3200, 1600), exif_orientation=6))
+    meta = tool.execute({"file_path": "tall.jpg"}).metadata["image"]
+    assert (meta["width"], meta["height"]) == (784, 1568)

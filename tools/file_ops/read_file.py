@@ -14,7 +14,7 @@ from pydantic import Field
 from tools.base import ArgsModel, RiskLevel, Tool, ToolContext, ToolResult
 from tools.file_ops.binary import SNIFF_BYTES, FileKind, sniff
 from tools.file_ops.fmt import human_size, plural
-from tools.file_ops.images import prepare_image
+from tools.file_ops.images import ImageTooLarge, prepare_image
 from tools.file_ops.textio import decode, printable, split_bom, split_lines
 
 #: Files above this size are only read with an explicit offset/limit.
@@ -171,6 +171,8 @@ class ReadFileTool(Tool):
                 return ToolResult.fail(f"{shown} is a {kind.label} of {human_size(size)}; too large to load.")
             try:
                 img = prepare_image(path.read_bytes(), kind)
+            except ImageTooLarge as exc:
+                return ToolResult.fail(f"{shown} is a {kind.label} that was not loaded: {exc}.")
             except Exception as exc:  # Pillow raises many types for broken files
                 return ToolResult.fail(f"{shown} looks like a {kind.label} but could not be decoded: {exc}")
             dims = f"{img.original_width}x{img.original_height}"
