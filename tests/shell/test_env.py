@@ -116,7 +116,8 @@ AGENT = textwrap.dedent(
     state = ShellState(sys.argv[1])
     try:
         print("dumpable", ctypes.CDLL(None).prctl(3, 0, 0, 0, 0), flush=True)  # PR_GET_DUMPABLE
-        run, _ = state.start("cat /proc/$PPID/environ >/dev/null && echo readable || echo blocked", timeout_s=10)
+        command = "cat /proc/$PPID/environ >/dev/null && echo readable || echo blocked"
+        run, _ = state.start(command, timeout_s=10)
         run.done.wait(10)
         print(run.stdout.snapshot().head.decode().strip(), flush=True)
     finally:

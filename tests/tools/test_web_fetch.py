@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import gzip
 import json
+import socket
 import threading
 import time
 import tracemalloc
@@ -554,3 +555,163 @@ def test_bounded_decoder_handles_split_input_members_and_limits():
         _decode_all("gzip", b"\x1f\x8bnot gzip at all", 1000, step=100)
     with pytest.raises(EncodingError, match="not requested"):
         _decode_all("br", b"", 10)
+
+
+# -- no guard: built-in SSRF check; guard verdicts "deny:" / "ask:"; credentials in redirects -------
+
+
+class FakeNet:
+    """A MockTransport handler that records requests, and a resolver from a fixed table."""
+
+    def __init__(self, hosts: dict[str, list[str]] | None = None, redirects: dict[str, str] | None = None):
+        self.hosts = hosts or {}
+        self.redirects = redirects or {}
+        self.requested: list[str] = []
+        self.resolved: list[str] = []
+
+    def handler(self, request: httpx.Request) -> httpx.Response:
+        url = str(request.url)
+        self.requested.append(url)
+        if url in self.redirects:
+            return httpx.Response(302, headers={"location": self.redirects[url]})
+        return httpx.Response(200, headers={"content-type": "text/plain"}, content=b"reached " + url.encode())
+
+    def resolve(self, host: str, port: int) -> list[str]:
+        self.resolved.append(host)
+        if host not in self.hosts:
+            raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
+        return self.hosts[host]
+
+
+def _unguarded(workspace, net: FakeNet) -> WebFetchTool:
+    tool = WebFetchTool(Workspace(workspace))  # ToolServices without a url_guard
+    assert tool.services.url_guard is None
+    tool.transport = httpx.MockTransport(net.handler)
+    tool.resolver = net.resolve
+    return tool
+
+
+PUBLIC_IP = "93.184.216.34"
+PRIVATE_LITERALS = [
+    "http://127.0.0.1:8000/",
+    "http://[::1]/",
+    "http://[::ffff:127.0.0.1]/",
+    "http://2130706433/",
+    "http://0x7f.1/",
+    "http://10.1.2.3/",
+    "http://192.168.0.1/",
+    "http://169.254.169.254/latest/meta-data/",
+    "http://0.0.0.0/",
+    "http://100.64.0.1/",
+    "http://[fe80::1]/",
+    "http://[fd00::1]/",
+    "http://224.0.0.1/",
+]
+
+
+def test_without_a_guard_the_loopback_test_server_is_refused(workspace, server):
+    result = WebFetchTool(Workspace(workspace)).execute({"url": f"{server}/page.html"})
+    assert not result.ok and result.metadata["kind"] == "blocked"
+    assert "127.0.0.1" in result.error and "No URL policy" in result.error
+
+
+@pytest.mark.parametrize("url", PRIVATE_LITERALS)
+def test_without_a_guard_private_literal_addresses_are_refused(workspace, url):
+    net = FakeNet()
+    result = _unguarded(workspace, net).execute({"url": url})
+    assert not result.ok and result.metadata["kind"] == "blocked", result.error
+    assert net.requested == [] and net.resolved == []  # literals are judged without DNS
+
+
+@pytest.mark.parametrize(
+    "addresses", [["10.0.0.5"], [PUBLIC_IP, "127.0.0.1"], ["::1"], ["fe80::1%eth0"]], ids=str
+)
+def test_without_a_guard_names_resolving_to_private_addresses_are_refused(workspace, addresses):
+    net = FakeNet({"intranet.example": addresses})
+    result = _unguarded(workspace, net).execute({"url": "https://intranet.example/wiki"})
+    assert not result.ok and result.metadata["kind"] == "blocked"
+    assert "intranet.example" in result.error and net.requested == []
+
+
+def test_without_a_guard_public_sites_are_fetched(workspace):
+    net = FakeNet({"docs.example": [PUBLIC_IP, "2606:2800:220:1::1"]})
+    result = _unguarded(workspace, net).execute({"url": "https://docs.example/page"})
+    assert result.ok, result.error
+    assert net.requested == ["https://docs.example/page"]
+
+
+def test_without_a_guard_a_redirect_to_a_private_address_is_refused(workspace):
+    net = FakeNet({"docs.example": [PUBLIC_IP]}, {"https://docs.example/go": "http://169.254.169.254/x"})
+    result = _unguarded(workspace, net).execute({"url": "https://docs.example/go"})
+    assert not result.ok and "Redirect hop 1" in result.error
+    assert net.requested == ["https://docs.example/go"]
+
+
+def test_without_a_guard_an_unresolvable_name_is_a_dns_error(workspace):
+    net = FakeNet()
+    result = _unguarded(workspace, net).execute({"url": "https://no-such-host.invalid/"})
+    assert not result.ok and result.metadata["kind"] == "dns"
+    assert "no-such-host.invalid" in result.error and net.requested == []
+
+
+def _guarded(workspace, net: FakeNet, verdicts: dict[str, str]) -> tuple[WebFetchTool, list[str]]:
+    seen: list[str] = []
+
+    def guard(url: str) -> str | None:
+        seen.append(url)
+        return verdicts.get(url)
+
+    ws = Workspace(workspace)
+    tool = WebFetchTool(ws, ToolServices(ws, url_guard=guard))
+    tool.transport = httpx.MockTransport(net.handler)
+    return tool, seen
+
+
+def test_guard_deny_prefix_blocks_and_is_not_shown(workspace):
+    net = FakeNet()
+    tool, _ = _guarded(workspace, net, {"https://a.example/": "deny: matches a deny rule"})
+    result = tool.execute({"url": "https://a.example/"})
+    assert not result.ok and result.metadata["kind"] == "blocked"
+    assert "matches a deny rule" in result.error and "deny:" not in result.error
+    assert net.requested == []
+
+
+def test_guard_ask_on_a_redirect_hop_stops_and_tells_the_model_to_fetch_it_directly(workspace):
+    net = FakeNet(redirects={"https://a.example/": "https://b.example/next"})
+    verdicts = {"https://b.example/next": "ask: b.example is not on the allow list"}
+    tool, seen = _guarded(workspace, net, verdicts)
+    result = tool.execute({"url": "https://a.example/"})
+    assert result.ok, result.error
+    assert net.requested == ["https://a.example/"]  # the hop that needs approval was not requested
+    assert seen == ["https://a.example/", "https://b.example/next"]
+    assert "redirects to https://b.example/next" in result.output
+    assert "b.example is not on the allow list" in result.output
+    assert 'web_fetch with url="https://b.example/next"' in result.output
+    assert result.metadata["kind"] == "needs_approval"
+    assert result.metadata["redirect_to"] == "https://b.example/next"
+    assert result.metadata["redirects"] == ["https://a.example/"]
+
+
+def test_guard_ask_on_the_first_url_proceeds(workspace):
+    """The call itself was already approved (by the person or a rule) before it ran."""
+    net = FakeNet()
+    tool, _ = _guarded(workspace, net, {"https://a.example/": "ask: external site"})
+    result = tool.execute({"url": "https://a.example/"})
+    assert result.ok and net.requested == ["https://a.example/"]
+
+
+@pytest.mark.parametrize("guarded", [True, False], ids=["guard", "no-guard"])
+def test_credentials_in_a_redirect_are_refused(workspace, guarded):
+    net = FakeNet({"a.example": [PUBLIC_IP], "b.example": [PUBLIC_IP]})
+    net.redirects = {"https://a.example/": "https://user:pw@b.example/secret"}
+    tool = _guarded(workspace, net, {})[0] if guarded else _unguarded(workspace, net)
+    result = tool.execute({"url": "https://a.example/"})
+    assert not result.ok and result.metadata["kind"] == "blocked"
+    assert "credentials" in result.error and "pw" not in result.error
+    assert net.requested == ["https://a.example/"]
+
+
+def test_credentials_in_the_first_url_are_refused_without_a_guard(workspace):
+    net = FakeNet({"b.example": [PUBLIC_IP]})
+    result = _unguarded(workspace, net).execute({"url": "https://user:pw@b.example/"})
+    assert not result.ok and "credentials" in result.error and net.requested == []

@@ -1,9 +1,10 @@
 """Fetching one URL safely: redirects followed by hand, each hop checked, bounded time and size.
 
 httpx runs with ``follow_redirects=False`` so that every hop goes through the URL
-guard (SSRF checks live in the policy; a redirect to ``169.254.169.254`` must be
-judged like a direct request).  Failures are raised as :class:`FetchError` with a
-``kind`` the tool turns into an error message for the model.
+check (``urlcheck.py``: the guard, or without one a built-in SSRF check), because a
+redirect to ``169.254.169.254`` must be judged like a direct request.  Failures are
+raised as :class:`FetchError` with a ``kind`` the tool turns into an error message for
+the model.
 """
 
 from __future__ import annotations
@@ -17,21 +18,12 @@ import httpx
 
 from tools.services import UrlGuard
 from tools.web.decode import ACCEPT_ENCODING, BoundedDecoder, EncodingError
+from tools.web.ssrf import Resolver
+from tools.web.urlcheck import FetchError, check_url
 
 REDIRECT_CODES = frozenset({301, 302, 303, 307, 308})
 USER_AGENT = "cairn-agent/0.1 (web_fetch; +https://pypi.org/project/cairn-agent/)"
 ACCEPT = "text/html,application/xhtml+xml,application/json;q=0.9,text/plain;q=0.8,*/*;q=0.5"
-
-
-class FetchError(Exception):
-    """A fetch that did not produce a response. ``kind`` is one of: bad_url, blocked, dns,
-    connect, timeout, too_many_redirects, redirect_loop, bad_redirect, bad_encoding, cancelled,
-    http_error."""
-
-    def __init__(self, kind: str, message: str, *, redirects: list[str] | None = None) -> None:
-        super().__init__(message)
-        self.kind = kind
-        self.redirects = redirects or []
 
 
 @dataclass
@@ -61,28 +53,6 @@ class Fetched:
 WantBody = Callable[[str], bool]
 
 
-def check_url(url: str, guard: UrlGuard | None, hop: int, redirects: list[str]) -> None:
-    """Raise ``FetchError`` if ``url`` may not be requested. Called before every request."""
-    where = "URL" if hop == 0 else f"Redirect hop {hop} to {url}"
-    if guard is not None:
-        try:
-            reason = guard(url)
-        except Exception as exc:  # a broken guard fails closed
-            reason = f"URL check failed ({type(exc).__name__}: {exc})"
-        if reason:
-            raise FetchError("blocked", f"{where} blocked by the URL policy: {reason}", redirects=redirects)
-    try:
-        parsed = httpx.URL(url)
-    except Exception as exc:
-        raise FetchError("bad_url", f"Invalid URL {url!r}: {exc}", redirects=redirects) from exc
-    if parsed.scheme not in ("http", "https") or not parsed.host:
-        raise FetchError(
-            "bad_url" if hop == 0 else "blocked",
-            f"{where} refused: only absolute http:// and https:// URLs can be fetched (got {url!r}).",
-            redirects=redirects,
-        )
-
-
 def fetch(
     url: str,
     *,
@@ -91,6 +61,7 @@ def fetch(
     limits: FetchLimits,
     want_body: WantBody,
     transport: httpx.BaseTransport | None = None,
+    resolver: Resolver | None = None,
 ) -> Fetched:
     """GET ``url``, following up to ``limits.max_redirects`` redirects, each one checked."""
     deadline = time.monotonic() + limits.total_timeout
@@ -100,7 +71,7 @@ def fetch(
     headers = {"User-Agent": USER_AGENT, "Accept": ACCEPT, "Accept-Encoding": ACCEPT_ENCODING}
     with httpx.Client(follow_redirects=False, headers=headers, transport=transport) as client:
         for hop in range(limits.max_redirects + 1):
-            check_url(url, guard, hop, redirects)
+            check_url(url, guard, hop, redirects, resolver)
             response = _open(client, url, deadline, limits, stop, redirects)
             try:
                 if response.status_code not in REDIRECT_CODES:

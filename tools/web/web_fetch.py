@@ -13,14 +13,17 @@ from tools.base import ArgsModel, RiskLevel, Tool, ToolContext, ToolResult
 from tools.output import truncate_middle
 from tools.web.content import declared_kind, decode_body, parse_content_type, sniff_kind, wants_body
 from tools.web.html import html_title, html_to_markdown
-from tools.web.http import Fetched, FetchError, FetchLimits, fetch
+from tools.web.http import Fetched, FetchLimits, fetch
+from tools.web.ssrf import Resolver
+from tools.web.urlcheck import ApprovalNeeded, FetchError
 
 DESCRIPTION = """Fetch a web page or file over HTTP(S) and return its content as text.
 
 - HTML is converted to Markdown (headings, lists, tables, code, links kept; images dropped); JSON and
   plain text are returned as they are; binary files (images, PDFs, archives) give only their type and size.
 - Redirects are followed (at most 5), each hop checked by the URL policy; requests to private or local
-  addresses may be refused or need approval.
+  addresses may be refused or need approval. A redirect to a URL that needs approval is not followed:
+  you are told where it leads, and can fetch that URL directly.
 - Output is cut to `max_chars` (head and tail kept). Read-only: nothing on the machine changes.
 - Use `prompt` to say what you are looking for; it is shown with the result to keep you focused.
 - This is a plain HTTP GET: no JavaScript, cookies or logins. For local files use read_file."""
@@ -62,6 +65,8 @@ class WebFetchTool(Tool):
     max_redirects: int = 5
     #: Test seam: an httpx transport used instead of the network (e.g. ``httpx.MockTransport``).
     transport: httpx.BaseTransport | None = None
+    #: Test seam: ``resolver(host, port) -> [address, ...]`` for the built-in check (no guard).
+    resolver: Resolver | None = None
 
     def run(self, params: WebFetchArgs, ctx: ToolContext) -> ToolResult:
         url = params.url.strip()
@@ -69,6 +74,8 @@ class WebFetchTool(Tool):
         ctx.progress(f"fetching {url}")
         try:
             fetched = self._fetch(url, limits, ctx)
+        except ApprovalNeeded as exc:
+            return redirect_needs_approval(url, exc)
         except FetchError as exc:
             return ToolResult.fail(str(exc), kind=exc.kind, url=url, redirects=exc.redirects)
         try:
@@ -94,6 +101,7 @@ class WebFetchTool(Tool):
                     limits=limits,
                     want_body=wants_body,
                     transport=self.transport,
+                    resolver=self.resolver,
                 )
             except BaseException as exc:
                 box["error"] = exc
@@ -113,6 +121,30 @@ class WebFetchTool(Tool):
         if isinstance(error, BaseException):
             raise error
         return cast(Fetched, box["result"])
+
+
+def redirect_needs_approval(url: str, exc: ApprovalNeeded) -> ToolResult:
+    """Not an error: the page moved somewhere the person has to approve first."""
+    lines = [f"URL: {url}"]
+    if len(exc.redirects) > 1:
+        lines.append(f"Redirected through: {' -> '.join(exc.redirects)}")
+    lines += [
+        f"{exc.redirects[-1]} redirects to {exc.target}, which needs approval ({exc.reason}), "
+        "so it was not fetched.",
+        f'To read it, fetch that URL directly: call web_fetch with url="{exc.target}" '
+        "(the person will be asked to approve it).",
+    ]
+    return ToolResult(
+        output="\n".join(lines),
+        display=f"redirect to {exc.target} needs approval",
+        metadata={
+            "url": url,
+            "kind": "needs_approval",
+            "redirect_to": exc.target,
+            "reason": exc.reason,
+            "redirects": exc.redirects,
+        },
+    )
 
 
 def render(
