@@ -258,3 +258,39 @@ def test_exif_orientation_is_applied_to_a_downscaled_image(tool, workspace):
     write(workspace, "tall.jpg", _png((3200, 1600), exif_orientation=6))
     meta = tool.execute({"file_path": "tall.jpg"}).metadata["image"]
     assert (meta["width"], meta["height"]) == (784, 1568)
+
+
+@pytest.fixture
+def small_limits(monkeypatch):
+    """Make "big file" mean 100 KB so the streaming path is cheap to test."""
+    from tools.file_ops import read_file
+
+    monkeypatch.setattr(read_file, "MAX_WHOLE_FILE", 100_000)
+    monkeypatch.setattr(read_file, "MAX_TRACKED", 100_000)
+
+
+def test_part_of_a_huge_single_line_file_is_read_in_bounded_memory(tool, workspace, small_limits):
+    import tracemalloc
+
+    size = 4_000_000
+    write(workspace, "one.txt", b"abcdefghij" * (size // 10) + b"\nsecond line\n")
+    tracemalloc.start()
+    try:
+        result = tool.execute({"file_path": "one.txt", "offset": 1, "limit": 2})
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert result.ok, result.error
+    first, second = result.output.splitlines()[:2]
+    assert first.endswith(f"... [line cut: {size:,} characters in total]") and len(first) < 2100
+    assert second == "     2\tsecond line"
+    assert peak < size // 4, f"peak {peak:,} bytes for a {size:,}-byte line"
+
+
+def test_part_of_a_big_utf16_file_is_decoded_line_by_line(tool, workspace, small_limits):
+    body = "".join(f"línea {i}\r\n" for i in range(1, 20_001))
+    write(workspace, "big16.txt", ("\ufeff" + body).encode("utf-16-le"))
+    result = tool.execute({"file_path": "big16.txt", "offset": 9_999, "limit": 2})
+    assert result.ok, result.error
+    assert result.output.splitlines()[:2] == ["  9999\tlínea 9999", " 10000\tlínea 10000"]
+    assert "offset=10001" in result.output

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import difflib
+import io
 import os
 import stat
-from itertools import islice
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +25,8 @@ MAX_IMAGE_FILE = 50 * 1024 * 1024
 MAX_LINE_CHARS = 2000
 #: Files up to this size are hashed for the stale-write check even when read in part.
 MAX_TRACKED = 64 * 1024 * 1024
+#: Characters read at a time when a big file is streamed (a long line is never held whole).
+_CHUNK = 65536
 
 
 class ReadFileArgs(ArgsModel):
@@ -125,14 +127,18 @@ class ReadFileTool(Tool):
             },
         )
 
-    def _numbered(self, lines: list[str], start: int) -> tuple[str, int]:
-        """``cat -n`` style text for ``lines``, stopping before the output budget runs out."""
+    def _numbered(self, lines: list[str], start: int, lengths: list[int] | None = None) -> tuple[str, int]:
+        """``cat -n`` style text for ``lines``, stopping before the output budget runs out.
+
+        ``lengths`` are the full lengths of lines that were read only in part.
+        """
         out: list[str] = []
         budget = self.max_output_chars - 400
         number = start - 1
         for number, line in enumerate(lines, start):
-            if len(line) > MAX_LINE_CHARS:
-                line = f"{line[:MAX_LINE_CHARS]}... [line cut: {len(line):,} characters in total]"
+            full = lengths[number - start] if lengths else len(line)
+            if full > MAX_LINE_CHARS:
+                line = f"{line[:MAX_LINE_CHARS]}... [line cut: {full:,} characters in total]"
             row = f"{number:>6}\t{line}"
             budget -= len(row) + 1
             if budget < 0 and out:
@@ -141,20 +147,29 @@ class ReadFileTool(Tool):
         return "\n".join(out), number
 
     def _read_part(self, path: Path, shown: str, params: Any, head: bytes, size: int) -> ToolResult:
-        """Stream the requested lines of a big file without loading it."""
+        """Stream the requested lines of a big file without loading it, nor any whole long line."""
         bom, encoding = split_bom(head)
-        encoding = encoding or "utf-8"
         start = max(params.offset, 1)
-        with open(path, "rb") as fh:
-            if bom:
-                fh.seek(len(bom))
-            raw = list(islice(fh, start - 1, start - 1 + params.limit))
-        if not raw:
+        lines: list[str] = []
+        lengths: list[int] = []
+        with open(path, "rb") as raw:
+            raw.seek(len(bom))
+            # Lines end at "\n" only, as split_lines and grep count them.
+            fh = io.TextIOWrapper(raw, encoding=encoding or "utf-8", errors="replace", newline="\n")
+            for _ in range(start - 1):
+                if _read_line(fh, 0) is None:
+                    break
+            for _ in range(params.limit):
+                got = _read_line(fh, MAX_LINE_CHARS + 1)
+                if got is None:
+                    break
+                lines.append(got[0])
+                lengths.append(got[1])
+        if not lines:
             return ToolResult.fail(f"offset {params.offset} is past the end of {shown}.")
-        lines = [r.decode(encoding, "replace").rstrip("\r\n") for r in raw]
         if size <= MAX_TRACKED:
             self.services.reads.record(path)
-        body, end = self._numbered(lines, start)
+        body, end = self._numbered(lines, start, lengths)
         note = (
             f"\n[{shown} is {human_size(size)}; showed lines {start}-{end}. "
             f"Call read_file with offset={end + 1} to continue.]"
@@ -201,6 +216,24 @@ class ReadFileTool(Tool):
             return ToolResult(output=text, display=f"PDF: {shown} ({human_size(size)})")
         text = f"{shown} is a binary file ({kind.label}, {human_size(size)}); its contents are not shown."
         return ToolResult(output=text, display=f"Binary: {shown} ({kind.label})")
+
+
+def _read_line(fh: io.TextIOWrapper, keep: int) -> tuple[str, int] | None:
+    """The next line's first ``keep`` characters (without the line ending) and its full length,
+    reading at most 64K characters at a time; ``None`` at the end of the file."""
+    piece = fh.readline(_CHUNK)
+    if not piece:
+        return None
+    kept, length, tail = piece[:keep], len(piece), piece[-2:]
+    while not piece.endswith("\n"):
+        piece = fh.readline(_CHUNK)
+        if not piece:
+            break
+        length += len(piece)
+        tail = (tail + piece)[-2:]
+    if tail.endswith("\n"):
+        length -= 2 if tail == "\r\n" else 1
+    return kept[:length], length
 
 
 def _pdf_pages(path: Path) -> int:
