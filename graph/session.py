@@ -316,10 +316,18 @@ class Session:
         return self._rules
 
     def _url_guard(self, url: str) -> str | None:
+        """The web tool asks this before the first request and every redirect hop.
+
+        A hop the policy would ask about stops the fetch (the model is told to fetch that URL
+        itself, which goes through approval); the first URL was already approved as a call.
+        """
         import policy
 
         verdict = policy.check_url(url, rules=self.rules)
-        return verdict.reason if str(verdict.decision) == "deny" else None
+        decision = str(verdict.decision)
+        if decision == "allow":
+            return None
+        return f"{decision}: {verdict.reason}"
 
     def _config(self) -> dict[str, Any]:
         return {"configurable": {"thread_id": self.id}, "recursion_limit": RECURSION_LIMIT}

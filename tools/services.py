@@ -21,7 +21,9 @@ from tools.workspace import Workspace
 if TYPE_CHECKING:
     from tools.shell.state import ShellState
 
-#: Returns ``None`` when a URL may be fetched, otherwise the reason it may not.
+#: Called before every request and redirect hop: ``None`` when the URL may be fetched,
+#: ``"deny: <reason>"`` to refuse it, ``"ask: <reason>"`` when a person must approve it (a redirect
+#: hop then stops and the model is told to fetch that URL itself), a plain reason = deny.
 UrlGuard = Callable[[str], str | None]
 #: ``runner(description, prompt, ctx) -> {"text", "session_id", "tool_calls", "error"}``.
 SubagentRunner = Callable[[str, str, Any], dict[str, Any]]

@@ -98,3 +98,30 @@ def test_no_request_ever_carries_a_dangling_tool_call(harness):
         for body in server.requests:
             assert find_dangling_tool_calls(body) == []
             assert find_orphan_tool_messages(body) == []
+
+
+def test_the_web_guard_stops_a_redirect_to_another_host_and_refuses_internal_ones(harness):
+    from graph import Session
+    from graph.scripted import ScriptedChatModel
+
+    s = Session(harness.ws, model=ScriptedChatModel.from_turns([{"content": "x"}]), db=harness.db)
+    assert s._url_guard("http://127.0.0.1:8080/admin").startswith("deny:")
+    assert s._url_guard("http://169.254.169.254/latest/meta-data").startswith("deny:")
+    assert s._url_guard("file:///etc/passwd").startswith("deny:")
+    s.close()
+    allowed = Session(
+        harness.ws,
+        model=ScriptedChatModel.from_turns([{"content": "x"}]),
+        db=harness.db,
+        rules={"allow": ["web_fetch(domain:docs.python.org)"]},
+    )
+    import policy.urls as urls
+
+    original = urls.system_resolver
+    urls.system_resolver = lambda host: ["151.101.0.223"]
+    try:
+        assert allowed._url_guard("https://docs.python.org/3/") is None
+        assert allowed._url_guard("https://elsewhere.example/").startswith("ask:")
+    finally:
+        urls.system_resolver = original
+        allowed.close()
