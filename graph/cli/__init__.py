@@ -59,6 +59,8 @@ def _dispatch(command: str | None, ns: object) -> int:
     from graph.cli.options import Options
 
     opts = Options.from_args(ns)  # type: ignore[arg-type]
+    if command != "demo" and not getattr(ns, "version", False):
+        opts.check_storage(create=command not in ("sessions", "show"))
     if command is None:
         from graph.cli.run import run_main
 

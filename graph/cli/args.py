@@ -81,7 +81,12 @@ def common_flags() -> argparse.ArgumentParser:
     group.add_argument(
         "--base-url", metavar="URL", help="OpenAI-compatible endpoint (default: $OPENAI_BASE_URL)"
     )
-    group.add_argument("--db", metavar="LOCATION", help="database file or postgresql:// URL ($CAIRN_DB)")
+    group.add_argument(
+        "--db",
+        metavar="LOCATION",
+        help="database file, or :memory: for a throwaway session (default: $CAIRN_DB, else cairn.db in "
+        "the state directory; postgresql:// is not supported yet)",
+    )
     group.add_argument("--approval", choices=MODES, metavar="MODE", help=f"approval mode: {'|'.join(MODES)}")
     group.add_argument(
         "--max-steps", type=_positive_int, metavar="N", help="model calls per run (default 100)"

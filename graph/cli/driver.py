@@ -44,6 +44,17 @@ class Driver:
         """Run ``action`` then settle every pause with the person (EOFError leaves it paused)."""
         return self.until_settled(self._run(action))
 
+    def run_once(self, action: Any) -> Any:
+        """Run ``action`` and report it, without asking about a pause (the caller decides)."""
+        return self._run(action)
+
+    def settle_all(self) -> Any:
+        """Ask about every paused call until the run settles (a refused decision is asked again)."""
+        result = None
+        while result is None:
+            result = self.settle(self.session.pending())
+        return self.until_settled(result)
+
     def until_settled(self, result: Any) -> Any:
         while result.status in GATED and result.pending:
             result = self.settle(result.pending) or result

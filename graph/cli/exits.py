@@ -29,3 +29,5 @@ class CliError(Exception):
     def __init__(self, message: str, code: int = USAGE) -> None:
         super().__init__(message)
         self.code = code
+        #: The RunResult of work done before the error was found (a recovered run), if any.
+        self.result: object = None

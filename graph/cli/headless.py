@@ -6,7 +6,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from graph.cli.exits import CTRL_C, code_for
+from graph.cli.exits import CTRL_C, CliError, code_for
 from graph.cli.options import Options, preflight_model
 from graph.cli.output import HeadlessOutput, pause_hint
 from graph.cli.signals import CtrlC
@@ -41,15 +41,31 @@ def run_prompt(opts: Options, prompt: str, output_format: str) -> int:
 
 
 def execute(session: Any, opts: Options, output_format: str, work: Work) -> int:
-    """Run ``work(on_event)`` with Ctrl-C mapped to stop; print the outcome; return the exit code."""
+    """Run ``work(on_event)`` with Ctrl-C mapped to stop; print the outcome; return the exit code.
+
+    A ``CliError`` from ``work`` (bad decisions...) is reported in the output too (json: the
+    result object with ``error`` set), then re-raised for ``main`` to print and exit with.
+    """
     output = HeadlessOutput(output_format, verbose=opts.verbose)
     notes = output.renderer or StderrNotes()
     resume = lambda *extra: opts.resume_command(session.id, *extra)  # noqa: E731
-    ctrlc = CtrlC(notes, on_exit=lambda: notes.note(f"session saved · resume: {resume()}"))
+    hint = lambda result: pause_hint(result, resume, in_memory=opts.in_memory)  # noqa: E731
+    ctrlc = CtrlC(notes, on_exit=lambda: notes.note(saved_note(opts, session.id)))
     output.start(session)
     try:
-        result = ctrlc.run(session, lambda: work(output.on_event))
-        output.finish(result, pause_hint(result, resume))
+        try:
+            result = ctrlc.run(session, lambda: work(output.on_event))
+        except CliError as exc:
+            output.fail(session, str(exc), exc.result, hint(exc.result) if exc.result is not None else [])
+            raise
+        output.finish(result, hint(result))
     finally:
         session.close()
     return CTRL_C if ctrlc.stopped else code_for(result.status)
+
+
+def saved_note(opts: Options, session_id: str) -> str:
+    """What a second Ctrl-C leaves behind: how to resume (or that an in-memory session is gone)."""
+    if opts.in_memory:
+        return f"session {session_id} was in memory only (--db :memory:): it cannot be resumed"
+    return f"session saved · resume: {opts.resume_command(session_id)}"

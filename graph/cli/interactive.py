@@ -86,10 +86,12 @@ class Interactive:
             code = INTERRUPTED
         elif pending:
             code = AWAITING_APPROVAL
-        what = f"paused with {len(pending)} undecided call(s)" if pending else "saved"
-        self.renderer.note(
-            f"session {self.session.id[:12]} {what} · resume: {self.opts.resume_command(self.session.id[:12])}"
-        )
+        sid = self.session.id[:12]
+        if self.opts.in_memory:
+            self.renderer.note(f"session {sid} was in memory only (--db :memory:): it is gone now")
+        else:
+            what = f"paused with {len(pending)} undecided call(s)" if pending else "saved"
+            self.renderer.note(f"session {sid} {what} · resume: {self.opts.resume_command(sid)}")
         self.session.close(keep_background=self.keep_background_tasks())
         return code
 
@@ -114,7 +116,9 @@ class Interactive:
     def exit_hint(self) -> None:
         """On a second Ctrl-C: no database reads (the run may still hold it), just the command."""
         if self.session is not None:
-            self.renderer.note(f"session saved · resume: {self.opts.resume_command(self.session.id[:12])}")
+            from graph.cli.headless import saved_note
+
+            self.renderer.note(saved_note(self.opts, self.session.id[:12]))
 
     # -- pieces the slash commands use ------------------------------------------------------------
     def driver(self) -> Driver:

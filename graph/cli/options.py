@@ -27,14 +27,15 @@ class Options:
     @classmethod
     def from_args(cls, ns: argparse.Namespace) -> Options:
         explicit: list[str] = []
-        if ns.db:
-            explicit += ["--db", ns.db]
+        db = _absolute_db(ns.db) if ns.db else None
+        if db:
+            explicit += ["--db", db]
         if ns.base_url:
             explicit += ["--base-url", ns.base_url]
         return cls(
             model=ns.model or os.environ.get("CAIRN_MODEL") or None,
             base_url=ns.base_url or os.environ.get("OPENAI_BASE_URL") or None,
-            db=ns.db or None,
+            db=db,
             approval=ns.approval,
             max_steps=ns.max_steps or 100,
             workspace=ns.workspace or ".",
@@ -50,6 +51,23 @@ class Options:
         """
         if self.base_url:
             os.environ["OPENAI_BASE_URL"] = self.base_url
+
+    @property
+    def in_memory(self) -> bool:
+        """The session lives in a private in-memory database: gone when cairn exits."""
+        return (self.db or os.environ.get("CAIRN_DB") or "") == ":memory:"
+
+    def check_storage(self, *, create: bool = True) -> None:
+        """Fail with exit 2 (and a plain message) when the database cannot be opened or created.
+
+        ``create=False`` for readers: a database that does not exist yet just has no sessions.
+        """
+        from checkpoints.location import resolve_location
+
+        location = resolve_location(self.db)
+        if location == ":memory:" or "://" in location:  # URLs: open_store explains them
+            return
+        check_database_path(location, create=create)
 
     def workspace_root(self) -> str:
         path = os.path.realpath(os.path.abspath(os.path.expanduser(self.workspace)))
@@ -69,6 +87,42 @@ class Options:
 
     def resume_command(self, session_id: str, *extra: str) -> str:
         return shlex.join(["cairn", "resume", session_id, *self.explicit, *extra])
+
+
+def _absolute_db(db: str) -> str:
+    """A relative --db path, made absolute: the resume commands cairn prints work from anywhere."""
+    if db == ":memory:" or "://" in db:
+        return db
+    return os.path.abspath(os.path.expanduser(db))
+
+
+def check_database_path(location: str, *, create: bool) -> None:
+    path = location
+    if os.path.isdir(path):
+        raise CliError(f"cannot open the database at {path}: it is a directory", USAGE)
+    parent = os.path.dirname(os.path.abspath(path))
+    if not os.path.exists(path):
+        if not create:
+            return
+        try:
+            os.makedirs(parent, exist_ok=True)
+        except OSError as exc:
+            raise CliError(
+                f"cannot create the state directory {parent}: {exc.strerror or exc}", USAGE
+            ) from exc
+        if not os.access(parent, os.W_OK | os.X_OK):
+            raise CliError(f"cannot create the database at {path}: {parent} is not writable", USAGE)
+        return
+    import sqlite3
+
+    try:
+        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=10)
+        try:
+            conn.execute("PRAGMA schema_version").fetchone()
+        finally:
+            conn.close()
+    except sqlite3.Error as exc:
+        raise CliError(f"cannot open the database at {path}: {exc}", USAGE) from exc
 
 
 def preflight_model(spec: str) -> None:

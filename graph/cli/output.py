@@ -47,6 +47,8 @@ class HeadlessOutput:
             event = {"type": kind, **payload}
             if isinstance(event.get("call"), dict):
                 event["call"] = {k: v for k, v in event["call"].items() if k not in _DROP}
+                if kind == "tool_start":  # the Session says "pending"; it is running now
+                    event["call"]["status"] = "executing"
             self._line(event)
         elif self.renderer is not None:
             self.renderer.on_event(kind, payload)
@@ -73,6 +75,21 @@ class HeadlessOutput:
             print(line, file=sys.stderr)
         sys.stderr.flush()
 
+    def fail(self, session: Any, message: str, result: Any, resume_hint: list[str]) -> None:
+        """A usage error found while running: json gets the result object with ``error`` set
+        (the run's, if one ran before the error, else where the session stands)."""
+        if self.renderer is not None:
+            self.renderer.finish()
+        doc = result.to_json() if result is not None else _standing(session)
+        doc["error"] = message
+        if self.format == "json":
+            self._write(json.dumps(doc, ensure_ascii=False, default=str) + "\n")
+        elif self.format == "stream-json":
+            self._line({"type": "result", **doc})
+        for line in resume_hint:
+            print(line, file=sys.stderr)
+        sys.stderr.flush()
+
     def _line(self, obj: dict[str, Any]) -> None:
         self._write(json.dumps(obj, ensure_ascii=False, default=str) + "\n")
 
@@ -82,18 +99,42 @@ class HeadlessOutput:
             self.out.flush()
 
 
-def pause_hint(result: Any, resume: Any) -> list[str]:
+def _standing(session: Any) -> dict[str, Any]:
+    """A result-shaped object for a session where nothing ran."""
+    return {
+        "session_id": session.id,
+        "status": session.status,
+        "result": "",
+        "pending": [c.model_dump(mode="json", exclude={"metadata"}) for c in session.pending()],
+        "tool_calls": [],
+        "usage": {},
+        "error": None,
+        "elapsed_s": 0.0,
+    }
+
+
+def pause_hint(result: Any, resume: Any, *, in_memory: bool = False) -> list[str]:
     """What a person reads when a headless run stops short: the session id and exact commands.
 
-    ``resume(*extra)`` builds ``cairn resume ID [flags] *extra``.
+    ``resume(*extra)`` builds ``cairn resume ID [flags] *extra``.  An in-memory session
+    (``--db :memory:``) is gone when cairn exits, so it gets no commands that cannot work.
     """
     sid = result.session_id
+    if in_memory and result.status != "done":
+        return [
+            f"session {sid} stopped ({result.status}); it was in memory only (--db :memory:) "
+            "and is gone now: nothing to resume"
+        ]
     if result.status == "awaiting_approval":
         lines = [f"paused: {len(result.pending)} call(s) await approval in session {sid}"]
         lines += [_pending_line(c) for c in result.pending]
-        lines += ["approve or reject with:", f"  {resume('--approve', 'all')}"]
-        first = result.pending[0].call_id if result.pending else "CALL_ID"
-        lines.append(f"  {resume('--reject', f'{first}:what to do instead')}")
+        stopped = any(c.status == "interrupted" for c in result.pending)
+        asking = [c.call_id for c in result.pending if c.status == "awaiting_approval"]
+        # `all` works whatever the number of calls; an id only when it is the only one asking.
+        target = asking[0] if len(asking) == 1 else "all"
+        approve = ["--approve", "all", *(["--retry", "all"] if stopped else [])]
+        reject = ["--reject", f"{target}:what to do instead", *(["--cancel", "all"] if stopped else [])]
+        lines += ["approve or reject with:", f"  {resume(*approve)}", f"  {resume(*reject)}"]
         return lines
     if result.status == "interrupted":
         lines = [f"paused: {len(result.pending)} call(s) were interrupted in session {sid}"]

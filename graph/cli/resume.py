@@ -12,6 +12,7 @@ import argparse
 import sys
 from typing import Any
 
+from graph.cli import decision_flags
 from graph.cli.exits import USAGE, CliError
 from graph.cli.options import Options, preflight_model
 from graph.cli.term import is_tty
@@ -49,67 +50,68 @@ def open_session(ns: argparse.Namespace, opts: Options) -> Any:
     return session
 
 
-def build_decisions(ns: argparse.Namespace, pending: list[Any]) -> dict[str, Any]:
-    """The decision flags as ``{call_id: decision}``; ``all`` expands to the calls it can apply to."""
-    asking = [c.call_id for c in pending if c.status == "awaiting_approval"]
-    stopped = [c.call_id for c in pending if c.status == "interrupted"]
-    known = {c.call_id for c in pending}
-    decisions: dict[str, Any] = {}
-    for value in ns.approve:
-        for cid in asking if value == "all" else [value]:
-            decisions[cid] = "approve"
-    for value in ns.reject:
-        cid, message = value, ""
-        if value not in known and ":" in value:
-            cid, _, message = value.partition(":")
-        for one in asking if cid == "all" else [cid]:
-            decisions[one] = {"reject": message} if message else "reject"
-    for flag, action in ((ns.retry, "retry"), (ns.cancel, "cancel")):
-        for value in flag:
-            for cid in stopped if value == "all" else [value]:
-                decisions[cid] = action
-    return decisions
-
-
 def run_resume(ns: argparse.Namespace, opts: Options) -> int:
-    session = open_session(ns, opts)
-    pending = session.pending()
-    decisions = build_decisions(ns, pending)
     headless = ns.print_prompt is not None or not is_tty(sys.stdin)
-    if decisions:
-        undecided = [c.call_id for c in pending if c.call_id not in decisions]
-        if undecided and headless:
-            session.close()
-            raise CliError(
-                f"every paused call needs a decision; still undecided: {', '.join(undecided)} "
-                "(use --approve/--reject for calls awaiting approval, --retry/--cancel for interrupted ones)",
-                USAGE,
-            )
+    if not headless and ns.output_format != "text":
+        raise CliError("--output-format is for headless runs: add -p (with or without a MESSAGE)")
+    session = open_session(ns, opts)
     if headless:
-        return _headless(session, opts, ns, decisions)
+        return _headless(session, opts, ns)
     from graph.cli.resume_interactive import resume_interactive
 
-    return resume_interactive(session, opts, decisions)
+    return resume_interactive(session, opts, ns)
 
 
-def _headless(session: Any, opts: Options, ns: argparse.Namespace, decisions: dict[str, Any]) -> int:
+def _headless(session: Any, opts: Options, ns: argparse.Namespace) -> int:
     from graph.cli.headless import execute
     from graph.decisions import DecisionError
+    from graph.session import SessionError
 
     message = (ns.print_prompt or "").strip()
 
     def work(on_event: Any) -> Any:
-        if decisions:
-            result = session.decide(decisions, stream=True, on_event=on_event)
-        else:
-            result = session.continue_(stream=True, on_event=on_event)
-        if message and result.status == "done":
-            result = session.send(message, stream=True, on_event=on_event)
-        elif message:
-            print(f"cairn: the message was not sent: the session is {result.status}", file=sys.stderr)
-        return result
+        runs = []
+        try:
+            if decision_flags.given(ns):
+                recover = lambda: session.continue_(stream=True, on_event=on_event)  # noqa: E731
+                decisions, recovered = decision_flags.prepare(session, ns, recover)
+                runs += [recovered] if recovered is not None else []
+                runs.append(session.decide(decisions, stream=True, on_event=on_event))
+            else:
+                if not message and session.status == "done":
+                    print(f"session {session.id} is done; add -p MESSAGE to continue it", file=sys.stderr)
+                runs.append(session.continue_(stream=True, on_event=on_event))
+            if message and runs[-1].status == "done":
+                runs.append(session.send(message, stream=True, on_event=on_event))
+            elif message:
+                print(f"cairn: the message was not sent: the session is {runs[-1].status}", file=sys.stderr)
+        except (DecisionError, SessionError) as exc:
+            error = CliError(str(exc), USAGE)
+            error.result = merge(runs) if runs else None
+            raise error from exc
+        return merge(runs)
 
-    try:
-        return execute(session, opts, ns.output_format, work)
-    except DecisionError as exc:
-        raise CliError(str(exc), USAGE) from exc
+    return execute(session, opts, ns.output_format, work)
+
+
+def merge(runs: list[Any]) -> Any:
+    """One RunResult for several runs of one resume (decide, then the message): the last run's
+    outcome, every call of every run, usage summed, elapsed time added up."""
+    if len(runs) == 1:
+        return runs[0]
+    by_id: dict[str, Any] = {}
+    for run in runs:
+        for call in run.tool_calls:
+            by_id.pop(call.call_id, None)  # a later state of the same call replaces the earlier one
+            by_id[call.call_id] = call
+    usage: dict[str, int] = {}
+    for run in runs:
+        for key, value in run.usage.items():
+            usage[key] = usage.get(key, 0) + value
+    return runs[-1].model_copy(
+        update={
+            "tool_calls": list(by_id.values()),
+            "usage": usage,
+            "elapsed_s": sum(r.elapsed_s for r in runs),
+        }
+    )

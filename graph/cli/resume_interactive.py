@@ -2,31 +2,32 @@
 
 from __future__ import annotations
 
+import argparse
 from typing import Any
 
 from rich.text import Text
 
-from graph.cli import fmt
+from graph.cli import decision_flags, fmt
+from graph.cli.decision_flags import CUT_OFF
+from graph.cli.exits import CliError
 from graph.cli.interactive import Interactive
 from graph.cli.options import Options
 
-#: Index statuses that mean the last run did not finish on its own.
-CUT_OFF = ("running",)
 
-
-def resume_interactive(session: Any, opts: Options, decisions: dict[str, Any]) -> int:
+def resume_interactive(session: Any, opts: Options, ns: argparse.Namespace) -> int:
+    status = session.status
+    if decision_flags.given(ns) and not session.pending() and status not in CUT_OFF:
+        session.close()
+        decision_flags.build_decisions(ns, [], status=status)  # raises: nothing to decide
     ui = Interactive(opts, session=session, spec=session.model_spec or "")
+    driver = ui.driver()
     ui.banner(str(session.workspace.root))
     where(ui, session)
-    driver = ui.driver()
     try:
-        if decisions:
-            driver.decide(decisions)
+        if decision_flags.given(ns):
+            _apply_flags(ui, session, ns)
         elif session.pending():
-            result = None
-            while result is None:  # None: a decision was refused (bad edit), asked again
-                result = driver.settle(session.pending())
-            driver.until_settled(result)
+            driver.settle_all()
         elif session.status in CUT_OFF:
             ui.renderer.note("The last run was cut off; continuing it (finished tool calls are not re-run).")
             driver.continue_()
@@ -38,12 +39,34 @@ def resume_interactive(session: Any, opts: Options, decisions: dict[str, Any]) -
     return ui.loop()
 
 
+def _apply_flags(ui: Interactive, session: Any, ns: argparse.Namespace) -> None:
+    """The decision flags; calls they leave undecided (or refuse) are asked here."""
+    driver = ui.driver()
+    s, on_event = session, ui.renderer.on_event
+    try:
+        decisions, _ = decision_flags.prepare(
+            session,
+            ns,
+            lambda: driver.run_once(lambda: s.continue_(stream=True, on_event=on_event)),
+            complete=False,
+        )
+    except CliError as exc:
+        ui.renderer.note(f"  {exc}", "red")
+        decisions = {}
+    if decisions:
+        driver.decide(decisions)
+    elif session.pending():
+        driver.settle_all()
+
+
 def where(ui: Interactive, session: Any) -> None:
     """The last exchange and the status, so the person knows where they are."""
-    from langchain_core.messages import AIMessage, HumanMessage
+    from langchain_core.messages import AIMessage
+
+    from graph.messages import is_person_message
 
     history = session.history()
-    last_human = next((m for m in reversed(history) if isinstance(m, HumanMessage)), None)
+    last_human = next((m for m in reversed(history) if is_person_message(m)), None)
     last_ai = next((m for m in reversed(history) if isinstance(m, AIMessage) and m.text), None)
     head = Text(f"resuming {session.id[:12]}", style="bold")
     status = "cut off mid-run" if session.status in CUT_OFF else session.status

@@ -100,3 +100,39 @@ def test_show_unknown_session_is_a_usage_error(capsys, tmp_path):
 def test_version(capsys):
     assert main(["--version"]) == 0
     assert capsys.readouterr().out.startswith("cairn ")
+
+
+def test_output_format_on_an_interactive_resume_is_a_usage_error(capsys, monkeypatch):
+    monkeypatch.setattr("sys.stdin.isatty", lambda: True, raising=False)
+    assert main(["resume", "abc", "--output-format", "json"]) == 2
+    assert "--output-format is for headless runs" in capsys.readouterr().err
+
+
+def test_db_that_is_a_directory_is_a_usage_error(capsys, tmp_path, workspace):
+    for argv in (["sessions"], ["show", "abc"], ["resume", "abc", "-p"], ["-p", "hi", "--model", "x"]):
+        assert main([*argv, "--db", str(tmp_path), "-C", workspace]) == 2, argv
+        err = capsys.readouterr().err
+        assert f"cannot open the database at {tmp_path}: it is a directory" in err, argv
+
+
+def test_db_that_is_not_a_database_is_a_usage_error(capsys, tmp_path):
+    bad = tmp_path / "garbage.db"
+    bad.write_bytes(b"this is not sqlite" * 100)
+    assert main(["sessions", "--db", str(bad)]) == 2
+    assert f"cannot open the database at {bad}: file is not a database" in capsys.readouterr().err
+
+
+def test_state_directory_that_cannot_be_created_is_a_usage_error(capsys, tmp_path, workspace, monkeypatch):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    monkeypatch.delenv("CAIRN_DB", raising=False)
+    monkeypatch.setenv("CAIRN_HOME", str(blocker / "home"))
+    assert main(["-p", "hi", "--model", "x", "--base-url", "http://127.0.0.1:9", "-C", workspace]) == 2
+    assert f"cannot create the state directory {blocker}/home" in capsys.readouterr().err
+    assert main(["sessions", "-C", workspace]) == 0  # reading needs no directory: just no sessions
+
+
+def test_db_help_does_not_promise_postgres(capsys):
+    assert main(["--help"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "postgresql:// is not supported yet" in out

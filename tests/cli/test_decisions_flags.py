@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import os
 
+import pytest
+
+from graph.cli.decision_flags import build_decisions
+from graph.cli.exits import CliError
 from graph.cli.options import Options
 from graph.cli.output import pause_hint
-from graph.cli.resume import build_decisions
 from graph.result import RunResult
 from graph.state import ToolCallInfo
 
@@ -59,3 +63,57 @@ def test_pause_hints_name_the_session_and_the_exact_commands():
     r = RunResult(session_id="abc123", status="error", error="boom")
     assert "cairn resume abc123 --db /tmp/x.db -p" in "\n".join(pause_hint(r, resume))
     assert pause_hint(RunResult(session_id="abc123", status="done"), resume) == []
+
+
+def test_conflicting_decisions_name_the_call_and_both_flags():
+    with pytest.raises(CliError, match="conflicting decisions for s1: --retry all and --cancel s1"):
+        build_decisions(flags(retry=["all"], cancel=["s1"]), [STOPPED])
+    with pytest.raises(CliError, match="conflicting decisions for a1"):
+        build_decisions(flags(approve=["a1"], reject=["a1:no"]), [ASKING])
+    # the same decision twice is not a conflict
+    assert build_decisions(flags(approve=["a1", "all"]), [ASKING]) == {"a1": "approve"}
+
+
+def test_all_matching_nothing_and_nothing_pending_are_errors():
+    with pytest.raises(CliError, match="--approve all matches nothing: no call is awaiting approval"):
+        build_decisions(flags(approve=["all"]), [STOPPED])
+    with pytest.raises(CliError, match=r"nothing to decide: .* \(it is done\)"):
+        build_decisions(flags(cancel=["c_app"]), [], status="done")
+
+
+def test_all_after_a_recovery_covers_only_calls_made_before_it():
+    # a recovered run may propose new calls: `all` never approves what nobody has seen
+    got = build_decisions(flags(approve=["all"]), [ASKING, ASKING2], all_of={"a1"})
+    assert got == {"a1": "approve"}
+
+
+def test_pause_hint_with_several_calls_rejects_all():
+    opts = Options()
+    resume = lambda *extra: opts.resume_command("abc123", *extra)  # noqa: E731
+    r = RunResult(session_id="abc123", status="awaiting_approval", pending=[ASKING, ASKING2])
+    text = "\n".join(pause_hint(r, resume))
+    assert "--reject 'all:what to do instead'" in text and "a1:" not in text
+    mixed = RunResult(session_id="abc123", status="awaiting_approval", pending=[ASKING, STOPPED])
+    text = "\n".join(pause_hint(mixed, resume))
+    assert "--approve all --retry all" in text and "--reject 'a1:what to do instead' --cancel all" in text
+
+
+def test_in_memory_sessions_get_no_resume_commands():
+    opts = Options(db=":memory:")
+    assert opts.in_memory
+    resume = lambda *extra: opts.resume_command("abc123", *extra)  # noqa: E731
+    for status, pending in (("awaiting_approval", [ASKING]), ("interrupted", [STOPPED]), ("error", [])):
+        text = "\n".join(
+            pause_hint(RunResult(session_id="abc123", status=status, pending=pending), resume, in_memory=True)
+        )
+        assert "cairn resume" not in text and "in memory only" in text
+
+
+def test_a_relative_db_is_absolute_in_resume_commands(tmp_path, monkeypatch):
+    from graph.cli.args import main_parser
+
+    monkeypatch.chdir(tmp_path)
+    opts = Options.from_args(main_parser().parse_args(["--db", "rel/c.db", "-p", "x"]))
+    assert opts.db == os.path.join(str(tmp_path), "rel", "c.db")
+    assert f"--db {tmp_path}/rel/c.db" in opts.resume_command("abc")
+    assert Options.from_args(main_parser().parse_args(["--db", ":memory:"])).db == ":memory:"
