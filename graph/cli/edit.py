@@ -20,7 +20,11 @@ def edit_arguments(call: Any, prompter: Any, console: Any) -> dict[str, Any] | N
     args = dict(call.arguments)
     editor = os.environ.get("VISUAL") or os.environ.get("EDITOR")
     if editor and prompter.tty:
-        return _in_editor(editor, args, console)
+        try:
+            return _in_editor(editor, args, console)
+        except (OSError, ValueError) as exc:  # not installed, not executable, unbalanced quotes
+            why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+            console.print(Text(f"    cannot run the editor {editor!r} ({why}): editing inline", "yellow"))
     if call.tool_name == "bash" and isinstance(args.get("command"), str) and "\n" not in args["command"]:
         command = prompter.line("    new command: ", prefill=args["command"]).strip()
         if not command:
@@ -34,12 +38,16 @@ def edit_arguments(call: Any, prompter: Any, console: Any) -> dict[str, Any] | N
 
 
 def _in_editor(editor: str, args: dict[str, Any], console: Any) -> dict[str, Any] | None:
+    """Raises OSError/ValueError when the editor cannot be started (the caller edits inline)."""
+    command = shlex.split(editor)
+    if not command:
+        raise ValueError("empty")
     with tempfile.NamedTemporaryFile("w", suffix=".json", prefix="cairn-args-", delete=False) as fh:
         json.dump(args, fh, indent=2, ensure_ascii=False, default=str)
         fh.write("\n")
         path = fh.name
     try:
-        code = subprocess.call([*shlex.split(editor), path])
+        code = subprocess.call([*command, path])
         if code != 0:
             console.print(Text(f"    editor exited with {code}: not changed", style="yellow"))
             return None
