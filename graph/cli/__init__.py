@@ -20,7 +20,9 @@ def main(argv: list[str] | None = None) -> int:
     command, rest = split_command(argv)
     try:
         if command == "policy":
-            return _policy(rest)
+            from graph.cli.policy_cmd import run_policy
+
+            return run_policy(rest)
         parser = PARSERS[command]() if command else main_parser()
         ns = parser.parse_args(rest)
         return _dispatch(command, ns)
@@ -80,13 +82,3 @@ def _dispatch(command: str | None, ns: object) -> int:
     from graph.cli.demo import run_demo
 
     return run_demo(ns, opts)
-
-
-def _policy(argv: list[str]) -> int:
-    try:
-        from policy.cli import main as policy_main
-    except ImportError as exc:
-        print(f"cairn: error: `cairn policy` is not available: {exc}", file=sys.stderr)
-        return 2
-    code = policy_main(argv)
-    return code if isinstance(code, int) else 0

@@ -136,3 +136,46 @@ def test_db_help_does_not_promise_postgres(capsys):
     assert main(["--help"]) == 0
     out = " ".join(capsys.readouterr().out.split())
     assert "postgresql:// is not supported yet" in out
+
+
+READ_A = '{"file_path": "%s/a.txt"}'
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--workspace", "{ws}", "policy", "check", "read_file", "{args}"],
+        ["-C", "{ws}", "-v", "policy", "check", "read_file", "{args}"],
+        ["policy", "check", "read_file", "{args}", "-C", "{ws}"],
+        ["policy", "-v", "check", "read_file", "{args}", "--workspace={ws}"],
+        ["policy", "check", "read_file", "{args}", "--workspace", "{ws}", "--verbose"],
+    ],
+)
+def test_common_flags_work_with_policy_before_or_after_it(argv, workspace, capsys):
+    open(f"{workspace}/a.txt", "w").close()
+    argv = [a.format(ws=workspace, args=READ_A % workspace) for a in argv]
+    assert main(argv) == 0, capsys.readouterr().err
+    out = capsys.readouterr().out
+    assert "decision: allow" in out and "reads a.txt inside the workspace" in out  # the workspace reached it
+
+
+def test_policy_with_a_missing_workspace_is_a_usage_error(capsys, tmp_path):
+    for argv in (
+        ["policy", "check", "bash", '{"command": "ls"}', "--workspace", str(tmp_path / "no")],
+        ["-C", str(tmp_path / "no"), "policy", "check", "bash", '{"command": "ls"}'],
+    ):
+        assert main(argv) == 2
+        assert "is not a directory" in capsys.readouterr().err
+
+
+def test_policy_approval_flag_is_its_mode(capsys, workspace):
+    argv = ["--approval", "plan", "policy", "check", "write_file", '{"file_path": "x", "content": ""}']
+    assert main([*argv, "-C", workspace, "--json"]) == 0
+    plan = capsys.readouterr().out
+    assert (
+        main(
+            ["policy", "check", "write_file", '{"file_path": "x", "content": ""}', "-C", workspace, "--json"]
+        )
+        == 0
+    )
+    assert plan != capsys.readouterr().out
