@@ -1,9 +1,16 @@
-"""``cairn show SESSION_ID [--json]``: the transcript and every tool call of a session."""
+"""``cairn show SESSION_ID [--json]``: the transcript and every tool call of a session.
+
+Read-only and straight from the store: no Session, no tools, so a session whose workspace was
+deleted (or moved) can still be shown.
+"""
 
 from __future__ import annotations
 
 import json
+import os
 import sys
+from dataclasses import dataclass
+from types import SimpleNamespace
 from typing import Any
 
 from rich.text import Text
@@ -12,28 +19,72 @@ from graph.cli.exits import CliError
 from graph.cli.fmt import visible
 from graph.cli.options import Options
 
+#: The role of the message that hands the model the images tools returned (not the person).
+TOOL_IMAGES = "tool-images"
 
-def load(session_id: str, opts: Options) -> Any:
-    from graph.session import Session, SessionError
 
+@dataclass
+class Shown:
+    session_id: str
+    workspace: str
+    status: str
+    mode: str
+    history: list[Any]
+    calls: list[Any]
+
+
+def load(session_id: str, opts: Options) -> Shown:
+    from checkpoints.location import resolve_location
+
+    location = resolve_location(opts.db)
+    if location != ":memory:" and "://" not in location and not os.path.exists(location):
+        raise CliError(f"no session matching {session_id!r} in {location}")
+    from checkpoints import open_store
+
+    store = open_store(opts.db)
     try:
-        return Session.resume(session_id, db=opts.db)
-    except (SessionError, ValueError) as exc:
-        raise CliError(str(exc)) from exc
+        record = store.sessions.get(session_id)
+        if record is None:
+            matches = store.sessions.find(session_id)
+            if len(matches) != 1:
+                why = "no session" if not matches else f"{len(matches)} sessions"
+                raise CliError(f"{why} matching {session_id!r} in {store.location}")
+            record = matches[0]
+        sid = record.session_id
+        saved = store.saver.get_tuple({"configurable": {"thread_id": sid}})
+        values = saved.checkpoint["channel_values"] if saved is not None else {}
+        history = store.transcript.read(sid, values.get("head"))
+        from graph.calllog import assemble_calls
+
+        # assemble_calls needs only ``.store`` and ``.id`` of a session.
+        calls = assemble_calls(SimpleNamespace(store=store, id=sid), history, values)  # type: ignore[arg-type]
+        return Shown(sid, record.workspace, record.status, record.mode, history, calls)
+    finally:
+        store.close()
+
+
+def role(message: Any) -> str:
+    from graph.messages import is_person_message
+
+    if message.type == "human" and not is_person_message(message):
+        return TOOL_IMAGES
+    return {"human": "user", "ai": "assistant", "tool": "tool", "system": "system"}.get(
+        message.type, message.type
+    )
 
 
 def message_json(message: Any) -> dict[str, Any]:
-    role = {"human": "user", "ai": "assistant", "tool": "tool", "system": "system"}.get(
-        message.type, message.type
-    )
-    out: dict[str, Any] = {"role": role, "content": message.text}
-    if role == "assistant" and getattr(message, "tool_calls", None):
+    kind = role(message)
+    out: dict[str, Any] = {"role": kind, "content": message.text}
+    if kind == "assistant" and getattr(message, "tool_calls", None):
         out["tool_calls"] = [
             {"id": c["id"], "name": c["name"], "args": c.get("args") or {}} for c in message.tool_calls
         ]
-    if role == "tool":
+    if kind == "tool":
         out["tool_call_id"] = message.tool_call_id
         out["status"] = getattr(message, "status", "success")
+    if kind == TOOL_IMAGES:
+        out["images"] = _image_count(message)
     return out
 
 
@@ -55,41 +106,42 @@ def call_json(call: Any) -> dict[str, Any]:
 
 
 def run_show(ns: Any, opts: Options) -> int:
-    session = load(ns.session_id, opts)
-    try:
-        history = session.history()
-        calls = session.tool_calls()
-        if ns.json:
-            doc = {
-                "session_id": session.id,
-                "workspace": str(session.workspace.root),
-                "status": session.status,
-                "messages": [message_json(m) for m in history],
-                "tool_calls": [call_json(c) for c in calls],
-            }
-            json.dump(doc, sys.stdout, ensure_ascii=False, indent=2, default=str)
-            sys.stdout.write("\n")
-            return 0
-        _print(session, history, calls, verbose=opts.verbose)
+    shown = load(ns.session_id, opts)
+    if ns.json:
+        doc = {
+            "session_id": shown.session_id,
+            "workspace": shown.workspace,
+            "status": shown.status,
+            "messages": [message_json(m) for m in shown.history],
+            "tool_calls": [call_json(c) for c in shown.calls],
+        }
+        json.dump(doc, sys.stdout, ensure_ascii=False, indent=2, default=str)
+        sys.stdout.write("\n")
         return 0
-    finally:
-        session.close()
+    _print(shown, verbose=opts.verbose)
+    return 0
 
 
-def _print(session: Any, history: list[Any], calls: list[Any], *, verbose: bool) -> None:
+def _print(shown: Shown, *, verbose: bool) -> None:
     from graph.cli.render import Renderer
     from graph.cli.term import make_console
 
     console = make_console()
     renderer = Renderer(console, verbose=verbose)
-    by_id = {c.call_id: c for c in calls}
-    head = Text(f"session {session.id}", style="bold")
-    head.append(f" · {session.status} · {session.mode} · {session.workspace.root}", style="dim")
+    by_id = {c.call_id: c for c in shown.calls}
+    head = Text(f"session {shown.session_id}", style="bold")
+    head.append(f" · {shown.status} · {shown.mode} · {shown.workspace}", style="dim")
+    if not os.path.isdir(shown.workspace):
+        head.append(" (workspace no longer exists)", style="yellow")
     console.print(head, soft_wrap=True)
-    for message in history:
-        if message.type == "human":
+    for message in shown.history:
+        kind = role(message)
+        if kind == "user":
             console.print(Text("\nyou › ", style="bold cyan") + Text(visible(message.text)), soft_wrap=True)
-        elif message.type == "ai":
+        elif kind == TOOL_IMAGES:
+            count = _image_count(message)
+            console.print(Text(f"    ({count} image(s) from the tools above went to the model)", "dim"))
+        elif kind == "assistant":
             if message.text:
                 console.print(Text("\ncairn › ", style="bold") + Text(visible(message.text)), soft_wrap=True)
             for tc in message.tool_calls:
@@ -98,3 +150,8 @@ def _print(session: Any, history: list[Any], calls: list[Any], *, verbose: bool)
                     continue
                 asked = call.reason if call.risk and call.risk != "LOW" and call.reason else None
                 renderer.print_call(call.model_dump(mode="json"), note=f"policy: {asked}" if asked else None)
+
+
+def _image_count(message: Any) -> int:
+    content = message.content if isinstance(message.content, list) else []
+    return sum(1 for b in content if isinstance(b, dict) and b.get("type") in ("image_url", "image"))
