@@ -56,16 +56,7 @@ class Interactive:
             if first:
                 self.driver().send(first)
             while True:
-                try:
-                    text = self.prompter.line(self.prompter.styled("› ", "1;36"))
-                except KeyboardInterrupt:
-                    self.console.print()
-                    self.ctrlc.at_prompt()
-                    continue
-                self.ctrlc.disarm()
-                while text.endswith("\\"):  # a trailing backslash continues on the next line
-                    text = text[:-1] + "\n" + self.prompter.line(self.prompter.styled("… ", "2"))
-                text = text.strip()
+                text = self.read_message()
                 if not text:
                     continue
                 if text.startswith("/"):
@@ -75,6 +66,23 @@ class Interactive:
         except (EOFError, slash.Leave):
             self.console.print()
         return self.goodbye()
+
+    def read_message(self) -> str | None:
+        """One message; a trailing backslash continues it on the next line.
+
+        Ctrl-C, on the first line or a continuation line, drops what was typed and shows the
+        hint (a second Ctrl-C exits); None then.
+        """
+        try:
+            text = self.prompter.line(self.prompter.styled("› ", "1;36"))
+            while text.endswith("\\"):
+                text = text[:-1] + "\n" + self.prompter.line(self.prompter.styled("… ", "2"))
+        except KeyboardInterrupt:
+            self.console.print()
+            self.ctrlc.at_prompt()
+            return None
+        self.ctrlc.disarm()
+        return text.strip()
 
     def goodbye(self) -> int:
         """Say where the session stands and close it; the exit code follows it (0, or 3/4 if paused)."""

@@ -257,6 +257,25 @@ def test_ctrl_c_while_the_model_answers_stops_the_answer(spawn, script):
     assert finish(child) == 0
 
 
+def test_ctrl_c_on_a_continuation_line_drops_the_message(spawn, script, cli_env, workspace):
+    child = spawn("--model", script([{"content": "Only the second message got here."}]))
+    child.expect(MENU_END)
+    time.sleep(0.3)
+    child.sendline("first part \\")
+    child.expect("… ")
+    time.sleep(0.3)
+    child.sendintr()
+    child.expect("Ctrl-C again to exit")  # like the idle prompt: a hint, not an exit
+    child.expect(MENU_END)
+    child.sendline("second message")
+    child.expect("Only the second message got here.")
+    child.expect(MENU_END)
+    child.sendeof()
+    assert finish(child) == 0
+    doc = show_json(cli_env, workspace)
+    assert [m["content"] for m in doc["messages"] if m["role"] == "user"] == ["second message"]
+
+
 def test_resume_reasks_a_pending_approval(spawn, script, run_cairn, workspace):
     spec = script(WRITE)
     assert run_cairn("-p", "write notes", "--model", spec).returncode == 3
