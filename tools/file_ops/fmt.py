@@ -22,15 +22,22 @@ def plural(n: int, word: str, words: str | None = None) -> str:
     return f"{n:,} {word if n == 1 else (words or word + 's')}"
 
 
-def cut_line(line: str, limit: int, *, focus: int = 0) -> str:
+def cut_line(line: str, limit: int, *, focus: int = 0, open_end: bool = False) -> str:
     """Cut a long line to about ``limit`` characters, keeping the part around ``focus`` (an index,
-    e.g. where a match starts), and say how many characters were left out on each side."""
-    if len(line) <= limit:
+    e.g. where a match starts), and say how many characters were left out on each side.
+
+    ``open_end``: ``line`` is only the start of a longer line (the tail count is a minimum).
+    """
+    if len(line) <= limit and not open_end:
         return line
-    start = 0 if focus < limit // 2 else min(focus - limit // 5, len(line) - limit)
+    start = 0 if focus < limit // 2 else max(0, min(focus - limit // 5, len(line) - limit))
     end = start + limit
     head = f"[... {start:,} chars] " if start > 0 else ""
-    tail = f" [... {len(line) - end:,} more chars]" if end < len(line) else ""
+    rest = len(line) - end
+    if open_end:
+        tail = f" [... over {rest:,} more chars]" if rest > 0 else " [... the line goes on]"
+    else:
+        tail = f" [... {rest:,} more chars]" if rest > 0 else ""
     return f"{head}{line[start:end]}{tail}"
 
 

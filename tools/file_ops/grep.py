@@ -12,8 +12,8 @@ from tools.base import ArgsModel, RiskLevel, Tool, ToolContext, ToolResult
 from tools.file_ops import grep_py, grep_rg, ripgrep
 from tools.file_ops.fmt import plural
 from tools.file_ops.globs import path_filter, rg_name_glob, split_top_level
-from tools.file_ops.grep_format import format_results
-from tools.file_ops.grep_types import NEWLINE_ERROR, FileResult, PatternError, Query
+from tools.file_ops.grep_format import MAX_KEPT_ROWS, format_results
+from tools.file_ops.grep_types import NEWLINE_ERROR, FileResult, PatternError, PatternTooSlow, Query
 from tools.file_ops.walk import find_base, make_scope
 from tools.output import truncate_middle
 
@@ -82,13 +82,14 @@ class GrepTool(Tool):
             case_insensitive=params.case_insensitive,
             accept=path_filter(globs) if globs else None,
             rg_names=_rg_names(globs),
+            max_rows=params.head_limit or MAX_KEPT_ROWS,
         )
         try:
             if target.path.is_dir():
                 base, results, backend, note = self._search_dir(target.path, query, ctx)
             else:
                 base, results, backend, note = self._search_file(target.path, query, ctx)
-        except PatternError as exc:
+        except (PatternError, PatternTooSlow) as exc:
             return ToolResult.fail(str(exc))
         except ripgrep.Cancelled:
             return ToolResult.fail("grep was cancelled.")
@@ -135,28 +136,31 @@ class GrepTool(Tool):
     ) -> tuple[Path | None, list[FileResult], str, str]:
         base = find_base(path.parent, self.workspace.root)
         rel = path.relative_to(base).as_posix()
-        if grep_py.read_text_bytes(str(path)) is None:
-            return (
-                None,
-                [],
-                "",
-                f"{self.workspace.display(path)} is a binary (or unreadable) file; not searched.",
-            )
+        binary = (
+            None,
+            [],
+            "",
+            f"{self.workspace.display(path)} is a binary (or unreadable) file; not searched.",
+        )
+        if grep_py.is_binary_file(str(path)):
+            return binary
         rg = ripgrep.rg_path()
         backend = "python"
         result = None
         if rg is not None:
             try:
                 result, backend = grep_rg.search_file(rg, base, rel, query, ctx.cancel), "ripgrep"
+            except grep_rg.BinaryFile:
+                return binary
             except PatternError as exc:
                 if str(exc) == NEWLINE_ERROR:
                     raise
                 try:
-                    result = grep_py.search_file(path, rel, query)
+                    result = grep_py.search_file(path, rel, query, ctx.cancel)
                 except PatternError:
                     raise exc from None
         else:
-            result = grep_py.search_file(path, rel, query)
+            result = grep_py.search_file(path, rel, query, ctx.cancel)
         return base, [result] if result else [], backend, ""
 
 

@@ -2,28 +2,36 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 
 from tools.file_ops.fmt import cut_line, plural
-from tools.file_ops.grep_types import FileResult, Query, record_parts
+from tools.file_ops.grep_types import FileResult, Query
 
 #: Longest line shown; longer ones are cut around their first match.
 MAX_LINE_CHARS = 500
+#: Longest line read whole (ripgrep's ``--max-columns``); of longer ones only this many bytes are
+#: read, which bounds the memory one huge line (minified code, a data dump) can take.
+PREVIEW_BYTES = 1 << 20
+#: Result lines kept when head_limit is 0 ("no limit"): far more than the output can show.
+MAX_KEPT_ROWS = 10_000
 
 
-def _focus(query: Query) -> Callable[[str], int]:
-    """Where the first match starts in a line (to cut long lines around it)."""
-    try:
-        rx = re.compile(query.pattern, re.IGNORECASE if query.case_insensitive else 0)
-    except re.error:
-        return lambda _line: 0
+def line_text(raw: bytes, column: int = 0, *, longer: bool = False) -> str:
+    """A result line as shown: decoded, and when long cut around the first match.
 
-    def find(line: str) -> int:
-        m = rx.search(line)
-        return m.start() if m else 0
-
-    return find
+    ``column`` is the match's 1-based byte column as the backends report it (0: a
+    context line, cut from its start), so no regex runs here; ``longer`` says ``raw``
+    is only the first :data:`PREVIEW_BYTES` of the line.
+    """
+    if raw.endswith(b"\r"):
+        raw = raw[:-1]
+    text = raw.decode("utf-8", "replace")
+    if len(text) <= MAX_LINE_CHARS and not longer:
+        return text
+    focus = len(raw[: column - 1].decode("utf-8", "replace")) if column > 1 else 0
+    if focus >= len(text):  # the match lies past the part of a huge line that was read
+        return cut_line(text, MAX_LINE_CHARS, open_end=True) + f" [first match at byte {column:,}]"
+    return cut_line(text, MAX_LINE_CHARS, focus=focus, open_end=longer)
 
 
 def format_results(
@@ -42,16 +50,18 @@ def format_results(
         head = f"Found {plural(matches, 'matching line')} in {plural(files, 'file')}."
         shown, total, unit = len(rows), files, "files"
     else:
-        rows, total = _content_rows(results, query, path_of, limit)
+        rows = _content_rows(results, query, path_of, limit)
+        total = sum(r.rows for r in results)
         shown = sum(1 for r in rows if r != "--")
         head = f"Found {plural(matches, 'matching line')} in {plural(files, 'file')}."
         unit = "lines"
     parts = [head, *rows]
     truncated = shown < total
     if truncated:
+        raise_limit = " or raise head_limit" if head_limit else ""
         parts.append(
             f"[Showing the first {shown:,} of {total:,} {unit}. Narrow the search (path, glob, a more "
-            f"specific pattern) or raise head_limit.]"
+            f"specific pattern){raise_limit}.]"
         )
     stats = {"files": files, "matches": matches, "shown": shown, "truncated": truncated}
     return "\n".join(parts), stats
@@ -59,9 +69,7 @@ def format_results(
 
 def _content_rows(
     results: list[FileResult], query: Query, path_of: Callable[[bytes], str], limit: int | None
-) -> tuple[list[str], int]:
-    total = sum(len(r.records) for r in results)
-    focus = _focus(query)
+) -> list[str]:
     rows: list[str] = []
     shown = 0
     for result in results:
@@ -72,14 +80,10 @@ def _content_rows(
         for record in result.records:
             if limit is not None and shown >= limit:
                 break
-            line_no, is_match, raw = record_parts(record)
-            if query.context and rows and (previous is None or line_no != previous + 1):
+            if query.context and rows and (previous is None or record.line != previous + 1):
                 rows.append("--")
-            previous = line_no
-            text = raw.decode("utf-8", "replace")
-            if len(text) > MAX_LINE_CHARS:
-                text = cut_line(text, MAX_LINE_CHARS, focus=focus(text) if is_match else 0)
-            sep = ":" if is_match else "-"
-            rows.append(f"{path}{sep}{line_no}{sep}{text}")
+            previous = record.line
+            sep = ":" if record.is_match else "-"
+            rows.append(f"{path}{sep}{record.line}{sep}{record.text}")
             shown += 1
-    return rows, total
+    return rows

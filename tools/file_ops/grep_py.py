@@ -5,17 +5,21 @@ rejects, e.g. look-around).  It mirrors ripgrep's behaviour: lines split at
 ``\\n``; a file with a NUL byte is binary and skipped; UTF-16 files with a BOM
 are searched as UTF-8; a UTF-8 BOM is dropped.  Regex classes (``\\w``, ``\\d``)
 and ``case_insensitive`` are ASCII-only here, where ripgrep's are Unicode-aware.
+
+Patterns are compiled by :mod:`tools.file_ops.grep_regex` (bounded time per search).
 """
 
 from __future__ import annotations
 
 import codecs
 import os
-import re
 import threading
 from pathlib import Path
 
-from tools.file_ops.grep_types import NEWLINE_ERROR, FileResult, PatternError, Query
+from tools.file_ops.grep_collect import Collector
+from tools.file_ops.grep_format import PREVIEW_BYTES, line_text
+from tools.file_ops.grep_regex import Compiled, compile_pattern
+from tools.file_ops.grep_types import FileResult, Query, Record
 from tools.file_ops.ripgrep import Cancelled
 from tools.file_ops.walk import Scope, iter_files
 
@@ -25,57 +29,6 @@ _OPEN_FLAGS = (
     os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
 )
 _UTF16_BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
-_POSIX_CLASSES = {
-    "alnum": "a-zA-Z0-9", "alpha": "a-zA-Z", "digit": "0-9", "lower": "a-z", "upper": "A-Z",
-    "space": r" \t\n\r\f\v", "xdigit": "0-9A-Fa-f", "word": r"\w", "punct": r"!-/:-@\[-`{-~",
-    "blank": r" \t", "cntrl": r"\x00-\x1f\x7f", "print": r" -~", "graph": "!-~",
-}  # fmt: skip
-
-
-def compile_pattern(pattern: str, case_insensitive: bool) -> re.Pattern[bytes]:
-    """Compile a ripgrep-style pattern with Python's ``re`` (the common syntax is shared)."""
-    if "\n" in pattern or "\\n" in pattern:
-        raise PatternError(NEWLINE_ERROR)
-    source = re.sub(r"\(\?<(?![=!])", "(?P<", pattern)  # named groups: (?<name>...) -> (?P<name>...)
-    source = re.sub(r"\[:(\w+):\]", lambda m: _POSIX_CLASSES.get(m.group(1), m.group(0)), source)
-    source = source.replace(r"\z", r"\Z")
-    flags = re.MULTILINE | (re.IGNORECASE if case_insensitive else 0)
-    try:
-        return re.compile(source.encode("utf-8", "surrogateescape"), flags)
-    except re.error as exc:
-        raise PatternError(f"Invalid regex: {exc}") from None
-
-
-def required_literal(pattern: re.Pattern[bytes]) -> bytes | None:
-    """The longest literal every match must contain, for a fast ``bytes.find`` pre-check."""
-    if pattern.flags & re.IGNORECASE:
-        return None
-    try:
-        import re._parser as sre_parse  # type: ignore[import-not-found]
-        from re._constants import LITERAL, SUBPATTERN  # type: ignore[import-not-found]
-    except ImportError:  # pragma: no cover - older/newer layouts
-        return None
-    try:
-        parsed = sre_parse.parse(pattern.pattern, pattern.flags)
-    except Exception:
-        return None
-    best: list[int] = []
-    run: list[int] = []
-
-    def visit(items) -> None:
-        nonlocal best, run
-        for op, arg in items:
-            if op is LITERAL:
-                run.append(arg)
-            elif op is SUBPATTERN and not arg[1] and not arg[2]:  # plain group, no inline flags
-                visit(arg[3])
-            else:
-                best = max(best, run, key=len)
-                run = []
-
-    visit(parsed)
-    best = max(best, run, key=len)
-    return bytes(best) if len(best) >= 2 else None
 
 
 def read_text_bytes(path: str) -> bytes | None:
@@ -107,14 +60,48 @@ def read_text_bytes(path: str) -> bytes | None:
     return data[3:] if data.startswith(codecs.BOM_UTF8) else data
 
 
-def matching_lines(data: bytes, rx: re.Pattern[bytes]) -> list[tuple[int, int, int]]:
-    """(line number, start, end) of every line with a match; no match may span a line break."""
-    out: list[tuple[int, int, int]] = []
+def is_binary_file(path: str) -> bool:
+    """Whether a file holds a NUL byte (or cannot be read), scanned 1 MB at a time.
+
+    A file starting with a UTF-16 BOM is text here; ripgrep transcodes it.
+    """
+    try:
+        fd = os.open(path, _OPEN_FLAGS)
+    except OSError:
+        return True
+    try:
+        chunk = os.read(fd, _HEAD)
+        if chunk.startswith(_UTF16_BOMS):
+            return False
+        while chunk:
+            if b"\0" in chunk:
+                return True
+            chunk = os.read(fd, 1 << 20)
+        return False
+    except OSError:
+        return True
+    finally:
+        os.close(fd)
+
+
+def matching_lines(
+    data: bytes, compiled: Compiled, cancel: threading.Event | None = None
+) -> list[tuple[int, int, int, int]]:
+    """(line number, start, end, match column) of every line with a match; no match may span a
+    line break. The column is the 1-based byte offset of the line's first match, as rg reports it."""
+    out: list[tuple[int, int, int, int]] = []
+    pos = lineno_at = 0
+    if compiled.literal is not None:  # no match before the line of the literal's first occurrence
+        at = data.find(compiled.literal)
+        if at < 0:
+            return out
+        pos = data.rfind(b"\n", 0, at) + 1
     n = len(data)
-    pos = lineno_at = line_no = 0
     line_no = 1
-    search, rfind, find, count = rx.search, data.rfind, data.find, data.count
+    search, rfind, find, count = compiled.search, data.rfind, data.find, data.count
     while pos <= n:
+        if cancel is not None and len(out) % 4096 == 4095 and cancel.is_set():
+            raise Cancelled()
         m = search(data, pos)
         if m is None:
             break
@@ -125,60 +112,78 @@ def matching_lines(data: bytes, rx: re.Pattern[bytes]) -> list[tuple[int, int, i
         le = find(b"\n", s)
         if le < 0:
             le = n
-        if m.end() > le and search(data, ls, le) is None:
-            pos = le + 1  # the match crossed a line break and the line alone does not match
-            continue
+        if m.end() > le:  # the match crossed a line break: does the line alone match?
+            m = search(data, ls, le)
+            if m is None:
+                pos = le + 1
+                continue
+            s = m.start()
         line_no += count(b"\n", lineno_at, ls)
         lineno_at = ls
-        out.append((line_no, ls, le))
+        out.append((line_no, ls, le, s - ls + 1))
         pos = le + 1
     return out
 
 
-def search_data(data: bytes, rx: re.Pattern[bytes], query: Query) -> FileResult | None:
-    hits = matching_lines(data, rx)
+def _text(raw: bytes, column: int) -> str:
+    """Like ripgrep with ``--max-columns``: of a huge line only the first bytes are used."""
+    if len(raw) > PREVIEW_BYTES:
+        return line_text(raw[:PREVIEW_BYTES], column, longer=True)
+    return line_text(raw, column)
+
+
+def search_data(
+    data: bytes, compiled: Compiled, query: Query, room: int | None, cancel: threading.Event | None = None
+) -> FileResult | None:
+    """The result for one file's bytes, with at most ``room`` records (``None``: all)."""
+    hits = matching_lines(data, compiled, cancel)
     if not hits:
         return None
     if query.mode != "content":
         return FileResult(b"", len(hits))
     if not query.context:
-        return FileResult(b"", len(hits), [b"%d:%s" % (ln, data[s:e]) for ln, s, e in hits])
+        kept = hits if room is None else hits[:room]
+        records = [Record(ln, col, _text(data[s:e], col)) for ln, s, e, col in kept]
+        return FileResult(b"", len(hits), len(hits), records)
     lines = data.split(b"\n")
     if data.endswith(b"\n"):
         lines.pop()
-    matched = {ln for ln, _, _ in hits}
+    matched = {ln: col for ln, _, _, col in hits}
     wanted: set[int] = set()
     for ln in matched:
         wanted.update(range(max(1, ln - query.context), min(len(lines), ln + query.context) + 1))
-    records = [b"%d%s%s" % (ln, b":" if ln in matched else b"-", lines[ln - 1]) for ln in sorted(wanted)]
-    return FileResult(b"", len(hits), records)
+    ordered = sorted(wanted)
+    kept_lines = ordered if room is None else ordered[:room]
+    records = [Record(ln, matched.get(ln, 0), _text(lines[ln - 1], matched.get(ln, 0))) for ln in kept_lines]
+    return FileResult(b"", len(hits), len(ordered), records)
 
 
 def search_scope(scope: Scope, query: Query, cancel: threading.Event | None) -> list[FileResult]:
-    rx = compile_pattern(query.pattern, query.case_insensitive)
-    literal = required_literal(rx)
+    compiled = compile_pattern(query.pattern, query.case_insensitive)
     base = str(scope.base)
-    results: list[FileResult] = []
-    for i, rel in enumerate(iter_files(scope)):
-        if cancel is not None and i % 256 == 0 and cancel.is_set():
+    collector = Collector(query.max_rows if query.mode == "content" else None)
+    for rel in iter_files(scope):
+        if cancel is not None and cancel.is_set():
             raise Cancelled()
         if query.accept is not None and not query.accept(scope.from_start(rel)):
             continue
         data = read_text_bytes(f"{base}/{rel}")
-        if data is None or (literal is not None and literal not in data):
+        if data is None:
             continue
-        result = search_data(data, rx, query)
+        path = os.fsencode(rel)
+        result = search_data(data, compiled, query, collector.room(path), cancel)
         if result is not None:
-            result.path = os.fsencode(rel)
-            results.append(result)
-    results.sort(key=lambda r: r.path)
-    return results
+            result.path = path
+            collector.add(result)
+    return collector.results()
 
 
-def search_file(path: Path, rel: str, query: Query) -> FileResult | None:
-    rx = compile_pattern(query.pattern, query.case_insensitive)
+def search_file(
+    path: Path, rel: str, query: Query, cancel: threading.Event | None = None
+) -> FileResult | None:
+    compiled = compile_pattern(query.pattern, query.case_insensitive)
     data = read_text_bytes(str(path))
-    result = None if data is None else search_data(data, rx, query)
+    result = None if data is None else search_data(data, compiled, query, query.max_rows, cancel)
     if result is not None:
         result.path = os.fsencode(rel)
     return result

@@ -1,16 +1,18 @@
 """What a grep backend returns, and the query it is given.
 
 Both backends (ripgrep and pure Python) produce the same thing: per file, the
-base-relative path as bytes, the number of matching lines, and in content
-mode the lines as ripgrep prints them (``b"12:text"`` for a match,
-``b"13-text"`` for context).  One formatter turns either into the tool output.
+base-relative path as bytes, the number of matching lines and of result lines
+(matches and context), and in content mode the first result lines as
+:class:`Record` objects, ready to print.  Only the first ``Query.max_rows``
+result lines in path order are kept (see :mod:`tools.file_ops.grep_collect`),
+so a search with millions of matches holds a bounded amount of text.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, NamedTuple
 
 OutputMode = Literal["content", "files_with_matches", "count"]
 
@@ -25,32 +27,36 @@ class Query:
     accept: Callable[[str], bool] | None = None
     #: File-name globs ripgrep may pre-filter with (together a superset of ``accept``).
     rg_names: tuple[str, ...] = ()
+    #: Result lines kept for content mode (the first ones in path order); ``None``: all.
+    max_rows: int | None = None
+
+
+class Record(NamedTuple):
+    """One result line of content mode."""
+
+    line: int
+    column: int  # 1-based byte column of the first match; 0 for a context line
+    text: str  # as shown: decoded, a long line cut around the match
+
+    @property
+    def is_match(self) -> bool:
+        return self.column > 0
 
 
 @dataclass
 class FileResult:
     path: bytes  # relative to the scope's base
-    count: int  # matching lines
-    records: list[bytes] = field(default_factory=list)  # content mode only
+    count: int = 0  # matching lines
+    rows: int = 0  # result lines (matches and context), content mode
+    records: list[Record] = field(default_factory=list)  # the first result lines, content mode
 
 
 class PatternError(ValueError):
     """The pattern is not a valid regular expression (message is for the model)."""
 
 
-def record_parts(record: bytes) -> tuple[int, bool, bytes]:
-    """``b"12:text"`` -> ``(12, True, b"text")``; ``b"13-text"`` -> ``(13, False, b"text")``."""
-    i = 0
-    while record[i : i + 1].isdigit():
-        i += 1
-    text = record[i + 1 :]
-    if text.endswith(b"\r"):
-        text = text[:-1]
-    return int(record[:i]), record[i : i + 1] == b":", text
-
-
-def count_matching(records: list[bytes]) -> int:
-    return sum(1 for r in records if record_parts(r)[1])
+class PatternTooSlow(Exception):
+    """The Python backend gave up on a pattern that backtracks too much (message is for the model)."""
 
 
 NEWLINE_ERROR = (

@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import lru_cache
@@ -109,14 +111,68 @@ class Cancelled(Exception):
     """The call was cancelled while ripgrep ran."""
 
 
+class Stream:
+    """rg running with its output read line by line, so it is never held whole.
+
+    Use as a context manager: iterate :meth:`lines`, then call :meth:`finish` for the
+    exit code and stderr.  Leaving the block early kills rg.  ``cancel`` (a
+    ``threading.Event``) is watched by a thread even while no output comes; when it is
+    set rg is killed and :meth:`finish` raises :class:`Cancelled`.
+    """
+
+    def __init__(self, args: list[str], cwd: Path, cancel: threading.Event | None = None) -> None:
+        # A file, not a pipe, so stderr can never block rg; closed in __exit__.
+        self._err = tempfile.TemporaryFile()  # noqa: SIM115
+        self.proc = subprocess.Popen(
+            args, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=self._err
+        )
+        self._done = threading.Event()
+        self._cancel = cancel
+        self._cancelled = False
+        if cancel is not None:
+            threading.Thread(target=self._watch, args=(cancel,), daemon=True).start()
+
+    def _watch(self, cancel: threading.Event) -> None:
+        while not self._done.is_set():
+            if cancel.wait(0.1):
+                self._cancelled = True
+                self.proc.kill()
+                return
+
+    def lines(self) -> Iterator[bytes]:
+        """rg's stdout lines, without the final newline."""
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            yield line[:-1] if line.endswith(b"\n") else line
+
+    def finish(self) -> tuple[int, bytes]:
+        """(exit code, the start of stderr) once rg has ended."""
+        rc = self.proc.wait()
+        self._done.set()
+        if self._cancelled or (self._cancel is not None and self._cancel.is_set()):
+            raise Cancelled()
+        self._err.seek(0)
+        return rc, self._err.read(65536)
+
+    def __enter__(self) -> Stream:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._done.set()
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+        if self.proc.stdout is not None:
+            self.proc.stdout.close()
+        self._err.close()
+
+
 def run(args: list[str], cwd: Path, cancel: object | None = None) -> tuple[int, bytes, bytes]:
     """Run rg (list args, no shell) and return (exit code, stdout, stderr).
 
     ``cancel`` is a ``threading.Event``; when it is set rg is killed and
     :class:`Cancelled` raised.
     """
-    import subprocess
-
     proc = subprocess.Popen(
         args, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE
     )
