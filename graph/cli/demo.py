@@ -63,6 +63,9 @@ def _parent(ns: Any, opts: Options) -> int:
         child.kill()
         child.wait()
         return CTRL_C
+    if not killed and child.returncode == 0:  # the person declined the test run: nothing to kill
+        _say(console, "demo", "the tests were not run, so the crash-and-resume part was skipped", "yellow")
+        return DONE
     if not killed:
         _say(console, "demo", f"the first phase ended early (exit {child.returncode})", "red")
         return ERROR

@@ -80,3 +80,30 @@ def test_demo_on_a_tty_asks(cli_env, tmp_path):
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 0
+
+
+def test_demo_declining_the_test_run_skips_the_crash_part(cli_env, tmp_path):
+    env = cli_env | {"TERM": "xterm-256color", "NO_COLOR": "1"}
+    cmd = cairn_cmd()
+    child = pexpect.spawn(
+        cmd[0],
+        [*cmd[1:], "demo"],
+        cwd=str(tmp_path),
+        env=env,
+        encoding="utf-8",
+        dimensions=(50, 200),
+        timeout=60,
+    )
+    child.expect("Allow\\?")
+    child.expect("› ")
+    child.send("y")
+    child.expect("\\$ python -m unittest -v")
+    child.expect("› ")
+    child.send("n")
+    child.expect("what should it do instead\\?")
+    child.sendline("")
+    child.expect("the tests were not run, so the crash-and-resume part was skipped")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert "ended early" not in child.before
+    assert child.exitstatus == 0
