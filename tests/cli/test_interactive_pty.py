@@ -397,3 +397,23 @@ def test_background_tasks_are_listed_and_stopped_on_exit(spawn, script):
     while _sleepers(marker) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not _sleepers(marker), "stopped on exit"
+
+
+def test_resume_flags_on_a_crashed_session_interactively(spawn, script, cli_env, workspace):
+    from tests.cli.test_resume_flags import WAIT_FOR_GO, crashed
+
+    turns = [
+        {"content": "Running.", "tool_calls": [call("bash", "b1", command=WAIT_FOR_GO)]},
+        {"content": "Finished."},
+    ]
+    sid = crashed(cli_env, workspace, script(turns))
+    Path(workspace, "go").touch()
+    child = spawn("resume", sid[:12], "--retry", "all")
+    child.expect("cut off mid-run")
+    child.expect("Finished.")  # recovered, then retried by the flag: nobody was asked
+    child.expect(MENU_END)
+    assert "Run it again?" not in child.before
+    child.sendline("/exit")
+    assert finish(child) == 0
+    [b1] = show_json(cli_env, workspace)["tool_calls"]
+    assert b1["status"] == "success" and "ran" in b1["result"]
