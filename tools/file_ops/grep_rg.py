@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import re
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from pathlib import Path
 
 from tools.file_ops import ripgrep
@@ -42,7 +42,7 @@ def search_scope(rg: str, scope: Scope, query: Query, cancel: threading.Event | 
         args += ["-e", query.pattern, "--", *ripgrep.search_paths(scope)]
         collector = Collector(query.max_rows if query.mode == "content" else None)
         with ripgrep.Stream(args, scope.base, cancel) as run:
-            _collect(run.lines(), query, collector, accept)
+            _collect(run, query, collector, accept)
             rc, err = run.finish()
     results = collector.results()
     _check(rc, err, bool(results))
@@ -59,7 +59,7 @@ def search_file(
     args = [rg, *_mode_args(query), "--no-config", "--color=never", "-e", query.pattern, "--", rel]
     collector = Collector(query.max_rows if query.mode == "content" else None)
     with ripgrep.Stream(args, base, cancel) as run:
-        binary = _collect(run.lines(), query, collector, None)
+        binary = _collect(run, query, collector, None)
         rc, err = run.finish()
     if binary:
         raise BinaryFile(rel)
@@ -86,11 +86,11 @@ def _mode_args(query: Query) -> list[str]:
 
 
 def _collect(
-    lines: Iterable[bytes], query: Query, collector: Collector, accept: Callable[[bytes], bool] | None
+    run: ripgrep.Stream, query: Query, collector: Collector, accept: Callable[[bytes], bool] | None
 ) -> bool:
     """Feed rg's output to ``collector``; True if rg reported an explicitly given file as binary."""
     if query.mode != "content":
-        for line in lines:
+        for line in run.lines():
             path, sep, count = line.partition(b"\0")
             if sep and count.isdigit() and (accept is None or accept(path)):
                 collector.add(FileResult(path, int(count)))
@@ -100,34 +100,46 @@ def _collect(
     current: FileResult | None = None
     room: int | None = 0
     skipped = b"\0"  # a path ``accept`` rejected (no real path contains NUL)
-    for line in lines:
-        path, sep, rest = line.partition(b"\0")
-        if not sep:
-            if _BINARY_WARNING in line and current is not None and line.startswith(current.path + b":"):
-                current = None  # the fallback skips a file with a NUL anywhere: drop the block
-            binary = binary or _BINARY_EXPLICIT in line
-            continue
-        if current is None or path != current.path:
-            if path == skipped:
+    for chunk in run.chunks():
+        if current is not None and room is not None and len(current.records) >= room and not query.context:
+            # Only counting is left for this file: a block of its match lines is counted at once.
+            prefix = current.path + b"\0"
+            n = chunk.count(b"\n") + (not chunk.endswith(b"\n"))
+            if chunk.startswith(prefix) and chunk.count(b"\n" + prefix) + 1 == n:
+                current.count += n
+                current.rows += n
                 continue
-            if accept is not None and not accept(path):
-                skipped = path
+        lines = chunk.split(b"\n")
+        if chunk.endswith(b"\n"):
+            lines.pop()
+        for line in lines:
+            path, sep, rest = line.partition(b"\0")
+            if not sep:
+                if _BINARY_WARNING in line and current is not None and line.startswith(current.path + b":"):
+                    current = None  # the fallback skips a file with a NUL anywhere: drop the block
+                binary = binary or _BINARY_EXPLICIT in line
                 continue
-            if current is not None:
-                collector.add(current)
-            current, room = FileResult(path), collector.room(path)
-        m = _LINE_PREFIX.match(rest)
-        if m is None:
-            continue
-        column = int(m.group(2) or 0)
-        current.rows += 1
-        if column:
-            current.count += 1
-        if room is None or len(current.records) < room:
-            raw = rest[m.end() :]
-            longer = len(raw) > PREVIEW_BYTES  # rg's preview: the first bytes, then " [... N more ...]"
-            text = line_text(raw[:PREVIEW_BYTES] if longer else raw, column, longer=longer)
-            current.records.append(Record(int(m.group(1)), column, text))
+            if current is None or path != current.path:
+                if path == skipped:
+                    continue
+                if accept is not None and not accept(path):
+                    skipped = path
+                    continue
+                if current is not None:
+                    collector.add(current)
+                current, room = FileResult(path), collector.room(path)
+            m = _LINE_PREFIX.match(rest)
+            if m is None:
+                continue
+            column = int(m.group(2) or 0)
+            current.rows += 1
+            if column:
+                current.count += 1
+            if room is None or len(current.records) < room:
+                raw = rest[m.end() :]
+                longer = len(raw) > PREVIEW_BYTES  # rg's preview: the first bytes, then " [... N more ...]"
+                text = line_text(raw[:PREVIEW_BYTES] if longer else raw, column, longer=longer)
+                current.records.append(Record(int(m.group(1)), column, text))
     if current is not None:
         collector.add(current)
     return binary

@@ -139,11 +139,26 @@ class Stream:
                 self.proc.kill()
                 return
 
+    def chunks(self, size: int = 1 << 18) -> Iterator[bytes]:
+        """rg's stdout in blocks of whole lines, each ending in a newline (but perhaps the last)."""
+        assert self.proc.stdout is not None
+        rest = b""
+        while block := self.proc.stdout.read(size):
+            block = rest + block if rest else block
+            cut = block.rfind(b"\n") + 1
+            rest = block[cut:]
+            if cut:
+                yield block[:cut]
+        if rest:
+            yield rest
+
     def lines(self) -> Iterator[bytes]:
         """rg's stdout lines, without the final newline."""
-        assert self.proc.stdout is not None
-        for line in self.proc.stdout:
-            yield line[:-1] if line.endswith(b"\n") else line
+        for chunk in self.chunks():
+            lines = chunk.split(b"\n")
+            if chunk.endswith(b"\n"):
+                lines.pop()
+            yield from lines
 
     def finish(self) -> tuple[int, bytes]:
         """(exit code, the start of stderr) once rg has ended."""
