@@ -54,14 +54,16 @@ def crashed(cli_env, workspace, spec: str) -> str:
         text=True,
     )
     sid = None
-    for line in proc.stdout:
-        event = json.loads(line)
-        sid = sid or event.get("session_id")
-        if event["type"] == "tool_start":
-            assert event["call"]["status"] == "executing"  # not the Session's "pending"
-            break
-    proc.kill()
-    proc.wait()
+    try:
+        for line in proc.stdout:
+            event = json.loads(line)
+            sid = sid or event.get("session_id")
+            if event["type"] == "tool_start":
+                assert event["call"]["status"] == "executing"  # not the Session's "pending"
+                break
+    finally:
+        proc.kill()
+        proc.wait()
     assert sid is not None
     return sid
 
