@@ -218,6 +218,12 @@ class Session:
         return self._run(Command(resume=answer), stream, on_event)
 
     def _decide_each(self, call_id: str, decision: dict[str, Any], **kw: Any) -> RunResult:
+        if call_id == "all":
+            snap = self._snapshot()
+            if not snap.interrupts and snap.next:  # cut off before its prompt: recover first
+                recovered = self._run(None, kw.get("stream", False), kw.get("on_event"))
+                if recovered.status not in GATED_STATUSES:
+                    return recovered
         ids = [c.call_id for c in self.pending()] if call_id == "all" else [call_id]
         if not ids:
             raise SessionError("no tool calls are waiting for a decision")

@@ -294,3 +294,16 @@ def test_a_second_process_cannot_drive_a_running_session(tmp_path):
     result = other.continue_()
     assert result.status == "interrupted", result
     other.close()
+
+
+def test_retry_all_recovers_a_crashed_run_first(tmp_path):
+    from graph import Session
+
+    h = Harness(tmp_path, [{"tool_calls": [call("effect", "slow", 60)]}, {"content": "finished"}])
+    h.start_and_kill("--send", "go", marker="started-slow")
+    (h.marks / "fast").write_text("")
+    session = Session.resume(h.session_id, db=str(h.db), model=_finished_model(), tools=_tools(h))
+    result = session.retry("all")
+    session.close()
+    assert result.status == "done", result
+    assert h.runs() == ["slow", "slow"]
