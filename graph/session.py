@@ -17,16 +17,16 @@ import asyncio
 import os
 import threading
 import uuid
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from typing import Any
 
 from langchain_core.messages import BaseMessage, HumanMessage
-from langgraph.types import Command
 
 from checkpoints import Store, open_store
 from graph.context import EventCallback
-from graph.decisions import normalize_decisions
+from graph.errors import SessionError
 from graph.result import RunResult
+from graph.session_decisions import DecisionsMixin
 from graph.state import GATED_STATUSES, ToolCallInfo, calls
 from tools import ToolRegistry, ToolServices, Workspace, create_default_tools
 
@@ -34,11 +34,7 @@ MODES = ("default", "accept-edits", "plan", "bypass")
 RECURSION_LIMIT = 10_000
 
 
-class SessionError(RuntimeError):
-    """A request the session cannot honour in its current state (message says why)."""
-
-
-class Session:
+class Session(DecisionsMixin):
     """One agent conversation in one workspace, persisted under ``session.id``."""
 
     def __init__(
@@ -173,61 +169,6 @@ class Session:
     def stop(self) -> None:
         """Ask the running call/stream to stop (what Ctrl-C does): tools stop, calls become interrupted."""
         self.cancel_event.set()
-
-    # -- decisions -----------------------------------------------------------------------
-    def approve(self, call_id: str = "all", *, always: bool = False, **kw: Any) -> RunResult:
-        return self._decide_each(call_id, {"action": "always" if always else "approve"}, **kw)
-
-    def reject(self, call_id: str = "all", message: str = "", **kw: Any) -> RunResult:
-        return self._decide_each(call_id, {"action": "reject", "message": message}, **kw)
-
-    def edit(self, call_id: str, args: Mapping[str, Any], **kw: Any) -> RunResult:
-        return self.decide({call_id: {"edit": dict(args)}}, **kw)
-
-    def retry(self, call_id: str = "all", **kw: Any) -> RunResult:
-        return self._decide_each(call_id, {"action": "retry"}, **kw)
-
-    def cancel(self, call_id: str = "all", **kw: Any) -> RunResult:
-        return self._decide_each(call_id, {"action": "cancel"}, **kw)
-
-    def decide(
-        self, decisions: Mapping[str, Any], *, stream: bool = False, on_event: EventCallback | None = None
-    ) -> RunResult:
-        """Several decisions at once: ``{call_id: "approve" | "always" | "reject" | {"reject": msg} |
-        {"edit": args} | "retry" | "cancel"}``. The run continues once every gated call is decided."""
-        snap = self._snapshot()
-        if not snap.interrupts and snap.next:
-            # Cut off before it reached the approval prompt (killed mid-turn): recover first,
-            # so the decisions answer a real prompt instead of being dropped.
-            recovered = self._run(None, stream, on_event)
-            if recovered.status not in GATED_STATUSES:
-                return recovered
-            still = {c.call_id for c in recovered.pending}
-            decisions = {cid: d for cid, d in decisions.items() if cid in still}
-            if not decisions:
-                return recovered
-        gated = {c.call_id: c for c in self.pending()}
-        if not gated:
-            raise SessionError("no tool calls are waiting for a decision")
-        staged = normalize_decisions(decisions, gated, self.registry)
-        self._staged.update(staged)
-        if set(gated) - set(self._staged):
-            return self._status_now()
-        answer = {"decisions": {cid: self._staged[cid] for cid in gated}}
-        self._staged.clear()
-        return self._run(Command(resume=answer), stream, on_event)
-
-    def _decide_each(self, call_id: str, decision: dict[str, Any], **kw: Any) -> RunResult:
-        if call_id == "all":
-            snap = self._snapshot()
-            if not snap.interrupts and snap.next:  # cut off before its prompt: recover first
-                recovered = self._run(None, kw.get("stream", False), kw.get("on_event"))
-                if recovered.status not in GATED_STATUSES:
-                    return recovered
-        ids = [c.call_id for c in self.pending()] if call_id == "all" else [call_id]
-        if not ids:
-            raise SessionError("no tool calls are waiting for a decision")
-        return self.decide({cid: decision for cid in ids}, **kw)
 
     # -- inspection -------------------------------------------------------------------------
     def pending(self) -> list[ToolCallInfo]:

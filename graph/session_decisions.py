@@ -1,0 +1,77 @@
+"""Decisions about gated tool calls: the part of the Session API a person answers with."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from langgraph.types import Command
+
+from graph.decisions import normalize_decisions
+from graph.errors import SessionError
+from graph.state import GATED_STATUSES
+
+if TYPE_CHECKING:
+    from graph.context import EventCallback
+    from graph.result import RunResult
+
+
+class DecisionsMixin:
+    """approve / reject / edit / retry / cancel / decide for ``Session``.
+
+    Each continues the run once nothing is left undecided and returns a ``RunResult``.
+    """
+
+    def approve(self, call_id: str = "all", *, always: bool = False, **kw: Any) -> RunResult:
+        return self._decide_each(call_id, {"action": "always" if always else "approve"}, **kw)
+
+    def reject(self, call_id: str = "all", message: str = "", **kw: Any) -> RunResult:
+        return self._decide_each(call_id, {"action": "reject", "message": message}, **kw)
+
+    def edit(self, call_id: str, args: Mapping[str, Any], **kw: Any) -> RunResult:
+        return self.decide({call_id: {"edit": dict(args)}}, **kw)
+
+    def retry(self, call_id: str = "all", **kw: Any) -> RunResult:
+        return self._decide_each(call_id, {"action": "retry"}, **kw)
+
+    def cancel(self, call_id: str = "all", **kw: Any) -> RunResult:
+        return self._decide_each(call_id, {"action": "cancel"}, **kw)
+
+    def decide(
+        self, decisions: Mapping[str, Any], *, stream: bool = False, on_event: EventCallback | None = None
+    ) -> RunResult:
+        """Several decisions at once: ``{call_id: "approve" | "always" | "reject" | {"reject": msg} |
+        {"edit": args} | "retry" | "cancel"}``. The run continues once every gated call is decided."""
+        snap = self._snapshot()
+        if not snap.interrupts and snap.next:
+            # Cut off before it reached the approval prompt (killed mid-turn): recover first,
+            # so the decisions answer a real prompt instead of being dropped.
+            recovered = self._run(None, stream, on_event)
+            if recovered.status not in GATED_STATUSES:
+                return recovered
+            still = {c.call_id for c in recovered.pending}
+            decisions = {cid: d for cid, d in decisions.items() if cid in still}
+            if not decisions:
+                return recovered
+        gated = {c.call_id: c for c in self.pending()}
+        if not gated:
+            raise SessionError("no tool calls are waiting for a decision")
+        staged = normalize_decisions(decisions, gated, self.registry)
+        self._staged.update(staged)
+        if set(gated) - set(self._staged):
+            return self._status_now()
+        answer = {"decisions": {cid: self._staged[cid] for cid in gated}}
+        self._staged.clear()
+        return self._run(Command(resume=answer), stream, on_event)
+
+    def _decide_each(self, call_id: str, decision: dict[str, Any], **kw: Any) -> RunResult:
+        if call_id == "all":
+            snap = self._snapshot()
+            if not snap.interrupts and snap.next:  # cut off before its prompt: recover first
+                recovered = self._run(None, kw.get("stream", False), kw.get("on_event"))
+                if recovered.status not in GATED_STATUSES:
+                    return recovered
+        ids = [c.call_id for c in self.pending()] if call_id == "all" else [call_id]
+        if not ids:
+            raise SessionError("no tool calls are waiting for a decision")
+        return self.decide({cid: decision for cid in ids}, **kw)
