@@ -223,3 +223,14 @@ def test_counts_stay_exact_when_only_counting_is_left(grep, workspace, backend):
     assert lines[-1].startswith("[Showing the first 3 of 100,000 lines.")
     counts = grep.execute({"pattern": "hit", "output_mode": "count"}).output.splitlines()
     assert counts == ["Found 100,000 matching lines in 2 files.", "a.txt:60000", "b.txt:40000"]
+
+
+def test_only_patterns_that_can_backtrack_pay_for_the_time_budget():
+    import re
+
+    from tools.file_ops.grep_regex import may_backtrack
+
+    for safe in [rb"def main", rb"class \w+Error\(", rb"foo.*bar", rb"(?:ab)+c", rb"(foo|bar)baz"]:
+        assert not may_backtrack(re.compile(safe)), safe
+    for risky in [rb"(\w+\s?)+;", rb"(x+x+)+y", rb"\w+\w+x", rb"(a|aa)+b"]:
+        assert may_backtrack(re.compile(risky)), risky

@@ -37,7 +37,7 @@ class Compiled:
     def __init__(self, checked: re.Pattern[bytes]) -> None:
         #: A literal every match contains (for a fast ``bytes.find`` pre-check), if there is one.
         self.literal = required_literal(checked)
-        engine = _regex_module()
+        engine = _regex_module() if may_backtrack(checked) else None
         if engine is None:
             self.search: Callable[..., Any] = lambda data, pos, endpos=None: checked.search(
                 data, pos, len(data) if endpos is None else endpos
@@ -80,6 +80,45 @@ def compile_pattern(pattern: str, case_insensitive: bool) -> Compiled:
     except re.error as exc:
         raise PatternError(f"Invalid regex: {exc}") from None
     return Compiled(checked)
+
+
+def may_backtrack(pattern: re.Pattern[bytes]) -> bool:
+    r"""Whether the pattern could backtrack catastrophically: more than one unbounded
+    repetition (nested like ``(a+)+`` or in sequence like ``\w+\w+x``) or a repetition of
+    an alternation. Other patterns run on ``re``, which is faster per call; these run on
+    ``regex`` with a time budget. Unknown parser layouts count as risky."""
+    try:
+        import re._parser as sre_parse  # type: ignore[import-not-found]
+        from re._constants import BRANCH, MAX_REPEAT, MAXREPEAT, MIN_REPEAT  # type: ignore[import-not-found]
+    except ImportError:  # pragma: no cover - older/newer layouts
+        return True
+    try:
+        parsed = sre_parse.parse(pattern.pattern, pattern.flags)
+    except Exception:
+        return True
+    unbounded = 0
+    risky = False
+
+    def visit(items, inside_repeat: bool) -> None:
+        nonlocal unbounded, risky
+        for op, arg in items:
+            if op in (MAX_REPEAT, MIN_REPEAT):
+                low, high, body = arg
+                if high == MAXREPEAT or high > 64:
+                    unbounded += 1
+                visit(body, True)
+            elif op is BRANCH:
+                if inside_repeat:
+                    risky = True
+                for alternative in arg[1]:
+                    visit(alternative, inside_repeat)
+            elif isinstance(arg, (list, tuple)):
+                for part in arg:
+                    if isinstance(part, sre_parse.SubPattern):
+                        visit(part, inside_repeat)
+
+    visit(parsed, False)
+    return risky or unbounded > 1
 
 
 def required_literal(pattern: re.Pattern[bytes]) -> bytes | None:
