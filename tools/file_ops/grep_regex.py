@@ -103,7 +103,7 @@ def may_backtrack(pattern: re.Pattern[bytes]) -> bool:
         nonlocal unbounded, risky
         for op, arg in items:
             if op in (MAX_REPEAT, MIN_REPEAT):
-                low, high, body = arg
+                _low, high, body = arg
                 if high == MAXREPEAT or high > 64:
                     unbounded += 1
                 visit(body, True)
