@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import codecs
 import os
+import re
 import threading
 from pathlib import Path
 
@@ -160,6 +161,8 @@ def search_data(
 
 def search_scope(scope: Scope, query: Query, cancel: threading.Event | None) -> list[FileResult]:
     compiled = compile_pattern(query.pattern, query.case_insensitive)
+    # re's literal search beats bytes.find for longer needles (CPython's two-way search).
+    has_literal = re.compile(re.escape(compiled.literal)).search if compiled.literal else None
     base = str(scope.base)
     collector = Collector(query.max_rows if query.mode == "content" else None)
     for rel in iter_files(scope):
@@ -168,8 +171,8 @@ def search_scope(scope: Scope, query: Query, cancel: threading.Event | None) -> 
         if query.accept is not None and not query.accept(scope.from_start(rel)):
             continue
         data = read_text_bytes(f"{base}/{rel}")
-        if data is None:
-            continue
+        if data is None or (has_literal is not None and has_literal(data) is None):
+            continue  # most files of a tree: skipped without a call per file
         path = os.fsencode(rel)
         result = search_data(data, compiled, query, collector.room(path), cancel)
         if result is not None:
