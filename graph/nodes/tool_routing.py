@@ -47,7 +47,12 @@ def tool_routing(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str,
             pending.append(call)
             continue
         verdict = policy.evaluate(
-            call.tool_name, call.arguments, workspace=ctx.workspace, mode=mode, rules=rules
+            call.tool_name,
+            call.arguments,
+            workspace=ctx.workspace,
+            mode=mode,
+            rules=rules,
+            cwd=_shell_cwd(call, ctx),
         )
         call.risk, call.reason = str(verdict.risk), verdict.reason
         decision = str(verdict.decision)
@@ -64,6 +69,15 @@ def tool_routing(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str,
             completed.append(call)
             ctx.emit("tool_end", call=call.to_state())
     return {"pending_tool_calls": dump_calls(pending), "completed_tool_calls": dump_calls(completed)}
+
+
+def _shell_cwd(call: ToolCallInfo, ctx: AgentContext) -> Any:
+    """Where a shell command will run: the directory an earlier ``cd`` left the shell in."""
+    tool = ctx.registry.get(call.tool_name)
+    if tool is None or tool.name != "bash" or "shell" not in tool.services.__dict__:
+        return None
+    cwd = tool.services.shell.cwd
+    return None if cwd == ctx.workspace.root else cwd
 
 
 def _route_interrupted(call: ToolCallInfo, ctx: AgentContext) -> ToolCallInfo:

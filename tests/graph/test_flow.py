@@ -362,3 +362,21 @@ def test_extra_secret_env_names_are_withheld_from_commands(harness, monkeypatch)
     out = next(m.content for m in s.history() if getattr(m, "tool_call_id", None) == "e")
     assert "visible" in out
     assert "hunter2" not in out and "s3cr3t" not in out
+
+
+def test_shell_commands_are_judged_from_the_directory_cd_left_them_in(harness):
+    (harness.ws / "sub").mkdir()
+    (harness.ws / "readme.txt").write_text("inside the workspace\n")
+    turns = [
+        {"tool_calls": [{"name": "bash", "args": {"command": "cd sub"}, "id": "c1"}]},
+        {"tool_calls": [{"name": "bash", "args": {"command": "cat ../readme.txt"}, "id": "c2"}]},
+        {"content": "done"},
+    ]
+    s = harness.session(turns)
+    r = s.send("go")
+    while r.status == "awaiting_approval" and r.pending[0].call_id == "c1":
+        r = s.approve()
+    # from sub/, ../readme.txt is inside the workspace: a read-only command runs without asking
+    assert r.status == "done", r.pending
+    out = next(m.content for m in s.history() if getattr(m, "tool_call_id", None) == "c2")
+    assert "inside the workspace" in out
