@@ -65,11 +65,8 @@ def evaluate(
             return Verdict(Decision.ASK, MEDIUM, f"arguments for {tool_name} are not an object")
         start = Path(os.path.realpath(os.path.join(ws.root, os.fspath(cwd)))) if cwd is not None else None
         dns = resolver if resolver is not None else (None if resolve_dns else no_dns)
-        # A tool registered under a name that is also a built-in alias (an MCP "fetch") has its
-        # own tool_risk entry: judge it as itself, not as the built-in the alias points to.
-        name = tool_name if tool_name in rules.tool_risk else canonical_tool_name(tool_name)
-        verdict = _evaluate(name, args, ws, mode, rules, start, dns)
-        return _apply_risk_override(name, verdict, rules, mode)
+        verdict = _evaluate(canonical_tool_name(tool_name), args, ws, mode, rules, start, dns)
+        return _apply_risk_override(canonical_tool_name(tool_name), verdict, rules, mode)
     except Exception as exc:  # fail closed: a policy bug must never allow a call
         return Verdict(
             Decision.ASK, HIGH, f"the policy could not evaluate this call ({type(exc).__name__}: {exc})"

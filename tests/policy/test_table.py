@@ -139,12 +139,3 @@ def test_public_api_names() -> None:
         "PolicyConfigError",
     ):
         assert hasattr(policy, name), name
-
-
-def test_a_custom_tool_named_like_a_builtin_alias_is_judged_as_itself(tmp_path):
-    from policy import Rules, evaluate
-
-    as_alias = evaluate("fetch", {"url": "notes"}, workspace=tmp_path)
-    assert as_alias.decision == "deny"  # judged as web_fetch: not an http(s) URL
-    custom = evaluate("fetch", {"url": "notes"}, workspace=tmp_path, rules=Rules(tool_risk={"fetch": "LOW"}))
-    assert custom.decision == "allow" and "fetch is low risk" in custom.reason
