@@ -7,7 +7,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 import policy
-from tools import ToolRegistry, Workspace
+from tools import ToolRegistry, Workspace, builtin_aliases, builtin_tool_classes
 from tools.langchain_adapter import LangChainTool
 
 
@@ -21,10 +21,11 @@ def session_rules(workspace: Workspace, extra: Any, registry: ToolRegistry) -> A
     custom_risk: dict[str, Any] = {}
     read_only: set[str] = set()
     for tool in registry:
-        if isinstance(tool, LangChainTool) or tool.name not in policy.DEFAULT_TOOL_RISK:
-            custom_risk.setdefault(tool.name, tool.risk_level)
+        if not is_builtin(tool):
+            name = policy_name(tool)
+            custom_risk.setdefault(name, tool.risk_level)
             if tool.read_only:
-                read_only.add(tool.name)
+                read_only.add(name)
     if custom_risk or read_only:
         rules = dataclasses.replace(
             rules,
@@ -32,6 +33,25 @@ def session_rules(workspace: Workspace, extra: Any, registry: ToolRegistry) -> A
             read_only_tools=frozenset(rules.read_only_tools) | read_only,
         )
     return rules
+
+
+def is_builtin(tool: Any) -> bool:
+    return type(tool) in builtin_tool_classes() and not isinstance(tool, LangChainTool)
+
+
+def policy_name(tool: Any) -> str:
+    """The name the policy judges a tool by.
+
+    The policy maps familiar aliases to built-ins (``search`` → ``grep``, ``fetch`` →
+    ``web_fetch``); a custom or MCP tool registered under such a name must not be judged
+    as that built-in (a web-search tool judged as a workspace grep would run unasked), so
+    it gets a distinct name, unknown to the policy table: MEDIUM unless its risk is set.
+    """
+    if is_builtin(tool):
+        return tool.name
+    if tool.name.lower() in builtin_aliases() or tool.name in policy.DEFAULT_TOOL_RISK:
+        return f"{tool.name}__custom"
+    return tool.name
 
 
 def _as_rules(extra: Any) -> Any:

@@ -116,8 +116,15 @@ def _apply_edit(call: ToolCallInfo, decision: CallDecision, ctx: AgentContext) -
         return True
     call.original_arguments = call.arguments
     call.arguments = checked[1]
+    from graph.rules import policy_name
+
+    tool = ctx.registry.get(call.tool_name)
     verdict = policy.evaluate(
-        call.tool_name, call.arguments, workspace=ctx.workspace, mode=ctx.mode, rules=ctx.rules
+        policy_name(tool) if tool is not None else call.tool_name,
+        call.arguments,
+        workspace=ctx.workspace,
+        mode=ctx.mode,
+        rules=ctx.rules,
     )
     call.risk, call.reason = str(verdict.risk), verdict.reason
     if str(verdict.decision) == "deny":

@@ -47,7 +47,7 @@ def tool_routing(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str,
             pending.append(call)
             continue
         verdict = policy.evaluate(
-            call.tool_name,
+            _policy_name(call, ctx),
             call.arguments,
             workspace=ctx.workspace,
             mode=mode,
@@ -69,6 +69,13 @@ def tool_routing(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str,
             completed.append(call)
             ctx.emit("tool_end", call=call.to_state())
     return {"pending_tool_calls": dump_calls(pending), "completed_tool_calls": dump_calls(completed)}
+
+
+def _policy_name(call: ToolCallInfo, ctx: AgentContext) -> str:
+    from graph.rules import policy_name
+
+    tool = ctx.registry.get(call.tool_name)
+    return policy_name(tool) if tool is not None else call.tool_name
 
 
 def _shell_cwd(call: ToolCallInfo, ctx: AgentContext) -> Any:

@@ -380,3 +380,37 @@ def test_shell_commands_are_judged_from_the_directory_cd_left_them_in(harness):
     assert r.status == "done", r.pending
     out = next(m.content for m in s.history() if getattr(m, "tool_call_id", None) == "c2")
     assert "inside the workspace" in out
+
+
+def test_a_custom_tool_named_like_a_builtin_alias_is_judged_as_itself(harness):
+    from langchain_core.tools import tool as lc_tool
+
+    @lc_tool
+    def search(query: str) -> str:
+        """Search the web (an MCP-style tool that happens to be called like grep's alias)."""
+        return f"results for {query}"
+
+    turns = [
+        {
+            "tool_calls": [
+                {"name": "search", "args": {"query": "cairn"}, "id": "s1"},
+                {"name": "grep", "args": {"pattern": "x"}, "id": "g1"},
+            ]
+        },
+        {"content": "done"},
+    ]
+    s = Session(
+        harness.ws,
+        model=__import__("graph.scripted", fromlist=["x"]).ScriptedChatModel.from_turns(turns),
+        db=harness.db,
+        tools=[search],
+    )
+    r = s.send("go")
+    assert r.status == "awaiting_approval", "an unknown custom tool asks (MEDIUM), it is not a grep"
+    assert [p.call_id for p in r.pending] == ["s1"]
+    assert [c.status for c in r.tool_calls if c.call_id == "g1"] == ["success"], "grep itself still runs"
+    r = s.approve()
+    assert r.status == "done"
+    assert "results for cairn" in next(
+        m.content for m in s.history() if getattr(m, "tool_call_id", None) == "s1"
+    )
