@@ -10,23 +10,25 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from checkpoints.journal import JournalEntry, ToolJournal
-    from checkpoints.location import default_location, state_dir
-    from checkpoints.sessions import SessionIndex, SessionRecord
-    from checkpoints.store import StorageConfigError, Store, open_store
-    from checkpoints.transcript import Transcript
+    from cairn.checkpoints.journal import JournalEntry, ToolJournal
+    from cairn.checkpoints.location import default_location, state_dir
+    from cairn.checkpoints.sessions import SessionIndex, SessionRecord
+    from cairn.checkpoints.store import StorageConfigError, Store, open_store
+    from cairn.checkpoints.transcript import Transcript
 
 _EXPORTS = {
-    "JournalEntry": "checkpoints.journal",
-    "ToolJournal": "checkpoints.journal",
-    "default_location": "checkpoints.location",
-    "state_dir": "checkpoints.location",
-    "SessionIndex": "checkpoints.sessions",
-    "SessionRecord": "checkpoints.sessions",
-    "StorageConfigError": "checkpoints.store",
-    "Store": "checkpoints.store",
-    "open_store": "checkpoints.store",
-    "Transcript": "checkpoints.transcript",
+    "JournalEntry": "cairn.checkpoints.journal",
+    "ToolJournal": "cairn.checkpoints.journal",
+    "default_location": "cairn.checkpoints.location",
+    "state_dir": "cairn.checkpoints.location",
+    "SessionIndex": "cairn.checkpoints.sessions",
+    "SessionRecord": "cairn.checkpoints.sessions",
+    "StorageConfigError": "cairn.checkpoints.store",
+    "StoreBusy": "cairn.checkpoints.errors",
+    "StoreError": "cairn.checkpoints.errors",
+    "Store": "cairn.checkpoints.store",
+    "open_store": "cairn.checkpoints.store",
+    "Transcript": "cairn.checkpoints.transcript",
 }
 
 __all__ = [
@@ -35,6 +37,8 @@ __all__ = [
     "SessionRecord",
     "StorageConfigError",
     "Store",
+    "StoreBusy",
+    "StoreError",
     "ToolJournal",
     "Transcript",
     "default_location",

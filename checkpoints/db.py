@@ -14,6 +14,8 @@ from collections.abc import Iterable, Sequence
 from contextlib import contextmanager
 from typing import Any
 
+from cairn.checkpoints.errors import StoreBusy, StoreError
+
 
 class Database:
     """Serialized access to one connection; every ``write`` commits before returning."""
@@ -49,10 +51,20 @@ class Database:
 
     @contextmanager
     def transaction(self):
+        """One transaction; a driver's operational error leaves as ``StoreBusy``/``StoreError``."""
         with self.lock:
             try:
                 yield self.conn
                 self.conn.commit()
+            except sqlite3.OperationalError as exc:
+                self.conn.rollback()
+                raise as_store_error(exc) from exc
             except BaseException:
                 self.conn.rollback()
                 raise
+
+
+def as_store_error(exc: sqlite3.OperationalError) -> StoreError:
+    text = str(exc).lower()
+    busy = "locked" in text or "busy" in text
+    return (StoreBusy if busy else StoreError)(f"database: {exc}")

@@ -19,7 +19,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from checkpoints.db import Database
+from cairn.checkpoints.db import Database
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS cairn_tool_journal (

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from checkpoints.db import Database
+from cairn.checkpoints.db import Database
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS cairn_prune_marks (

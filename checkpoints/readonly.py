@@ -5,8 +5,8 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from checkpoints.location import resolve_location
-from checkpoints.sessions import SessionRecord, list_query
+from cairn.checkpoints.location import resolve_location
+from cairn.checkpoints.sessions import SessionRecord, list_query
 
 
 def list_sessions(

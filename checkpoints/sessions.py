@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from dataclasses import asdict, dataclass
 
-from checkpoints.db import Database
+from cairn.checkpoints.db import Database
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS cairn_sessions (
@@ -27,7 +27,7 @@ _TOP_LEVEL = "instr(thread_id, '-sub-') = 0"
 
 
 def list_query(workspace: str | None, limit: int) -> tuple[str, tuple]:
-    """The listing query, shared with the stdlib-only reader ``checkpoints.readonly``."""
+    """The listing query, shared with the stdlib-only reader ``cairn.checkpoints.readonly``."""
     where = _TOP_LEVEL + (" AND workspace = ?" if workspace is not None else "")
     params = (workspace, limit) if workspace is not None else (limit,)
     return f"SELECT {_COLS} FROM cairn_sessions WHERE {where} ORDER BY updated_at DESC LIMIT ?", params

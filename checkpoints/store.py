@@ -8,13 +8,13 @@ from typing import Any
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
 
-from checkpoints.db import Database
-from checkpoints.file_reads import FileReadLog
-from checkpoints.journal import ToolJournal
-from checkpoints.location import resolve_location
-from checkpoints.pruning import prune_thread
-from checkpoints.sessions import SessionIndex
-from checkpoints.transcript import Transcript
+from cairn.checkpoints.db import Database
+from cairn.checkpoints.file_reads import FileReadLog
+from cairn.checkpoints.journal import ToolJournal
+from cairn.checkpoints.location import resolve_location
+from cairn.checkpoints.pruning import prune_thread
+from cairn.checkpoints.sessions import SessionIndex
+from cairn.checkpoints.transcript import Transcript
 
 
 class StorageConfigError(ValueError):
@@ -70,7 +70,7 @@ def open_store(location: str | os.PathLike[str] | None = None) -> Store:
         )
     if "://" in loc:
         raise StorageConfigError(f"unsupported database location {loc!r}: use a file path or ':memory:'")
-    from checkpoints.sqlite import CompactSqliteSaver, connect
+    from cairn.checkpoints.sqlite import CompactSqliteSaver, connect
 
     conn = connect(loc)
     saver = CompactSqliteSaver(conn)

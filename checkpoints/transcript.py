@@ -22,7 +22,7 @@ from typing import Any
 
 from langchain_core.messages import BaseMessage, message_to_dict, messages_from_dict
 
-from checkpoints.db import Database
+from cairn.checkpoints.db import Database
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS cairn_messages (

@@ -1,32 +1,12 @@
-"""The cairn agent: state, nodes, graph builder, Session API, CLI, models.
+"""The agent (``cairn.graph``): what runs a conversation and what drives it.
 
-``from graph import Session`` is the public entry point; it is imported lazily
-so ``cairn --help`` stays fast.
+Core modules here: ``state`` (the checkpointed state and ToolCallInfo), ``context`` (what
+nodes get at run time), ``build`` (the compiled graph), ``prompts``, ``messages``, ``rules``,
+``call_details``.  Subpackages: ``nodes`` (the five nodes), ``models`` (model factory, scripted
+model, text tool calls, model errors), ``display`` (text/Markdown/HTML views of results),
+``session`` (the Session API), ``notebook`` (Jupyter glue) and ``cli``.
+
+Imports flow one way: cli / notebook → session → build → nodes → models, display and the
+core → tools, policy, checkpoints (see docs/architecture.md; a test enforces it).
+The public entry point is ``from cairn import Session``.
 """
-
-from __future__ import annotations
-
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from graph.result import RunResult
-    from graph.session import Session, SessionError
-    from graph.state import ToolCallInfo
-
-__all__ = ["RunResult", "Session", "SessionError", "ToolCallInfo"]
-
-
-def __getattr__(name: str) -> Any:
-    if name in ("Session", "SessionError"):
-        from graph import session
-
-        return getattr(session, name)
-    if name == "RunResult":
-        from graph.result import RunResult
-
-        return RunResult
-    if name == "ToolCallInfo":
-        from graph.state import ToolCallInfo
-
-        return ToolCallInfo
-    raise AttributeError(name)

@@ -19,13 +19,13 @@ from typing import Any
 
 from langgraph.graph import END, START, StateGraph
 
-from graph.context import AgentContext
-from graph.nodes.human_approval import human_approval
-from graph.nodes.observation import observation
-from graph.nodes.reasoning import reasoning
-from graph.nodes.tool_execution import tool_execution
-from graph.nodes.tool_routing import tool_routing
-from graph.state import AgentState
+from cairn.graph.context import AgentContext
+from cairn.graph.nodes.human_approval import human_approval
+from cairn.graph.nodes.observation import observation
+from cairn.graph.nodes.reasoning import reasoning
+from cairn.graph.nodes.tool_execution import tool_execution
+from cairn.graph.nodes.tool_routing import tool_routing
+from cairn.graph.state import AgentState
 
 NODES = ("reasoning", "tool_routing", "human_approval", "tool_execution", "observation")
 

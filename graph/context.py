@@ -13,8 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from checkpoints import Store
-from tools import ToolRegistry, Workspace
+from cairn.checkpoints import Store
+from cairn.tools import ToolRegistry, Workspace
 
 #: ``on_event(kind, payload)``: kind is one of "token", "message", "tool_start",
 #: "tool_progress", "tool_end", "approval".

@@ -6,9 +6,9 @@ import dataclasses
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-import policy
-from tools import ToolRegistry, Workspace, builtin_aliases, builtin_tool_classes
-from tools.langchain_adapter import LangChainTool
+from cairn import policy
+from cairn.tools import ToolRegistry, Workspace, builtin_aliases, builtin_tool_classes
+from cairn.tools.langchain_adapter import LangChainTool
 
 
 def session_rules(workspace: Workspace, extra: Any, registry: ToolRegistry) -> Any:

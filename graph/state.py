@@ -1,7 +1,7 @@
 """The agent's checkpointed state.
 
 Everything here is plain serializable data.  Messages are not stored in the
-state: they live once in the transcript table (``checkpoints.transcript``) and
+state: they live once in the transcript table (``cairn.checkpoints.transcript``) and
 the state keeps ``head``, the id of the newest message, so checkpoints stay a
 few hundred bytes however long the conversation grows.
 
@@ -72,7 +72,7 @@ class ToolCallInfo(BaseModel):
 class AgentState(TypedDict, total=False):
     """Checkpointed state of one session (a LangGraph thread)."""
 
-    #: Id of the newest transcript message (see ``checkpoints.transcript``).
+    #: Id of the newest transcript message (see ``cairn.checkpoints.transcript``).
     head: str | None
     #: Tool calls of the current turn that are not finished (ToolCallInfo dicts, model order).
     pending_tool_calls: list[dict[str, Any]]

@@ -1,7 +1,7 @@
 """cairn's policy engine: every tool call gets a verdict (allow / ask / deny) with a reason.
 
 ```python
-from policy import evaluate, load_rules
+from cairn.policy import evaluate, load_rules
 verdict = evaluate("bash", {"command": "git status"}, workspace=".", rules=load_rules("."))
 ```
 
@@ -10,14 +10,14 @@ See ``docs/policy.md`` for modes, rule syntax and ``cairn policy check``.
 
 from __future__ import annotations
 
-from policy.errors import PolicyConfigError
-from policy.evaluate import evaluate
-from policy.levels import MODES, Decision, RiskLevel, Verdict
-from policy.rules import Rules
-from policy.settings import load_rules
-from policy.suggest import suggest_rule
-from policy.table import DEFAULT_TOOL_RISK, DEFAULT_UNKNOWN_RISK, PLAN_TOOLS, canonical_tool_name
-from policy.urls import check_url
+from cairn.policy.errors import PolicyConfigError
+from cairn.policy.evaluate import evaluate
+from cairn.policy.levels import MODES, Decision, RiskLevel, Verdict
+from cairn.policy.rules import Rules
+from cairn.policy.settings import load_rules
+from cairn.policy.suggest import suggest_rule
+from cairn.policy.table import DEFAULT_TOOL_RISK, DEFAULT_UNKNOWN_RISK, PLAN_TOOLS, canonical_tool_name
+from cairn.policy.urls import check_url
 
 __all__ = [
     "DEFAULT_TOOL_RISK",

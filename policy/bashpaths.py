@@ -9,14 +9,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from policy.decide import find_rule
-from policy.levels import RiskLevel, max_risk
-from policy.matching import path_matches
-from policy.paths import PathInfo, sensitive_read_reason, sensitive_write_reason
-from policy.rules import Rule, Rules
-from policy.shell.result import PathEffect, ShellAnalysis
-from policy.table import EDIT_TOOLS, READ_TOOLS
-from tools.workspace import Workspace
+from cairn.policy.decide import find_rule
+from cairn.policy.levels import RiskLevel, max_risk
+from cairn.policy.matching import path_matches
+from cairn.policy.paths import PathInfo, sensitive_read_reason, sensitive_write_reason
+from cairn.policy.rules import Rule, Rules
+from cairn.policy.shell.result import PathEffect, ShellAnalysis
+from cairn.policy.table import EDIT_TOOLS, READ_TOOLS
+from cairn.tools.workspace import Workspace
 
 __all__ = ["edits_inside", "effect_pending", "effect_tools", "overall_risk", "path_rule", "where"]
 

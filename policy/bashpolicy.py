@@ -2,7 +2,7 @@
 
 A bash allow rule approves the simple commands it matches (and the commands they wrap, when it
 names them), never the whole string; the paths a command touches are judged separately
-(:mod:`policy.bashpaths`), and read/edit deny rules also apply to them.
+(:mod:`cairn.policy.bashpaths`), and read/edit deny rules also apply to them.
 
 Order: hard-deny and protected writes -> deny rules -> ask rules -> plan mode -> fail-closed
 findings -> bypass -> every simple command and path effect approved (table, rule or mode).
@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from policy.bashpaths import (
+from cairn.policy.bashpaths import (
     edits_inside,
     effect_pending,
     effect_tools,
@@ -21,14 +21,14 @@ from policy.bashpaths import (
     path_rule,
     where,
 )
-from policy.decide import find_rule, plan_denial
-from policy.levels import Decision, RiskLevel, Verdict, max_risk, risk_rank
-from policy.matching import bash_matches
-from policy.paths import device_reason, protected_reason
-from policy.rules import Rule, Rules
-from policy.shell.result import ShellAnalysis
-from policy.table import EDIT_TOOLS, READ_TOOLS
-from tools.workspace import Workspace
+from cairn.policy.decide import find_rule, plan_denial
+from cairn.policy.levels import Decision, RiskLevel, Verdict, max_risk, risk_rank
+from cairn.policy.matching import bash_matches
+from cairn.policy.paths import device_reason, protected_reason
+from cairn.policy.rules import Rule, Rules
+from cairn.policy.shell.result import ShellAnalysis
+from cairn.policy.table import EDIT_TOOLS, READ_TOOLS
+from cairn.tools.workspace import Workspace
 
 __all__ = ["decide_bash"]
 

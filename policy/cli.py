@@ -10,11 +10,11 @@ import argparse
 import json
 import sys
 
-from policy.errors import PolicyConfigError
-from policy.evaluate import evaluate
-from policy.levels import MODES
-from policy.settings import load_rules
-from policy.urls import no_dns
+from cairn.policy.errors import PolicyConfigError
+from cairn.policy.evaluate import evaluate
+from cairn.policy.levels import MODES
+from cairn.policy.settings import load_rules
+from cairn.policy.urls import no_dns
 
 __all__ = ["main"]
 

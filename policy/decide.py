@@ -18,8 +18,8 @@ import fnmatch
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from policy.levels import Decision, RiskLevel, Verdict
-from policy.rules import Rule, Rules
+from cairn.policy.levels import Decision, RiskLevel, Verdict
+from cairn.policy.rules import Rule, Rules
 
 __all__ = ["Assessment", "decide", "find_rule", "tool_matches"]
 

@@ -13,13 +13,13 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from policy.bashpolicy import decide_bash
-from policy.decide import Assessment, decide
-from policy.filetools import assess_file_tool
-from policy.levels import MODES, Decision, RiskLevel, Verdict, max_risk
-from policy.matching import path_matches
-from policy.rules import Rule, Rules
-from policy.table import (
+from cairn.policy.bashpolicy import decide_bash
+from cairn.policy.decide import Assessment, decide
+from cairn.policy.filetools import assess_file_tool
+from cairn.policy.levels import MODES, Decision, RiskLevel, Verdict, max_risk
+from cairn.policy.matching import path_matches
+from cairn.policy.rules import Rule, Rules
+from cairn.policy.table import (
     DEFAULT_TOOL_RISK,
     DEFAULT_UNKNOWN_RISK,
     EDIT_TOOLS,
@@ -27,8 +27,8 @@ from policy.table import (
     READ_TOOLS,
     canonical_tool_name,
 )
-from policy.urls import Resolver, check_url, no_dns
-from tools.workspace import Workspace
+from cairn.policy.urls import Resolver, check_url, no_dns
+from cairn.tools.workspace import Workspace
 
 __all__ = ["as_workspace", "evaluate"]
 
@@ -83,7 +83,7 @@ def _evaluate(
     resolver: Resolver | None,
 ) -> Verdict:
     if name == "bash":
-        from policy.shell.analysis import analyse
+        from cairn.policy.shell.analysis import analyse
 
         command = args.get("command")
         if not isinstance(command, str):

@@ -8,9 +8,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from policy.decide import Assessment
-from policy.levels import RiskLevel
-from policy.paths import (
+from cairn.policy.decide import Assessment
+from cairn.policy.levels import RiskLevel
+from cairn.policy.paths import (
     PathInfo,
     device_reason,
     protected_reason,
@@ -18,8 +18,8 @@ from policy.paths import (
     sensitive_read_reason,
     sensitive_write_reason,
 )
-from policy.table import EDIT_TOOLS, PATH_ARG
-from tools.workspace import Workspace
+from cairn.policy.table import EDIT_TOOLS, PATH_ARG
+from cairn.tools.workspace import Workspace
 
 __all__ = ["assess_file_tool", "file_path_of"]
 

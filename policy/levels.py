@@ -1,6 +1,6 @@
 """Decisions, risk levels and the verdict every policy question answers with.
 
-``RiskLevel`` lives in ``tools.base`` (tools may not import the policy); it is
+``RiskLevel`` lives in ``cairn.tools.base`` (tools may not import the policy); it is
 re-exported here so callers only need ``policy``.
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-from tools.base import RiskLevel
+from cairn.tools.base import RiskLevel
 
 __all__ = ["MODES", "Decision", "RiskLevel", "Verdict", "max_risk", "strictest"]
 

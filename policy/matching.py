@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from functools import lru_cache
 from pathlib import Path
 
-from policy.paths import PathInfo, home_dir
+from cairn.policy.paths import PathInfo, home_dir
 
 __all__ = ["bash_matches", "domain_matches", "path_matches"]
 

@@ -1,7 +1,7 @@
 """Path checks: which real paths are inside the workspace, protected, sensitive or devices.
 
 Everything is judged on the real path (``..`` collapsed, symlinks followed, through
-``tools.workspace.Workspace``); a few checks also look at the lexical path, because
+``cairn.tools.workspace.Workspace``); a few checks also look at the lexical path, because
 ``/dev/stdout`` resolves to a pipe and deny rules must catch the name a person wrote.
 
 * protected: writing there is refused in every mode (``.git`` internals and hooks,
@@ -21,8 +21,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from policy.vocab import words
-from tools.workspace import Workspace
+from cairn.policy.vocab import words
+from cairn.tools.workspace import Workspace
 
 __all__ = [
     "PathInfo",

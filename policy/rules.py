@@ -21,9 +21,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
-from policy.errors import PolicyConfigError
-from policy.levels import RiskLevel
-from policy.table import DEFAULT_TOOL_RISK, PATH_ARG, canonical_tool_name
+from cairn.policy.errors import PolicyConfigError
+from cairn.policy.levels import RiskLevel
+from cairn.policy.table import DEFAULT_TOOL_RISK, PATH_ARG, canonical_tool_name
 
 __all__ = ["Rule", "Rules", "parse_rule"]
 
@@ -145,7 +145,7 @@ def _as_risk_map(values: Mapping[str, RiskLevel | str] | None) -> Mapping[str, R
 class Rules:
     """The rules in force for a session: configured lists plus session "always allow" grants.
 
-    Built from settings files by :func:`policy.load_rules`; invalid rule strings raise
+    Built from settings files by :func:`cairn.policy.load_rules`; invalid rule strings raise
     ``PolicyConfigError`` at construction, so a ``Rules`` object always holds valid rules.
     """
 

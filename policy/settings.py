@@ -20,9 +20,9 @@ import os
 import tomllib
 from pathlib import Path
 
-from policy.errors import PolicyConfigError
-from policy.rules import Rules, parse_rule
-from tools.workspace import Workspace
+from cairn.policy.errors import PolicyConfigError
+from cairn.policy.rules import Rules, parse_rule
+from cairn.tools.workspace import Workspace
 
 __all__ = ["load_rules", "project_settings_path", "user_settings_path"]
 

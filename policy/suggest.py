@@ -13,13 +13,13 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
-from policy.errors import PolicyConfigError
-from policy.paths import home_dir, resolve_path
-from policy.rules import parse_rule
-from policy.shell.result import ShellAnalysis
-from policy.table import EDIT_TOOLS, READ_TOOLS, canonical_tool_name
-from policy.vocab import words
-from tools.workspace import Workspace
+from cairn.policy.errors import PolicyConfigError
+from cairn.policy.paths import home_dir, resolve_path
+from cairn.policy.rules import parse_rule
+from cairn.policy.shell.result import ShellAnalysis
+from cairn.policy.table import EDIT_TOOLS, READ_TOOLS, canonical_tool_name
+from cairn.policy.vocab import words
+from cairn.tools.workspace import Workspace
 
 __all__ = ["suggest_rule"]
 
@@ -46,7 +46,7 @@ def suggest_rule(
     if name == "bash":
         return _bash_rule(str(args.get("command", "")), ws)
     if name in READ_TOOLS or name in EDIT_TOOLS:
-        from policy.filetools import file_path_of
+        from cairn.policy.filetools import file_path_of
 
         given = file_path_of(name, args) or "."
         return f"{name}({_path_spec(given, ws)})"
@@ -76,7 +76,7 @@ def _path_spec(given: str, ws: Workspace) -> str:
 
 
 def _bash_rule(command: str, ws: Workspace) -> str:
-    from policy.shell.analysis import analyse
+    from cairn.policy.shell.analysis import analyse
 
     analysis = analyse(command, ws)
     tops = [u for u in analysis.units if u.parent is None]

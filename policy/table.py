@@ -1,6 +1,6 @@
 """The policy table: each built-in tool's risk before per-call refinement, and tool-name aliases.
 
-Refinement happens in :mod:`policy.evaluate` (bash through the shell classifier, file tools
+Refinement happens in :mod:`cairn.policy.evaluate` (bash through the shell classifier, file tools
 through the path checks, ``web_fetch`` through the URL checks, ``memory``/``gitignore`` by
 action).  Anything not in the table (MCP and custom tools) is ``DEFAULT_UNKNOWN_RISK``.
 """
@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from functools import lru_cache
 from types import MappingProxyType
 
-from policy.levels import RiskLevel
+from cairn.policy.levels import RiskLevel
 
 __all__ = [
     "DEFAULT_TOOL_RISK",
@@ -80,7 +80,7 @@ PLAN_TOOLS = frozenset(
     }
 )
 
-#: Used until (or if) ``tools.builtin_aliases()`` cannot be imported: lower-cased alias -> name.
+#: Used until (or if) ``cairn.tools.builtin_aliases()`` cannot be imported: lower-cased alias -> name.
 _FALLBACK_ALIASES = {
     "bash": "bash",
     "shell": "bash",
@@ -110,7 +110,7 @@ def _alias_table() -> dict[str, str]:
     table = dict(_FALLBACK_ALIASES)
     table.update({name: name for name in DEFAULT_TOOL_RISK})
     try:
-        from tools import builtin_aliases
+        from cairn.tools import builtin_aliases
 
         table.update(builtin_aliases())
     except Exception:  # tool modules still being written, or broken: the fallback table stands

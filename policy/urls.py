@@ -14,9 +14,9 @@ import unicodedata
 from collections.abc import Callable, Iterable
 from urllib.parse import urlsplit
 
-from policy.levels import Decision, RiskLevel, Verdict
-from policy.matching import domain_matches
-from policy.rules import Rules
+from cairn.policy.levels import Decision, RiskLevel, Verdict
+from cairn.policy.matching import domain_matches
+from cairn.policy.rules import Rules
 
 __all__ = ["Resolver", "check_url", "no_dns", "parse_ipv4", "system_resolver"]
 

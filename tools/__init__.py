@@ -1,4 +1,4 @@
-"""cairn's tools: the contract (``tools.base``), the registry, and the built-in tools.
+"""cairn's tools: the contract (``cairn.tools.base``), the registry, and the built-in tools.
 
 ``create_default_tools`` is the one place the built-in tools are enumerated.
 """
@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from tools.base import RiskLevel, Tool, ToolContext, ToolResult
-from tools.registry import ToolRegistry
-from tools.services import ToolServices, UrlGuard
-from tools.workspace import ResolvedPath, Workspace
+from cairn.tools.base import RiskLevel, Tool, ToolContext, ToolResult
+from cairn.tools.registry import ToolRegistry
+from cairn.tools.services import ToolServices, UrlGuard
+from cairn.tools.workspace import ResolvedPath, Workspace
 
 if TYPE_CHECKING:
     import os
@@ -32,20 +32,20 @@ __all__ = [
 
 def builtin_tool_classes() -> list[type[Tool]]:
     """Every built-in tool class, in the order the model sees them. The one enumeration."""
-    from tools.file_ops.edit_file import EditFileTool
-    from tools.file_ops.gitignore import GitignoreTool
-    from tools.file_ops.glob import GlobTool
-    from tools.file_ops.grep import GrepTool
-    from tools.file_ops.ls import ListDirTool
-    from tools.file_ops.read_file import ReadFileTool
-    from tools.file_ops.write_file import WriteFileTool
-    from tools.memory import MemoryTool
-    from tools.shell.bash import BashTool
-    from tools.shell.bash_output import BashOutputTool
-    from tools.shell.kill_bash import KillBashTool
-    from tools.task import TaskTool
-    from tools.todo import TodoWriteTool
-    from tools.web.web_fetch import WebFetchTool
+    from cairn.tools.file_ops.edit_file import EditFileTool
+    from cairn.tools.file_ops.gitignore import GitignoreTool
+    from cairn.tools.file_ops.glob import GlobTool
+    from cairn.tools.file_ops.grep import GrepTool
+    from cairn.tools.file_ops.ls import ListDirTool
+    from cairn.tools.file_ops.read_file import ReadFileTool
+    from cairn.tools.file_ops.write_file import WriteFileTool
+    from cairn.tools.memory import MemoryTool
+    from cairn.tools.shell.bash import BashTool
+    from cairn.tools.shell.bash_output import BashOutputTool
+    from cairn.tools.shell.kill_bash import KillBashTool
+    from cairn.tools.task import TaskTool
+    from cairn.tools.todo import TodoWriteTool
+    from cairn.tools.web.web_fetch import WebFetchTool
 
     return [
         ReadFileTool,

@@ -24,8 +24,8 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from tools.services import ToolServices
-from tools.workspace import Workspace
+from cairn.tools.services import ToolServices
+from cairn.tools.workspace import Workspace
 
 
 class RiskLevel(StrEnum):

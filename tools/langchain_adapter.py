@@ -8,8 +8,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, create_model
 
-from tools.base import RiskLevel, Tool, ToolContext, ToolResult
-from tools.workspace import Workspace
+from cairn.tools.base import RiskLevel, Tool, ToolContext, ToolResult
+from cairn.tools.workspace import Workspace
 
 
 class _FreeformArgs(BaseModel):

@@ -19,8 +19,8 @@ from typing import Literal
 
 from pydantic import Field, model_validator
 
-from tools.base import ArgsModel, RiskLevel, Tool, ToolContext, ToolResult
-from tools.workspace import Workspace
+from cairn.tools.base import ArgsModel, RiskLevel, Tool, ToolContext, ToolResult
+from cairn.tools.workspace import Workspace
 
 __all__ = ["MAX_NOTES", "MAX_NOTE_CHARS", "MemoryTool", "load_memory", "memory_file_for", "state_dir"]
 

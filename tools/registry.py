@@ -1,7 +1,7 @@
 """The tool registry: lookup by name or alias, schemas for the model, validation.
 
 Built from a plain list.  Any LangChain ``BaseTool`` can be registered; it is
-wrapped in :class:`tools.langchain_adapter.LangChainTool` (risk MEDIUM unless
+wrapped in :class:`cairn.tools.langchain_adapter.LangChainTool` (risk MEDIUM unless
 given).
 """
 
@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from tools.base import Tool, ToolContext, ToolResult, format_validation_error
+from cairn.tools.base import Tool, ToolContext, ToolResult, format_validation_error
 
 #: Error types where a JSON-encoded string probably holds the intended value.
 _JSON_COERCIBLE = {"list_type", "dict_type", "model_type", "model_attributes_type", "tuple_type"}
@@ -33,7 +33,7 @@ class ToolRegistry:
     def register(self, tool: Any, *, risk_level: Any = None) -> Tool:
         """Add a cairn ``Tool`` or a LangChain ``BaseTool``; duplicate names are rejected."""
         if not isinstance(tool, Tool):
-            from tools.langchain_adapter import wrap_langchain_tool
+            from cairn.tools.langchain_adapter import wrap_langchain_tool
 
             tool = wrap_langchain_tool(tool, risk_level=risk_level)
         if tool.name in self._tools:

@@ -3,7 +3,7 @@
 Tools of one session share one ``ToolServices``: what files were read (for
 stale-write checks), the shell's working directory and background tasks, and
 the URL guard the web tool calls on every redirect hop.  Created by
-``tools.create_default_tools``; nothing here is global.
+``cairn.tools.create_default_tools``; nothing here is global.
 """
 
 from __future__ import annotations
@@ -16,10 +16,10 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tools.workspace import Workspace
+from cairn.tools.workspace import Workspace
 
 if TYPE_CHECKING:
-    from tools.shell.state import ShellState
+    from cairn.tools.shell.state import ShellState
 
 #: Called before every request and redirect hop: ``None`` when the URL may be fetched,
 #: ``"deny: <reason>"`` to refuse it, ``"ask: <reason>"`` when a person must approve it (a redirect
@@ -110,7 +110,7 @@ class ToolServices:
 
     @cached_property
     def shell(self) -> ShellState:
-        from tools.shell.state import ShellState
+        from cairn.tools.shell.state import ShellState
 
         return ShellState(self.workspace, extra_secret_patterns=self.secret_env_patterns)
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import Field
 
-from tools.base import ArgsModel, RiskLevel, Tool, ToolContext, ToolResult
+from cairn.tools.base import ArgsModel, RiskLevel, Tool, ToolContext, ToolResult
 
 
 class TaskArgs(ArgsModel):

@@ -11,7 +11,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from tools.base import ArgsModel, RiskLevel, Tool, ToolContext, ToolResult
+from cairn.tools.base import ArgsModel, RiskLevel, Tool, ToolContext, ToolResult
 
 MAX_TASKS = 100
 MAX_CONTENT = 1000

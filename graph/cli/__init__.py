@@ -1,4 +1,4 @@
-"""The ``cairn`` command (console script ``graph.cli:main``).
+"""The ``cairn`` command (console script ``cairn.graph.cli:main``).
 
 Only argparse is imported here; each command imports what it needs when it runs, so
 ``cairn --help`` and ``cairn sessions`` never load langgraph or langchain.
@@ -13,14 +13,14 @@ __all__ = ["main"]
 
 def main(argv: list[str] | None = None) -> int:
     """Parse ``argv`` (default: ``sys.argv[1:]``), run the command, return the exit code."""
-    from graph.cli.args import PARSERS, main_parser, split_command
-    from graph.cli.exits import CTRL_C, CliError
+    from cairn.graph.cli.args import PARSERS, main_parser, split_command
+    from cairn.graph.cli.exits import CTRL_C, CliError
 
     argv = list(sys.argv[1:] if argv is None else argv)
     command, rest = split_command(argv)
     try:
         if command == "policy":
-            from graph.cli.policy_cmd import run_policy
+            from cairn.graph.cli.policy_cmd import run_policy
 
             return run_policy(rest)
         parser = PARSERS[command]() if command else main_parser()
@@ -44,7 +44,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _unexpected(exc: Exception, *, verbose: bool) -> int:
-    from graph.cli.exits import ERROR, USAGE
+    from cairn.graph.cli.exits import ERROR, USAGE
 
     if verbose:
         import traceback
@@ -58,27 +58,27 @@ def _unexpected(exc: Exception, *, verbose: bool) -> int:
 
 
 def _dispatch(command: str | None, ns: object) -> int:
-    from graph.cli.options import Options
+    from cairn.graph.cli.options import Options
 
     opts = Options.from_args(ns)  # type: ignore[arg-type]
     if command != "demo" and not getattr(ns, "version", False):
         opts.check_storage(create=command not in ("sessions", "show"))
     if command is None:
-        from graph.cli.run import run_main
+        from cairn.graph.cli.run import run_main
 
         return run_main(ns, opts)
     if command == "resume":
-        from graph.cli.resume import run_resume
+        from cairn.graph.cli.resume import run_resume
 
         return run_resume(ns, opts)
     if command == "sessions":
-        from graph.cli.sessions import run_sessions
+        from cairn.graph.cli.sessions import run_sessions
 
         return run_sessions(ns, opts)
     if command == "show":
-        from graph.cli.show import run_show
+        from cairn.graph.cli.show import run_show
 
         return run_show(ns, opts)
-    from graph.cli.demo import run_demo
+    from cairn.graph.cli.demo import run_demo
 
     return run_demo(ns, opts)

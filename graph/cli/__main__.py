@@ -1,5 +1,5 @@
-"""``python -m graph.cli`` runs the cairn command."""
+"""``python -m cairn.graph.cli`` runs the cairn command."""
 
-from graph.cli import main
+from cairn.graph.cli import main
 
 raise SystemExit(main())

@@ -13,9 +13,9 @@ from typing import Any
 
 from rich.text import Text
 
-from graph.cli import fmt
-from graph.cli.diffview import diff_text
-from graph.cli.edit import edit_arguments
+from cairn.graph.cli import fmt
+from cairn.graph.cli.diffview import diff_text
+from cairn.graph.cli.edit import edit_arguments
 
 PREVIEW_LINES = 40
 ASK = "yneaYN"

@@ -14,7 +14,7 @@ import argparse
 from collections.abc import Callable
 from typing import Any
 
-from graph.cli.exits import CliError
+from cairn.graph.cli.exits import CliError
 
 #: Index statuses that mean the last run did not finish on its own (the process died).
 CUT_OFF = ("running",)

@@ -20,9 +20,9 @@ from typing import Any
 
 from rich.text import Text
 
-from graph.cli.exits import CTRL_C, DONE, ERROR
-from graph.cli.options import Options
-from graph.cli.term import is_tty, make_console
+from cairn.graph.cli.exits import CTRL_C, DONE, ERROR
+from cairn.graph.cli.options import Options
+from cairn.graph.cli.term import is_tty, make_console
 
 TASK = "The tests fail. Find out why and fix it."
 #: Seconds the test command runs before the demo kills cairn (the slow test takes 2 s).
@@ -51,10 +51,10 @@ def _parent(ns: Any, opts: Options) -> int:
     _say(console, "cairn demo", f"a scripted model (offline, no key) fixes a bug in {workspace}")
     if auto:
         _say(console, "", "not a TTY: every question is answered yes automatically")
-    from graph.cli.warmup import Background, warm_imports
+    from cairn.graph.cli.warmup import Background, warm_imports
 
     warm = Background(lambda: warm_imports("script:"))  # phase 2 starts without the import wait
-    cmd = [sys.executable, "-m", "graph.cli", "demo", "--phase", "child", "--db", str(db)]
+    cmd = [sys.executable, "-m", "cairn.graph.cli", "demo", "--phase", "child", "--db", str(db)]
     cmd += ["--workspace", str(workspace), "--marker", str(marker)] + (["--auto"] if auto else [])
     child = subprocess.Popen(cmd)
     try:
@@ -100,9 +100,9 @@ def _kill_when_tests_run(child: subprocess.Popen, marker: Path) -> bool:
 
 
 def _resume_phase(sid: str, db: Path, workspace: Path, opts: Options, auto: bool, console: Any) -> int:
-    from graph.cli.interactive import Interactive
-    from graph.cli.resume_interactive import where
-    from graph.session import Session
+    from cairn.graph.cli.interactive import Interactive
+    from cairn.graph.cli.resume_interactive import where
+    from cairn.graph.session.session import Session
 
     session = Session.resume(sid, db=str(db))
     demo_opts = Options(db=str(db), verbose=opts.verbose, explicit=("--db", str(db)))
@@ -121,8 +121,8 @@ def _resume_phase(sid: str, db: Path, workspace: Path, opts: Options, auto: bool
 
 
 def _child(ns: Any, opts: Options) -> int:
-    from graph.cli.interactive import Interactive
-    from graph.session import Session
+    from cairn.graph.cli.interactive import Interactive
+    from cairn.graph.session.session import Session
 
     session = Session(
         opts.workspace_root(), model="script:" + str(demo_dir() / "script.json"), db=opts.db, mode="default"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from graph.cli.fmt import visible
+from cairn.graph.cli.fmt import visible
 
 
 def _style(line: str) -> str:

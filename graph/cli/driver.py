@@ -6,7 +6,7 @@ from typing import Any
 
 from rich.text import Text
 
-from graph.cli import fmt
+from cairn.graph.cli import fmt
 
 GATED = ("awaiting_approval", "interrupted")
 
@@ -22,7 +22,7 @@ class Driver:
 
     def send(self, text: str) -> Any:
         """Send a message; None when the session cannot take one yet (it says why)."""
-        from graph.session import SessionError
+        from cairn.graph.session.session import SessionError
 
         s, on_event = self.session, self.renderer.on_event
         try:
@@ -62,7 +62,7 @@ class Driver:
 
     def settle(self, pending: list[Any]) -> Any:
         """Ask about ``pending`` and apply the answers; None when they were refused (asked again)."""
-        from graph.decisions import DecisionError
+        from cairn.graph.session.decisions import DecisionError
 
         decisions = self._ask(pending)
         s, on_event = self.session, self.renderer.on_event

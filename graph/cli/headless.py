@@ -6,10 +6,10 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from graph.cli.exits import CTRL_C, CliError, code_for
-from graph.cli.options import Options, preflight_model
-from graph.cli.output import HeadlessOutput, pause_hint
-from graph.cli.signals import CtrlC
+from cairn.graph.cli.exits import CTRL_C, CliError, code_for
+from cairn.graph.cli.options import Options, preflight_model
+from cairn.graph.cli.output import HeadlessOutput, pause_hint
+from cairn.graph.cli.signals import CtrlC
 
 Work = Callable[[Callable[[str, dict[str, Any]], None]], Any]
 
@@ -30,7 +30,7 @@ def new_session(opts: Options) -> Any:
     opts.apply_env()
     preflight_model(spec)
     root = opts.workspace_root()
-    from graph.session import Session
+    from cairn.graph.session.session import Session
 
     return Session(root, model=spec, db=opts.db, mode=opts.approval or "default", max_steps=opts.max_steps)
 

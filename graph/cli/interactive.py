@@ -11,15 +11,15 @@ from typing import Any
 
 from rich.text import Text
 
-from graph.cli import slash
-from graph.cli.approval import Approver
-from graph.cli.driver import Driver
-from graph.cli.exits import AWAITING_APPROVAL, DONE, INTERRUPTED
-from graph.cli.prompter import Prompter, setup_history
-from graph.cli.render import Renderer
-from graph.cli.signals import CtrlC
-from graph.cli.term import make_console
-from graph.cli.warmup import Background, warm_imports
+from cairn.graph.cli import slash
+from cairn.graph.cli.approval import Approver
+from cairn.graph.cli.driver import Driver
+from cairn.graph.cli.exits import AWAITING_APPROVAL, DONE, INTERRUPTED
+from cairn.graph.cli.prompter import Prompter, setup_history
+from cairn.graph.cli.render import Renderer
+from cairn.graph.cli.signals import CtrlC
+from cairn.graph.cli.term import make_console
+from cairn.graph.cli.warmup import Background, warm_imports
 
 
 class Interactive:
@@ -49,7 +49,7 @@ class Interactive:
 
     def loop(self, first: str | None = None) -> int:
         """Read messages until /exit or Ctrl-D; returns the exit code."""
-        from checkpoints.location import state_dir
+        from cairn.checkpoints.location import state_dir
 
         setup_history(str(state_dir() / "history"))
         try:
@@ -124,7 +124,7 @@ class Interactive:
     def exit_hint(self) -> None:
         """On a second Ctrl-C: no database reads (the run may still hold it), just the command."""
         if self.session is not None:
-            from graph.cli.headless import saved_note
+            from cairn.graph.cli.headless import saved_note
 
             self.renderer.note(saved_note(self.opts, self.session.id[:12]))
 
@@ -141,7 +141,7 @@ class Interactive:
             try:
                 if self._warm is not None:
                     self._warm.result()
-                from graph.session import Session
+                from cairn.graph.session.session import Session
 
                 self.session = Session(
                     self.opts.workspace_root(),

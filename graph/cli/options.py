@@ -7,7 +7,7 @@ import os
 import shlex
 from dataclasses import dataclass
 
-from graph.cli.exits import USAGE, CliError
+from cairn.graph.cli.exits import USAGE, CliError
 
 
 @dataclass
@@ -62,7 +62,7 @@ class Options:
 
         ``create=False`` for readers: a database that does not exist yet just has no sessions.
         """
-        from checkpoints.location import resolve_location
+        from cairn.checkpoints.location import resolve_location
 
         location = resolve_location(self.db)
         if location == ":memory:" or "://" in location:  # URLs: open_store explains them
@@ -77,7 +77,7 @@ class Options:
 
     def model_spec(self) -> str:
         """The spec to record in the session (explicit, so ``resume`` rebuilds the same model)."""
-        from graph.models import default_model_spec
+        from cairn.graph.models import default_model_spec
 
         spec = self.model or default_model_spec()
         if spec.startswith("script:"):  # absolute, so resuming from another directory finds it
@@ -132,11 +132,11 @@ def preflight_model(spec: str) -> None:
     ``create_model`` raises ``ModelConfigError`` (with the full explanation) before its heavy
     import when neither is set, so it is called only in that case.
     """
-    from graph.models import ModelConfigError, create_model
+    from cairn.graph.models import ModelConfigError, create_model
 
     try:
         if spec.startswith("script:"):
-            from graph.script import load_script
+            from cairn.graph.models.script import load_script
 
             path = spec.removeprefix("script:").strip()
             if not path:

@@ -13,7 +13,7 @@ import sys
 import threading
 from typing import Any, TextIO
 
-from graph.cli import fmt
+from cairn.graph.cli import fmt
 
 #: Keys dropped from call dicts in stream-json (person-facing rich data, as in json output).
 _DROP = ("metadata",)
@@ -26,8 +26,8 @@ class HeadlessOutput:
         self._lock = threading.Lock()
         self.renderer: Any = None
         if output_format == "text":
-            from graph.cli.render import Renderer
-            from graph.cli.term import make_console
+            from cairn.graph.cli.render import Renderer
+            from cairn.graph.cli.term import make_console
 
             self.renderer = Renderer(make_console(sys.stderr), verbose=verbose, tokens=False)
 

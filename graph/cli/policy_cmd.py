@@ -1,6 +1,6 @@
 """``cairn policy ...``: the policy's own CLI, with cairn's common flags accepted anywhere.
 
-``policy.cli`` knows ``check TOOL ARGS [--workspace DIR] [--mode MODE] ...``.  People type
+``cairn.policy.cli`` knows ``check TOOL ARGS [--workspace DIR] [--mode MODE] ...``.  People type
 ``cairn -C DIR policy check ...`` or put ``-C DIR`` at the end, as with every other command, so
 the common flags are taken out here wherever they are: ``--workspace``/``-C`` is checked and
 passed on as ``--workspace``, ``--approval`` becomes ``--mode`` (unless ``--mode`` is given),
@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import sys
 
-from graph.cli.exits import USAGE, CliError
+from cairn.graph.cli.exits import USAGE, CliError
 
 #: Common flags with a value that mean nothing to the policy.
 _IGNORED_VALUE = ("--model", "--base-url", "--db", "--max-steps")
@@ -20,7 +20,7 @@ _WORKSPACE = ("--workspace", "-C")
 
 
 def translate(argv: list[str]) -> list[str]:
-    """``argv`` for ``policy.cli.main``: common flags removed, the workspace checked and passed."""
+    """``argv`` for ``cairn.policy.cli.main``: common flags removed, the workspace checked and passed."""
     rest: list[str] = []
     workspace: str | None = None
     approval: str | None = None
@@ -60,7 +60,7 @@ def translate(argv: list[str]) -> list[str]:
 
 def run_policy(argv: list[str]) -> int:
     try:
-        from policy.cli import main as policy_main
+        from cairn.policy.cli import main as policy_main
     except ImportError as exc:
         print(f"cairn: error: `cairn policy` is not available: {exc}", file=sys.stderr)
         return USAGE

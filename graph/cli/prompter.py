@@ -6,7 +6,7 @@ import os
 import sys
 from typing import Any
 
-from graph.cli.term import colors_enabled, is_tty
+from cairn.graph.cli.term import colors_enabled, is_tty
 
 
 class Prompter:

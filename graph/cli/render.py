@@ -14,8 +14,8 @@ from typing import Any
 
 from rich.text import Text
 
-from graph.cli import fmt
-from graph.cli.diffview import diff_text
+from cairn.graph.cli import fmt
+from cairn.graph.cli.diffview import diff_text
 
 #: Output shown under a call before it is collapsed (lines); -v shows everything.
 SHOWN_LINES = 6

@@ -12,10 +12,10 @@ import argparse
 import sys
 from typing import Any
 
-from graph.cli import decision_flags
-from graph.cli.exits import USAGE, CliError
-from graph.cli.options import Options, preflight_model
-from graph.cli.term import is_tty
+from cairn.graph.cli import decision_flags
+from cairn.graph.cli.exits import USAGE, CliError
+from cairn.graph.cli.options import Options, preflight_model
+from cairn.graph.cli.term import is_tty
 
 
 def resolve_id(ns: argparse.Namespace, opts: Options) -> str:
@@ -25,7 +25,7 @@ def resolve_id(ns: argparse.Namespace, opts: Options) -> str:
         return ns.session_id
     if not ns.last:
         raise CliError("which session? give a SESSION_ID (see `cairn sessions`) or --last")
-    from checkpoints.readonly import list_sessions
+    from cairn.checkpoints.readonly import list_sessions
 
     rows = list_sessions(opts.db, opts.workspace_root(), limit=1)
     if not rows:
@@ -36,7 +36,7 @@ def resolve_id(ns: argparse.Namespace, opts: Options) -> str:
 def open_session(ns: argparse.Namespace, opts: Options) -> Any:
     sid = resolve_id(ns, opts)
     opts.apply_env()
-    from graph.session import Session, SessionError
+    from cairn.graph.session.session import Session, SessionError
 
     # Only an explicit --model replaces the recorded one ($CAIRN_MODEL is for new sessions).
     model = opts.model_spec() if ns.model else None
@@ -57,15 +57,15 @@ def run_resume(ns: argparse.Namespace, opts: Options) -> int:
     session = open_session(ns, opts)
     if headless:
         return _headless(session, opts, ns)
-    from graph.cli.resume_interactive import resume_interactive
+    from cairn.graph.cli.resume_interactive import resume_interactive
 
     return resume_interactive(session, opts, ns)
 
 
 def _headless(session: Any, opts: Options, ns: argparse.Namespace) -> int:
-    from graph.cli.headless import execute
-    from graph.decisions import DecisionError
-    from graph.session import SessionError
+    from cairn.graph.cli.headless import execute
+    from cairn.graph.session.decisions import DecisionError
+    from cairn.graph.session.session import SessionError
 
     message = (ns.print_prompt or "").strip()
 

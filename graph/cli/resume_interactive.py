@@ -7,11 +7,11 @@ from typing import Any
 
 from rich.text import Text
 
-from graph.cli import decision_flags, fmt
-from graph.cli.decision_flags import CUT_OFF
-from graph.cli.exits import CliError
-from graph.cli.interactive import Interactive
-from graph.cli.options import Options
+from cairn.graph.cli import decision_flags, fmt
+from cairn.graph.cli.decision_flags import CUT_OFF
+from cairn.graph.cli.exits import CliError
+from cairn.graph.cli.interactive import Interactive
+from cairn.graph.cli.options import Options
 
 
 def resume_interactive(session: Any, opts: Options, ns: argparse.Namespace) -> int:
@@ -63,7 +63,7 @@ def where(ui: Interactive, session: Any) -> None:
     """The last exchange and the status, so the person knows where they are."""
     from langchain_core.messages import AIMessage
 
-    from graph.messages import is_person_message
+    from cairn.graph.messages import is_person_message
 
     history = session.history()
     last_human = next((m for m in reversed(history) if is_person_message(m)), None)

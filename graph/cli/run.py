@@ -5,9 +5,9 @@ from __future__ import annotations
 import argparse
 import sys
 
-from graph.cli.exits import CliError
-from graph.cli.options import Options, preflight_model
-from graph.cli.term import is_tty
+from cairn.graph.cli.exits import CliError
+from cairn.graph.cli.options import Options, preflight_model
+from cairn.graph.cli.term import is_tty
 
 
 def run_main(ns: argparse.Namespace, opts: Options) -> int:
@@ -23,7 +23,7 @@ def run_main(ns: argparse.Namespace, opts: Options) -> int:
             prompt = sys.stdin.read().strip()
         if not prompt:
             raise CliError("-p needs a prompt: cairn -p 'what to do' (or pipe it on stdin)")
-        from graph.cli.headless import run_prompt
+        from cairn.graph.cli.headless import run_prompt
 
         return run_prompt(opts, prompt, ns.output_format)
     if ns.output_format != "text":
@@ -32,7 +32,7 @@ def run_main(ns: argparse.Namespace, opts: Options) -> int:
     opts.apply_env()
     preflight_model(spec)
     root = opts.workspace_root()
-    from graph.cli.interactive import Interactive
+    from cairn.graph.cli.interactive import Interactive
 
     ui = Interactive(opts, spec=spec)
     ui.banner(root)

@@ -6,10 +6,10 @@ import json
 import sys
 from typing import Any
 
-from graph.cli import fmt
-from graph.cli.exits import CliError
-from graph.cli.options import Options
-from graph.cli.term import colors_enabled
+from cairn.graph.cli import fmt
+from cairn.graph.cli.exits import CliError
+from cairn.graph.cli.options import Options
+from cairn.graph.cli.term import colors_enabled
 
 _STATUS_COLOR = {
     "done": "32",
@@ -22,12 +22,12 @@ _STATUS_COLOR = {
 
 
 def load(opts: Options, *, all_workspaces: bool) -> list[Any]:
-    from checkpoints.readonly import list_sessions
+    from cairn.checkpoints.readonly import list_sessions
 
     try:
         return list_sessions(opts.db, None if all_workspaces else opts.workspace_root())
     except ValueError as exc:  # a postgresql:// location: needs the full store
-        from checkpoints import open_store
+        from cairn.checkpoints import open_store
 
         store = open_store(opts.db)
         try:

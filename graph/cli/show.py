@@ -10,14 +10,13 @@ import json
 import os
 import sys
 from dataclasses import dataclass
-from types import SimpleNamespace
 from typing import Any
 
 from rich.text import Text
 
-from graph.cli.exits import CliError
-from graph.cli.fmt import visible
-from graph.cli.options import Options
+from cairn.graph.cli.exits import CliError
+from cairn.graph.cli.fmt import visible
+from cairn.graph.cli.options import Options
 
 #: The role of the message that hands the model the images tools returned (not the person).
 TOOL_IMAGES = "tool-images"
@@ -34,12 +33,12 @@ class Shown:
 
 
 def load(session_id: str, opts: Options) -> Shown:
-    from checkpoints.location import resolve_location
+    from cairn.checkpoints.location import resolve_location
 
     location = resolve_location(opts.db)
     if location != ":memory:" and "://" not in location and not os.path.exists(location):
         raise CliError(f"no session matching {session_id!r} in {location}")
-    from checkpoints import open_store
+    from cairn.checkpoints import open_store
 
     store = open_store(opts.db)
     try:
@@ -54,17 +53,16 @@ def load(session_id: str, opts: Options) -> Shown:
         saved = store.saver.get_tuple({"configurable": {"thread_id": sid}})
         values = saved.checkpoint["channel_values"] if saved is not None else {}
         history = store.transcript.read(sid, values.get("head"))
-        from graph.calllog import assemble_calls
+        from cairn.graph.session.calllog import assemble_calls
 
-        # assemble_calls needs only ``.store`` and ``.id`` of a session.
-        calls = assemble_calls(SimpleNamespace(store=store, id=sid), history, values)  # type: ignore[arg-type]
+        calls = assemble_calls(store, sid, history, values)
         return Shown(sid, record.workspace, record.status, record.mode, history, calls)
     finally:
         store.close()
 
 
 def role(message: Any) -> str:
-    from graph.messages import is_person_message
+    from cairn.graph.messages import is_person_message
 
     if message.type == "human" and not is_person_message(message):
         return TOOL_IMAGES
@@ -123,8 +121,8 @@ def run_show(ns: Any, opts: Options) -> int:
 
 
 def _print(shown: Shown, *, verbose: bool) -> None:
-    from graph.cli.render import Renderer
-    from graph.cli.term import make_console
+    from cairn.graph.cli.render import Renderer
+    from cairn.graph.cli.term import make_console
 
     console = make_console()
     renderer = Renderer(console, verbose=verbose)

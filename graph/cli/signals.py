@@ -16,7 +16,7 @@ import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from graph.cli.exits import CTRL_C
+from cairn.graph.cli.exits import CTRL_C
 
 T = TypeVar("T")
 

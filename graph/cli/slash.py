@@ -6,7 +6,7 @@ from typing import Any
 
 from rich.text import Text
 
-from graph.cli.args import MODES
+from cairn.graph.cli.args import MODES
 
 HELP = """\
   /help              this help
@@ -41,7 +41,7 @@ def handle(command: str, repl: Any) -> None:
             repl.set_mode(rest)
             console.print(Text(f"  mode: {rest}", style="green"))
     elif name == "/sessions":
-        from graph.cli.sessions import session_rows
+        from cairn.graph.cli.sessions import session_rows
 
         for row in session_rows(repl.opts, all_workspaces=False):
             console.print(Text(row), soft_wrap=True)

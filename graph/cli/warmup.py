@@ -39,12 +39,12 @@ class Background:
 
 def warm_imports(spec: str) -> None:
     """Import what the first run needs: the graph, the tools, the policy and the model client."""
-    import graph.session  # langgraph, langchain-core, checkpoints
-    import policy  # noqa: F401
-    from tools import builtin_tool_classes
+    import cairn.graph.session.session  # langgraph, langchain-core, checkpoints
+    from cairn import policy  # noqa: F401
+    from cairn.tools import builtin_tool_classes
 
     builtin_tool_classes()
     if spec.startswith("script:"):
-        import graph.scripted  # noqa: F401
+        import cairn.graph.models.scripted  # noqa: F401
     else:
         import langchain_openai  # noqa: F401

@@ -14,10 +14,10 @@ from langgraph.runtime import Runtime
 from langgraph.types import interrupt
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-import policy
-from graph.context import AgentContext
-from graph.state import GATED_STATUSES, AgentState, ToolCallInfo, calls, dump_calls
-from tools.base import ToolResult
+from cairn import policy
+from cairn.graph.context import AgentContext
+from cairn.graph.state import GATED_STATUSES, AgentState, ToolCallInfo, calls, dump_calls
+from cairn.tools.base import ToolResult
 
 
 class CallDecision(BaseModel):
@@ -116,7 +116,7 @@ def _apply_edit(call: ToolCallInfo, decision: CallDecision, ctx: AgentContext) -
         return True
     call.original_arguments = call.arguments
     call.arguments = checked[1]
-    from graph.rules import policy_name
+    from cairn.graph.rules import policy_name
 
     tool = ctx.registry.get(call.tool_name)
     verdict = policy.evaluate(

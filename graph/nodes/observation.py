@@ -14,10 +14,10 @@ from typing import Any
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 from langgraph.runtime import Runtime
 
-from graph.calllog import call_details
-from graph.context import AgentContext
-from graph.state import AgentState, ToolCallInfo, calls
-from tools.output import truncate_middle
+from cairn.graph.call_details import call_details
+from cairn.graph.context import AgentContext
+from cairn.graph.state import AgentState, ToolCallInfo, calls
+from cairn.tools.output import truncate_middle
 
 DEFAULT_MAX_CHARS = 30_000
 

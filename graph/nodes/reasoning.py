@@ -17,10 +17,10 @@ from typing import Any
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, SystemMessage, ToolMessage
 from langgraph.runtime import Runtime
 
-from graph.context import AgentContext
-from graph.messages import message_text
-from graph.state import AgentState, ToolCallInfo, dump_calls
-from tools.base import ToolResult
+from cairn.graph.context import AgentContext
+from cairn.graph.messages import message_text
+from cairn.graph.state import AgentState, ToolCallInfo, dump_calls
+from cairn.tools.base import ToolResult
 
 
 def reasoning(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, Any]:
@@ -42,7 +42,7 @@ def reasoning(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, An
     prompt.extend(history)
     model = ctx.bound_model(mode)
     message, stopped = _call_model(model, prompt, ctx)
-    from graph.models import recover_text_tool_calls
+    from cairn.graph.models import recover_text_tool_calls
 
     active = ctx.active_registry(mode)
     if stopped:

@@ -12,16 +12,16 @@ at a time, in the model's order; results keep the model's order.
 
 from __future__ import annotations
 
-import sqlite3
 import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from langgraph.runtime import Runtime
 
-from graph.context import AgentContext
-from graph.state import TERMINAL_STATUSES, AgentState, ToolCallInfo, calls, dump_calls
-from tools.base import ToolContext, ToolResult
+from cairn.checkpoints.errors import StoreBusy
+from cairn.graph.context import AgentContext
+from cairn.graph.state import TERMINAL_STATUSES, AgentState, ToolCallInfo, calls, dump_calls
+from cairn.tools.base import ToolContext, ToolResult
 
 MAX_PARALLEL = 10
 INTERRUPTED_BY_CRASH = (
@@ -144,7 +144,7 @@ def _journal_result(ctx: AgentContext, record: dict[str, Any], result: dict[str,
         try:
             ctx.store.journal.record(ctx.thread_id, record, result=result)
             return
-        except sqlite3.OperationalError:
+        except StoreBusy:
             if attempt == 4:
                 raise
             time.sleep(0.05 * (attempt + 1))

@@ -13,9 +13,9 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-import policy
-from graph.context import AgentContext
-from graph.state import AgentState, ToolCallInfo, calls, dump_calls
+from cairn import policy
+from cairn.graph.context import AgentContext
+from cairn.graph.state import AgentState, ToolCallInfo, calls, dump_calls
 
 MAX_PREVIEW_CHARS = 20_000
 
@@ -72,7 +72,7 @@ def tool_routing(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str,
 
 
 def _policy_name(call: ToolCallInfo, ctx: AgentContext) -> str:
-    from graph.rules import policy_name
+    from cairn.graph.rules import policy_name
 
     tool = ctx.registry.get(call.tool_name)
     return policy_name(tool) if tool is not None else call.tool_name

@@ -13,13 +13,13 @@ from pathlib import Path
 
 import bashlex
 
-from policy.shell.arith import input_in_arithmetic
-from policy.shell.commands import classify
-from policy.shell.result import ShellAnalysis, StageInfo
-from policy.shell.rewrite import rewrite
-from policy.shell.static import backstop, prescan
-from policy.shell.walker import Shared, Walker
-from tools.workspace import Workspace
+from cairn.policy.shell.arith import input_in_arithmetic
+from cairn.policy.shell.commands import classify
+from cairn.policy.shell.result import ShellAnalysis, StageInfo
+from cairn.policy.shell.rewrite import rewrite
+from cairn.policy.shell.static import backstop, prescan
+from cairn.policy.shell.walker import Shared, Walker
+from cairn.tools.workspace import Workspace
 
 __all__ = ["MAX_CHARS", "analyse", "parse_into"]
 
@@ -29,7 +29,7 @@ _PARSE_LIMIT = 100_000  # beyond this, only the textual checks run
 
 def analyse(command: str, workspace: Workspace, cwd: Path | None = None) -> ShellAnalysis:
     result = ShellAnalysis(command=command)
-    shared = Shared(workspace=workspace, result=result)
+    shared = Shared(workspace=workspace, result=result, parse_nested=parse_into)
     for problem in prescan(command):
         result.add_fail(problem)
     if len(command) > MAX_CHARS:
@@ -79,13 +79,13 @@ def parse_into(code: str, shared: Shared, cwds: frozenset[Path] | None, depth: i
 
 
 def result_risk_high():
-    from policy.levels import RiskLevel
+    from cairn.policy.levels import RiskLevel
 
     return RiskLevel.HIGH
 
 
 def _empty_ctx():
-    from policy.shell.walker import Ctx as _Ctx
+    from cairn.policy.shell.walker import Ctx as _Ctx
 
     return _Ctx()
 
@@ -112,7 +112,7 @@ def _fallback(code: str, shared: Shared) -> None:
                 for word, action in cls.critical:
                     if word in ("/", "/*", "~", "~/", "~/*", ".", "*", "./*") or word.rstrip("/") == "":
                         result.add_hard_deny(f"{action} {word}: {' '.join(argv)}")
-                from policy.shell.result import Unit
+                from cairn.policy.shell.result import Unit
 
                 text = " ".join(argv)
                 result.units.append(

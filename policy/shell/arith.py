@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from policy.vocab import words
+from cairn.policy.vocab import words
 
 __all__ = ["arith_texts", "input_in_arithmetic", "input_names", "subscript_code"]
 

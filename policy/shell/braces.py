@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from policy.shell.rewrite import skip_to_close
+from cairn.policy.shell.rewrite import skip_to_close
 
 __all__ = ["brace_expand"]
 

@@ -5,7 +5,7 @@ Argument-aware handlers (``handlers.py``) take precedence over these tables.
 
 from __future__ import annotations
 
-from policy.vocab import words
+from cairn.policy.vocab import words
 
 __all__ = [
     "DISK_WIPERS",

@@ -11,8 +11,8 @@ import os
 import re
 from collections.abc import Callable
 
-from policy.levels import RiskLevel
-from policy.shell.cmdtables import (
+from cairn.policy.levels import RiskLevel
+from cairn.policy.shell.cmdtables import (
     DISK_WIPERS,
     INSTALL_SUBCOMMANDS,
     INTERPRETERS,
@@ -27,9 +27,9 @@ from policy.shell.cmdtables import (
     SYSTEM_BIN,
     SYSTEM_HIGH,
 )
-from policy.shell.options import split_args
-from policy.shell.result import Classified
-from policy.shell.result import make as _c
+from cairn.policy.shell.options import split_args
+from cairn.policy.shell.result import Classified
+from cairn.policy.shell.result import make as _c
 
 __all__ = ["classify", "command_name"]
 
@@ -60,7 +60,7 @@ def classify(argv: list[str]) -> Classified:
         args == ["-V"] and name in SHELLS | INTERPRETERS
     ):
         return _c("neutral", LOW, f"{name} {args[0]} only prints a version")
-    from policy.shell.handlers import HANDLERS
+    from cairn.policy.shell.handlers import HANDLERS
 
     handler = HANDLERS.get(name)
     if handler is not None:
@@ -80,11 +80,11 @@ def classify(argv: list[str]) -> Classified:
     if name in PROJECT_SUBCOMMANDS:
         return project_tool(name, args)
     if re.fullmatch(r"python[0-9.]*|pypy[0-9.]*", name) or name in INTERPRETERS:
-        from policy.shell.interp import interpreter
+        from cairn.policy.shell.interp import interpreter
 
         return interpreter(name, args)
     if name in SHELLS:
-        from policy.shell.interp import shell
+        from cairn.policy.shell.interp import shell
 
         return shell(name, args)
     if name in NET_DIAG:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 from urllib.parse import urlsplit
 
-from policy.levels import RiskLevel
-from policy.shell.options import split_args
-from policy.shell.result import Classified
+from cairn.policy.levels import RiskLevel
+from cairn.policy.shell.options import split_args
+from cairn.policy.shell.result import Classified
 
 __all__ = ["curl", "wget"]
 

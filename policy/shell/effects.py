@@ -6,12 +6,18 @@ import os
 import re
 from typing import Any
 
-from policy.levels import RiskLevel
-from policy.paths import critical_reason, home_dir, is_neutral_device, resolve_path, sensitive_read_reason
-from policy.shell.result import PathEffect
-from policy.shell.state import Base, Ctx, Cwds
-from policy.shell.static import backstop
-from policy.shell.words import UNKNOWN
+from cairn.policy.levels import RiskLevel
+from cairn.policy.paths import (
+    critical_reason,
+    home_dir,
+    is_neutral_device,
+    resolve_path,
+    sensitive_read_reason,
+)
+from cairn.policy.shell.result import PathEffect
+from cairn.policy.shell.state import Base, Ctx, Cwds
+from cairn.policy.shell.static import backstop
+from cairn.policy.shell.words import UNKNOWN
 
 __all__ = ["EffectsMixin"]
 

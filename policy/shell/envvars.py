@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from policy.vocab import words
+from cairn.policy.vocab import words
 
 __all__ = ["dangerous_env", "harmless_env"]
 

@@ -7,12 +7,12 @@ Global options that redirect configuration or the repository (``-c``, ``--config
 
 from __future__ import annotations
 
-from policy.levels import RiskLevel
-from policy.shell.gitmore import _EXEC_KEY, DESTRUCTIVE, _config, _multi
-from policy.shell.options import looks_like_path
-from policy.shell.result import Classified
-from policy.shell.result import make as _c
-from policy.vocab import words
+from cairn.policy.levels import RiskLevel
+from cairn.policy.shell.gitmore import _EXEC_KEY, DESTRUCTIVE, _config, _multi
+from cairn.policy.shell.options import looks_like_path
+from cairn.policy.shell.result import Classified
+from cairn.policy.shell.result import make as _c
+from cairn.policy.vocab import words
 
 __all__ = ["git"]
 

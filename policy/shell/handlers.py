@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from policy.shell import network, search, shellbuiltins, textcmds, wrappers, writecmds
-from policy.shell.gitcmd import git
-from policy.shell.history import history
-from policy.shell.result import Classified
+from cairn.policy.shell import network, search, shellbuiltins, textcmds, wrappers, writecmds
+from cairn.policy.shell.gitcmd import git
+from cairn.policy.shell.history import history
+from cairn.policy.shell.result import Classified
 
 __all__ = ["HANDLERS"]
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import re
 
-from policy.levels import RiskLevel
-from policy.shell.download import _c, curl, wget
-from policy.shell.options import split_args
-from policy.shell.result import Classified
+from cairn.policy.levels import RiskLevel
+from cairn.policy.shell.download import _c, curl, wget
+from cairn.policy.shell.options import split_args
+from cairn.policy.shell.result import Classified
 
 __all__ = ["HANDLERS"]
 

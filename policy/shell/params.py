@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import fnmatch
 import re
+from typing import Any
 
-from policy.shell.wordtypes import _NAME, MAX_CANDIDATES, UNKNOWN, Env, SubstEval, WordExp
+from cairn.policy.shell.wordtypes import _NAME, MAX_CANDIDATES, UNKNOWN, Env, SubstEval, WordExp
 
 __all__ = ["Expander"]
 
 
 class Expander:
-    def __init__(self, env: Env, subst: SubstEval | None, result: WordExp) -> None:
+    def __init__(self, env: Env, subst: SubstEval | None, result: WordExp, expand_word: Any) -> None:
         self.env = env
+        #: ``words.expand_word``, passed in: the two recurse into each other.
+        self.expand_word = expand_word
         self.subst = subst
         self.r = result
 
@@ -96,9 +99,7 @@ class Expander:
 
     def sub_word(self, raw: str) -> list[str]:
         """Expand the word inside ``${x:-word}`` (quotes removed, no splitting)."""
-        from policy.shell.words import expand_word
-
-        sub = expand_word(raw, self.env, self.subst, split=False)
+        sub = self.expand_word(raw, self.env, self.subst, split=False)
         self.r.unknown |= sub.unknown
         self.r.subst |= sub.subst
         return [" ".join(v) for v in sub.values] or [""]

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from policy.levels import RiskLevel
-from policy.shell.arith import arith_texts, input_names, subscript_code
-from policy.shell.commands import classify, command_name
-from policy.shell.envvars import dangerous_env
-from policy.shell.result import Classified, PathEffect, StageInfo, Unit
-from policy.shell.state import MAX_UNITS, Base, Ctx, Cwds, short
-from policy.shell.static import backstop
-from policy.shell.words import UNKNOWN
+from cairn.policy.levels import RiskLevel
+from cairn.policy.shell.arith import arith_texts, input_names, subscript_code
+from cairn.policy.shell.commands import classify, command_name
+from cairn.policy.shell.envvars import dangerous_env
+from cairn.policy.shell.result import Classified, PathEffect, StageInfo, Unit
+from cairn.policy.shell.state import MAX_UNITS, Base, Ctx, Cwds, short
+from cairn.policy.shell.static import backstop
+from cairn.policy.shell.words import UNKNOWN
 
 __all__ = ["ProcessMixin"]
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from policy.levels import RiskLevel, max_risk
-from policy.paths import PathInfo
+from cairn.policy.levels import RiskLevel, max_risk
+from cairn.policy.paths import PathInfo
 
 __all__ = ["READ_ONLY_CATEGORIES", "Classified", "PathEffect", "ShellAnalysis", "StageInfo", "Unit", "make"]
 

@@ -5,11 +5,11 @@ Read-only unless an argument makes them run programs (``find -exec``, ``rg --pre
 
 from __future__ import annotations
 
-from policy.levels import RiskLevel
-from policy.shell.findcmd import fd, find
-from policy.shell.options import looks_like_path, split_args
-from policy.shell.result import Classified
-from policy.shell.result import make as _c
+from cairn.policy.levels import RiskLevel
+from cairn.policy.shell.findcmd import fd, find
+from cairn.policy.shell.options import looks_like_path, split_args
+from cairn.policy.shell.result import Classified
+from cairn.policy.shell.result import make as _c
 
 __all__ = ["HANDLERS"]
 

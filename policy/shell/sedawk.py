@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import re
 
-from policy.levels import RiskLevel
-from policy.shell.options import split_args
-from policy.shell.result import Classified
-from policy.shell.result import make as _c
-from policy.shell.sedscript import scan_sed
+from cairn.policy.levels import RiskLevel
+from cairn.policy.shell.options import split_args
+from cairn.policy.shell.result import Classified
+from cairn.policy.shell.result import make as _c
+from cairn.policy.shell.sedscript import scan_sed
 
 __all__ = ["awk", "sed"]
 

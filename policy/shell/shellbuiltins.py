@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import re
 
-from policy.levels import RiskLevel
-from policy.shell.options import split_args
-from policy.shell.result import Classified
-from policy.shell.result import make as _c
+from cairn.policy.levels import RiskLevel
+from cairn.policy.shell.options import split_args
+from cairn.policy.shell.result import Classified
+from cairn.policy.shell.result import make as _c
 
 __all__ = ["HANDLERS"]
 
@@ -52,7 +52,7 @@ def printf(name: str, args: list[str]) -> Classified:
 
 
 def _printf_escapes(text: str) -> str:
-    from policy.shell.ansi import decode_ansi_c
+    from cairn.policy.shell.ansi import decode_ansi_c
 
     return decode_ansi_c(re.sub(r"\\0([0-7]{1,3})", r"\\\1", text))[0]
 
@@ -202,7 +202,7 @@ def kill(name: str, args: list[str]) -> Classified:
 
 def declare(name: str, args: list[str]) -> Classified:
     """export/declare/local/readonly/typeset: assignments that may change what later commands run."""
-    from policy.shell.envvars import dangerous_env
+    from cairn.policy.shell.envvars import dangerous_env
 
     flags = [a for a in args if a.startswith(("-", "+"))]
     assigned = [a for a in args if re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", a)]

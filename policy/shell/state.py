@@ -8,10 +8,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from policy.shell.result import ShellAnalysis, StageInfo
-from policy.shell.rewrite import Rewritten
-from policy.shell.words import WordExp
-from tools.workspace import Workspace
+from cairn.policy.shell.result import ShellAnalysis, StageInfo
+from cairn.policy.shell.rewrite import Rewritten
+from cairn.policy.shell.words import WordExp
+from cairn.tools.workspace import Workspace
 
 __all__ = ["MAX_UNITS", "Base", "Ctx", "Cwds", "Shared", "argv_candidates", "short", "union", "walk_parts"]
 
@@ -35,6 +35,9 @@ class Shared:
     input_vars: set[str] = field(default_factory=set)  # filled from input by read/mapfile/getopts
     arith: list[str] = field(default_factory=list)  # texts evaluated as arithmetic
     units: int = 0
+    #: Analyses nested shell code (``bash -c``, ``eval``); set by ``analysis`` so the walker,
+    #: which it drives, need not import it back.
+    parse_nested: Any = None
 
 
 @dataclass

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import re
 
-from policy.levels import RiskLevel
-from policy.shell.options import split_args
-from policy.shell.result import Classified
-from policy.shell.result import make as _c
-from policy.shell.sedawk import awk, sed
+from cairn.policy.levels import RiskLevel
+from cairn.policy.shell.options import split_args
+from cairn.policy.shell.result import Classified
+from cairn.policy.shell.result import make as _c
+from cairn.policy.shell.sedawk import awk, sed
 
 __all__ = ["HANDLERS"]
 

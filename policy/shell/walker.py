@@ -13,15 +13,15 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from policy.levels import RiskLevel
-from policy.shell.commands import classify
-from policy.shell.effects import EffectsMixin
-from policy.shell.process import ProcessMixin
-from policy.shell.result import StageInfo
-from policy.shell.state import Ctx, Cwds, Shared, argv_candidates, short, union
-from policy.shell.static import backstop
-from policy.shell.wordctx import WordsMixin
-from policy.shell.words import UNKNOWN
+from cairn.policy.levels import RiskLevel
+from cairn.policy.shell.commands import classify
+from cairn.policy.shell.effects import EffectsMixin
+from cairn.policy.shell.process import ProcessMixin
+from cairn.policy.shell.result import StageInfo
+from cairn.policy.shell.state import Ctx, Cwds, Shared, argv_candidates, short, union
+from cairn.policy.shell.static import backstop
+from cairn.policy.shell.wordctx import WordsMixin
+from cairn.policy.shell.words import UNKNOWN
 
 __all__ = ["Ctx", "Shared", "Walker"]
 
@@ -36,8 +36,6 @@ class Walker(EffectsMixin, WordsMixin, ProcessMixin):
 
     def nested(self, code: str, cwds: Cwds, why: str) -> StageInfo:
         """Analyse shell code run by bash -c, eval, a here-doc to a shell, ``echo … | sh``."""
-        from policy.shell.analysis import parse_into
-
         if UNKNOWN in code:
             self.r.add_ask(HIGH, f"{why} is only known at run time")
             code = code.replace(UNKNOWN, "__cairn_unknown__")
@@ -46,7 +44,7 @@ class Walker(EffectsMixin, WordsMixin, ProcessMixin):
             for found in backstop(code):
                 self.r.add_hard_deny(f"{why} contains {found}")
             return StageInfo(text=code)
-        return parse_into(code, self.s, cwds, self.depth + 1, why)
+        return self.s.parse_nested(code, self.s, cwds, self.depth + 1, why)
 
     def visit(self, node: Any, cwds: Cwds, ctx: Ctx) -> tuple[Cwds, StageInfo]:
         kind = node.kind

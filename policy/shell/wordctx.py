@@ -8,16 +8,16 @@ from typing import Any
 
 import bashlex
 
-from policy.levels import RiskLevel
-from policy.paths import home_dir
-from policy.shell.arith import input_in_arithmetic
-from policy.shell.commands import classify
-from policy.shell.envvars import dangerous_env
-from policy.shell.result import StageInfo
-from policy.shell.rewrite import HEREDOC_RE
-from policy.shell.state import Base, Ctx, Cwds, short, walk_parts
-from policy.shell.static import evaluate_argv_chain, heredoc_substitutions
-from policy.shell.words import UNKNOWN, WordExp, expand_word
+from cairn.policy.levels import RiskLevel
+from cairn.policy.paths import home_dir
+from cairn.policy.shell.arith import input_in_arithmetic
+from cairn.policy.shell.commands import classify
+from cairn.policy.shell.envvars import dangerous_env
+from cairn.policy.shell.result import StageInfo
+from cairn.policy.shell.rewrite import HEREDOC_RE
+from cairn.policy.shell.state import Base, Ctx, Cwds, short, walk_parts
+from cairn.policy.shell.static import evaluate_argv_chain, heredoc_substitutions
+from cairn.policy.shell.words import UNKNOWN, WordExp, expand_word
 
 __all__ = ["WordsMixin"]
 

@@ -13,10 +13,10 @@ from __future__ import annotations
 import itertools
 import re
 
-from policy.shell.braces import brace_expand
-from policy.shell.params import Expander
-from policy.shell.rewrite import skip_to_close
-from policy.shell.wordtypes import (
+from cairn.policy.shell.braces import brace_expand
+from cairn.policy.shell.params import Expander
+from cairn.policy.shell.rewrite import skip_to_close
+from cairn.policy.shell.wordtypes import (
     _NAME,
     _SPECIAL,
     MAX_CANDIDATES,
@@ -152,7 +152,7 @@ def expand_word(
 ) -> WordExp:
     """Expand raw word text into candidate field lists."""
     result = WordExp()
-    ex = Expander(env, subst, result)
+    ex = Expander(env, subst, result, expand_word)
     ifs_values = env.get("IFS", [" \t\n"])
     ifs = ifs_values[0] if len(ifs_values) == 1 and UNKNOWN not in ifs_values[0] else " \t\n"
     raws = brace_expand(raw) if not assignment else [raw]

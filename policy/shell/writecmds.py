@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import re
 
-from policy.levels import RiskLevel
-from policy.shell.archives import compress, tar, unzip, zip_cmd
-from policy.shell.options import split_args
-from policy.shell.result import Classified
-from policy.shell.result import make as _c
+from cairn.policy.levels import RiskLevel
+from cairn.policy.shell.archives import compress, tar, unzip, zip_cmd
+from cairn.policy.shell.options import split_args
+from cairn.policy.shell.result import Classified
+from cairn.policy.shell.result import make as _c
 
 __all__ = ["HANDLERS"]
 

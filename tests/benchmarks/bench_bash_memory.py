@@ -16,10 +16,10 @@ import textwrap
 CHILD = textwrap.dedent(
     """
     import json, resource, sys, tempfile, time
-    from tools.base import ToolContext
-    from tools.services import ToolServices
-    from tools.shell.bash import BashTool
-    from tools.workspace import Workspace
+    from cairn.tools.base import ToolContext
+    from cairn.tools.services import ToolServices
+    from cairn.tools.shell.bash import BashTool
+    from cairn.tools.workspace import Workspace
 
     ws = Workspace(sys.argv[1])
     services = ToolServices(ws)

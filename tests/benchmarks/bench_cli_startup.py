@@ -24,7 +24,7 @@ import pexpect
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent / "cairn"
-CAIRN = [str(BIN)] if BIN.exists() else [sys.executable, "-m", "graph.cli"]
+CAIRN = [str(BIN)] if BIN.exists() else [sys.executable, "-m", "cairn.graph.cli"]
 
 
 def timed(cmd: list[str], env: dict[str, str], cwd: str) -> float:
@@ -48,7 +48,7 @@ def seed_sessions(db: str, workspace: str, count: int) -> None:
     """``count`` finished sessions in the database (so ``cairn sessions`` has rows to list)."""
     code = (
         "import sys; sys.path.insert(0, %r)\n"
-        "from graph import Session\n"
+        "from cairn import Session\n"
         "for i in range(%d):\n"
         "    s = Session(%r, model=%r, db=%r); s.send(f'task {i}'); s.close()\n"
     )

@@ -31,7 +31,7 @@ from langchain_core.messages import AIMessage, BaseMessage, ToolMessage  # noqa:
 from langgraph.graph.message import add_messages  # noqa: E402
 from pydantic import Field  # noqa: E402
 
-from tools.base import ArgsModel, RiskLevel, Tool, ToolContext, ToolResult  # noqa: E402
+from cairn.tools.base import ArgsModel, RiskLevel, Tool, ToolContext, ToolResult  # noqa: E402
 
 
 def _payloads(count: int = 64) -> list[str]:
@@ -119,8 +119,8 @@ class InstantModel:
 
 # -- cairn -------------------------------------------------------------------------------------
 def run_cairn(n: int, tmp: Path, *, final_tool: str | None = None) -> dict[str, Any]:
-    from graph import Session
-    from tools.workspace import Workspace
+    from cairn import Session
+    from cairn.tools.workspace import Workspace
 
     ws = tmp / f"ws{n}"
     ws.mkdir(exist_ok=True)
@@ -211,13 +211,13 @@ def approval_round_trip(tmp: Path, n: int) -> tuple[float, Any]:
 RESUME_CHILD = r"""
 import sys, time, json
 sys.path.insert(0, {root!r})
-from graph import Session
-import graph.session, graph.build, graph.models, graph.scripted, policy, checkpoints, tools
+from cairn import Session
+import cairn.graph.session.session, cairn.graph.build, cairn.graph.models, cairn.graph.models.scripted, cairn.policy, cairn.checkpoints, cairn.tools
 from langchain_openai import ChatOpenAI  # what a real run imports too
-tools.builtin_tool_classes()  # imports every tool module
+cairn.tools.builtin_tool_classes()  # imports every tool module
 sys.path.insert(0, {bench!r})
 import bench_graph as b
-from tools.workspace import Workspace
+from cairn.tools.workspace import Workspace
 model = b.InstantModel(b.turns({n}, "gate")[{n}:])
 w = Workspace({ws!r})
 t0 = time.perf_counter()

@@ -29,11 +29,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from tools.file_ops import ripgrep  # noqa: E402
-from tools.file_ops.glob import GlobTool  # noqa: E402
-from tools.file_ops.grep import GrepTool  # noqa: E402
-from tools.services import ToolServices  # noqa: E402
-from tools.workspace import Workspace  # noqa: E402
+from cairn.tools.file_ops import ripgrep  # noqa: E402
+from cairn.tools.file_ops.glob import GlobTool  # noqa: E402
+from cairn.tools.file_ops.grep import GrepTool  # noqa: E402
+from cairn.tools.services import ToolServices  # noqa: E402
+from cairn.tools.workspace import Workspace  # noqa: E402
 
 #: The filters the tools apply, spelled out for the raw rg baseline.
 RG_FILTERS = [

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from graph import Session
-from graph.scripted import ScriptedChatModel
+from cairn import Session
+from cairn.graph.models.scripted import ScriptedChatModel
 from tests.graph.conftest import Harness, effect
 
 

@@ -4,8 +4,8 @@ import sqlite3
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
-from checkpoints import StorageConfigError, open_store
-from checkpoints.location import default_location
+from cairn.checkpoints import StorageConfigError, open_store
+from cairn.checkpoints.location import default_location
 
 
 @pytest.fixture

@@ -17,9 +17,9 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def cairn_cmd() -> list[str]:
-    """The console script when installed next to this interpreter, else ``python -m graph.cli``."""
+    """The console script when installed next to this interpreter, else ``python -m cairn.graph.cli``."""
     script = Path(sys.executable).parent / "cairn"
-    return [str(script)] if script.exists() else [sys.executable, "-m", "graph.cli"]
+    return [str(script)] if script.exists() else [sys.executable, "-m", "cairn.graph.cli"]
 
 
 @pytest.fixture

@@ -6,9 +6,9 @@ import io
 
 from rich.console import Console
 
-from graph.cli import fmt
-from graph.cli.render import SHOWN_LINES, Renderer
-from graph.cli.term import make_console
+from cairn.graph.cli import fmt
+from cairn.graph.cli.render import SHOWN_LINES, Renderer
+from cairn.graph.cli.term import make_console
 
 
 def plain_renderer(verbose: bool = False) -> tuple[Renderer, io.StringIO]:
@@ -162,8 +162,8 @@ def test_control_characters_are_shown_not_obeyed():
 
 
 def test_approval_shows_the_command_escaped(monkeypatch):
-    from graph.cli.approval import Approver
-    from graph.state import ToolCallInfo
+    from cairn.graph.cli.approval import Approver
+    from cairn.graph.state import ToolCallInfo
 
     out = io.StringIO()
     console = Console(file=out, force_terminal=False, no_color=True, width=200)

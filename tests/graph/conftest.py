@@ -4,10 +4,10 @@ from pathlib import Path
 
 import pytest
 
-from graph import Session
-from graph.scripted import ScriptedChatModel
+from cairn import Session
+from cairn.graph.models.scripted import ScriptedChatModel
+from cairn.tools.workspace import Workspace
 from tests.support import kill_driver
-from tools.workspace import Workspace
 
 
 class Harness:

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from graph import Session
-from graph.models import create_model
+from cairn import Session
+from cairn.graph.models import create_model
 from tests.support.fixtures import openai_server
 from tests.support.openai_wire import find_dangling_tool_calls
 
@@ -101,8 +101,8 @@ def test_no_request_ever_carries_a_dangling_tool_call(harness):
 
 
 def test_the_web_guard_stops_a_redirect_to_another_host_and_refuses_internal_ones(harness):
-    from graph import Session
-    from graph.scripted import ScriptedChatModel
+    from cairn import Session
+    from cairn.graph.models.scripted import ScriptedChatModel
 
     s = Session(harness.ws, model=ScriptedChatModel.from_turns([{"content": "x"}]), db=harness.db)
     assert s._url_guard("http://127.0.0.1:8080/admin").startswith("deny:")
@@ -115,7 +115,7 @@ def test_the_web_guard_stops_a_redirect_to_another_host_and_refuses_internal_one
         db=harness.db,
         rules={"allow": ["web_fetch(domain:docs.python.org)"]},
     )
-    import policy.urls as urls
+    import cairn.policy.urls as urls
 
     original = urls.system_resolver
     urls.system_resolver = lambda host: ["151.101.0.223"]

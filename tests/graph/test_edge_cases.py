@@ -10,10 +10,10 @@ from langchain_core.messages import AIMessageChunk, ToolMessage
 from langchain_core.outputs import ChatGenerationChunk
 from pydantic import Field
 
-from graph import Session
+from cairn import Session
+from cairn.tools.base import ArgsModel, RiskLevel, Tool, ToolResult
+from cairn.tools.workspace import Workspace
 from tests.graph.conftest import effect
-from tools.base import ArgsModel, RiskLevel, Tool, ToolResult
-from tools.workspace import Workspace
 
 
 def test_reused_or_missing_call_ids_never_adopt_an_earlier_result(harness):
@@ -127,7 +127,7 @@ class OddMetadataTool(Tool):
 def test_a_result_with_non_json_metadata_is_journaled_not_lost(harness):
     OddMetadataTool.runs = 0
     model_turns = [{"tool_calls": [{"name": "deploy", "args": {"x": "1"}, "id": "c1"}]}, {"content": "done"}]
-    from graph.scripted import ScriptedChatModel
+    from cairn.graph.models.scripted import ScriptedChatModel
 
     s = Session(
         harness.ws,
@@ -158,7 +158,7 @@ def test_an_edit_is_judged_by_the_policy_again(harness):
 
 def test_a_decision_sent_before_the_prompt_is_applied_after_recovery(harness, monkeypatch):
     """A run cut off before it reached the approval prompt: retry() recovers, then applies."""
-    import graph.build as build
+    import cairn.graph.build as build
 
     original = build.tool_routing
     calls = {"n": 0}
@@ -179,7 +179,7 @@ def test_a_decision_sent_before_the_prompt_is_applied_after_recovery(harness, mo
     monkeypatch.setattr(build, "tool_routing", original)
     s.close()
     again = Session.resume(s.id, db=harness.db, model=None, tools=harness.tools())
-    again._model = __import__("graph.scripted", fromlist=["x"]).ScriptedChatModel.from_turns(
+    again._model = __import__("cairn.graph.models.scripted", fromlist=["x"]).ScriptedChatModel.from_turns(
         [{"tool_calls": [effect("e1", seconds=30)]}, {"content": "done"}]
     )
     (harness.marks / "fast").write_text("")
@@ -203,7 +203,7 @@ def test_one_run_at_a_time(harness):
     worker = threading.Thread(target=lambda: results.append(s.send("go", on_event=on_event)))
     worker.start()
     assert started.wait(10)
-    from graph import SessionError
+    from cairn import SessionError
 
     try:
         s.continue_()

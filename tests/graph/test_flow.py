@@ -7,7 +7,7 @@ import threading
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
-from graph import Session, SessionError
+from cairn import Session, SessionError
 from tests.graph.conftest import effect
 
 
@@ -199,7 +199,7 @@ def test_model_error_pauses_resumably(harness):
     r = s.send("go")
     assert r.status == "error" and "exploded" in (r.error or "")
     # the session is resumable: a working model continues from the same checkpoint
-    from graph.scripted import ScriptedChatModel
+    from cairn.graph.models.scripted import ScriptedChatModel
 
     s._model = ScriptedChatModel.from_turns([{"content": "recovered"}])
     r = s.continue_()
@@ -331,7 +331,7 @@ def test_file_reads_survive_a_restart_for_stale_write_checks(harness):
     s = harness.session(turns)
     assert s.send("edit").status == "awaiting_approval"
     s.close()
-    from graph.scripted import ScriptedChatModel
+    from cairn.graph.models.scripted import ScriptedChatModel
 
     again = Session.resume(s.id, db=harness.db, model=ScriptedChatModel.from_turns(turns))
     r = again.approve()
@@ -343,7 +343,7 @@ def test_file_reads_survive_a_restart_for_stale_write_checks(harness):
 def test_a_new_message_after_a_model_error_supersedes_the_failed_call(harness):
     s = harness.session([{"error": {"status": 500, "message": "boom"}}])
     assert s.send("first").status == "error"
-    from graph.scripted import ScriptedChatModel
+    from cairn.graph.models.scripted import ScriptedChatModel
 
     s._model = ScriptedChatModel.from_turns([{"content": "answer to second"}])
     r = s.send("second")
@@ -401,7 +401,7 @@ def test_a_custom_tool_named_like_a_builtin_alias_is_judged_as_itself(harness):
     ]
     s = Session(
         harness.ws,
-        model=__import__("graph.scripted", fromlist=["x"]).ScriptedChatModel.from_turns(turns),
+        model=__import__("cairn.graph.models.scripted", fromlist=["x"]).ScriptedChatModel.from_turns(turns),
         db=harness.db,
         tools=[search],
     )

@@ -14,9 +14,9 @@ import os
 from datetime import date
 from pathlib import Path
 
-from graph.build import build_graph
-from graph.prompts import build_system_prompt
-from tools import create_default_tools
+from cairn.graph.build import build_graph
+from cairn.graph.prompts import build_system_prompt
+from cairn.tools import create_default_tools
 
 GOLDEN = Path(__file__).parent / "golden"
 REGEN = os.environ.get("CAIRN_REGEN_GOLDEN") == "1"

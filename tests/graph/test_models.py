@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from langchain_core.messages import AIMessage
 
-from graph.models import (
+from cairn.graph.models import (
     DEFAULT_MAX_RETRIES,
     ModelConfigError,
     create_model,
@@ -19,8 +19,8 @@ from graph.models import (
     is_transient_model_error,
     recover_text_tool_calls,
 )
-from graph.script import ScriptedModelError
-from graph.scripted import ScriptedChatModel
+from cairn.graph.models.script import ScriptedModelError
+from cairn.graph.models.scripted import ScriptedChatModel
 
 TOOLS = {"read_file", "bash", "grep"}
 
@@ -99,7 +99,7 @@ def test_bad_script_specs_raise_model_config_error(spec):
 
 
 def test_importing_models_does_not_import_langchain_openai():
-    code = "import sys, graph.models; print('langchain_openai' in sys.modules, 'openai' in sys.modules)"
+    code = "import sys, cairn.graph.models; print('langchain_openai' in sys.modules, 'openai' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.split() == ["False", "False"]
 

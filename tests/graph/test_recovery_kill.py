@@ -26,7 +26,7 @@ from pathlib import Path
 import pytest
 from langchain_core.messages import AIMessage, ToolMessage
 
-from checkpoints import open_store
+from cairn.checkpoints import open_store
 
 pytestmark = pytest.mark.slow
 REPEAT = int(os.environ.get("CAIRN_KILL_REPEAT", "1"))
@@ -222,7 +222,7 @@ def test_kill_between_parallel_calls(tmp_path, attempt):
     assert journal["call_fast"].status == "success"
     assert journal["call_slow"].status == "interrupted"
     # cancel the interrupted call: the fast result is kept, the slow one never runs again
-    from graph import Session
+    from cairn import Session
 
     session = Session.resume(h.session_id, db=str(h.db), model=_finished_model(), tools=_tools(h))
     done = session.cancel()
@@ -250,14 +250,14 @@ def test_kill_during_read_only_call_retries_it_automatically(tmp_path, attempt):
 
 
 def _finished_model():
-    from graph.scripted import ScriptedChatModel
+    from cairn.graph.models.scripted import ScriptedChatModel
 
     return ScriptedChatModel.from_turns([{"content": "unused"}, {"content": "finished"}])
 
 
 def _tools(h: Harness):
+    from cairn.tools.workspace import Workspace
     from tests.support import kill_driver
-    from tools.workspace import Workspace
 
     kill_driver.MARKS = h.marks
     ws = Workspace(h.ws)
@@ -267,7 +267,7 @@ def _tools(h: Harness):
 def test_a_second_process_cannot_drive_a_running_session(tmp_path):
     """While one process runs a session, another is refused; once the first is killed, the
     lock is gone with it and recovery proceeds at once."""
-    from graph import Session, SessionError
+    from cairn import Session, SessionError
 
     h = Harness(tmp_path, [{"tool_calls": [call("effect", "slow", 60)]}, {"content": "finished"}])
     proc = subprocess.Popen(
@@ -297,7 +297,7 @@ def test_a_second_process_cannot_drive_a_running_session(tmp_path):
 
 
 def test_retry_all_recovers_a_crashed_run_first(tmp_path):
-    from graph import Session
+    from cairn import Session
 
     h = Harness(tmp_path, [{"tool_calls": [call("effect", "slow", 60)]}, {"content": "finished"}])
     h.start_and_kill("--send", "go", marker="started-slow")

@@ -11,9 +11,9 @@ from langchain_core.messages import AIMessage, AIMessageChunk, HumanMessage, Too
 from langchain_core.tools import tool
 from langgraph.graph import START, MessagesState, StateGraph
 
-from graph.models import is_transient_model_error
-from graph.script import END_OF_SCRIPT, split_tokens
-from graph.scripted import ScriptedChatModel, ScriptedModelError
+from cairn.graph.models import is_transient_model_error
+from cairn.graph.models.script import END_OF_SCRIPT, split_tokens
+from cairn.graph.models.scripted import ScriptedChatModel, ScriptedModelError
 
 TURNS = [
     {

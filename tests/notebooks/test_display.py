@@ -1,4 +1,4 @@
-"""graph.display: escaping, badges, images, approvals, tables, plain-text fallbacks."""
+"""cairn.graph.display: escaping, badges, images, approvals, tables, plain-text fallbacks."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from html.parser import HTMLParser
 
 import pytest
 
-from graph.display import (
+from cairn.graph.display import (
     CallsTable,
     PendingView,
     calls_table,
@@ -16,10 +16,10 @@ from graph.display import (
     run_result_markdown,
     run_result_text,
 )
-from graph.display_parts import STATUS_STYLE, badge, images
-from graph.notebook_markdown import fence, md_text
-from graph.result import RunResult
-from graph.state import STATUSES, ToolCallInfo
+from cairn.graph.display.parts import STATUS_STYLE, badge, images
+from cairn.graph.display.markdown import fence, md_text
+from cairn.graph.session.result import RunResult
+from cairn.graph.state import STATUSES, ToolCallInfo
 
 SAFE_TAGS = {"div", "span", "b", "i", "code", "small", "pre", "details", "summary"}
 SAFE_TAGS |= {"table", "thead", "tbody", "tr", "th", "td"}

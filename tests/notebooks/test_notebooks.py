@@ -110,11 +110,37 @@ def test_first_cell_says_how_to_use_a_real_model(path):
 def test_the_kernel_runs_this_python(tmp_path):
     """nbclient starts the ``python3`` kernelspec; it must be this venv's interpreter."""
     nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_code_cell("import sys, graph; print(sys.executable); print(graph.__file__)")]
+    nb.cells = [nbformat.v4.new_code_cell("import sys, cairn; print(sys.executable); print(cairn.__file__)")]
     kernel_client(nb, tmp_path).execute()
     executable, package = nb.cells[0].outputs[0]["text"].split()
     assert Path(executable).resolve() == Path(sys.executable).resolve()
-    assert Path(package).resolve() == (ROOT / "graph" / "__init__.py").resolve()
+    assert Path(package).resolve() == (ROOT / "cairn" / "__init__.py").resolve()
+
+
+@pytest.mark.slow
+def test_a_notebook_in_a_folder_with_tools_py_and_graph_uses_cairn(tmp_path):
+    """Jupyter puts the notebook's folder first on sys.path; a project's own ``tools.py``,
+    ``graph/``, ``policy.py`` and ``checkpoints/`` (which raise when imported) must not matter.
+    ``stream=True`` alone streams into the cell: ``from cairn import Session`` connected it."""
+    from tests.test_packaging import make_shadowing_folder
+
+    folder = make_shadowing_folder(tmp_path / "project")
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [
+        nbformat.v4.new_code_cell(
+            "from cairn import Session\n"
+            "s = Session('.', model='script:script.json', db=':memory:')\n"
+            "r = s.send('read tools.py', stream=True)\n"
+            "print('status', r.status, r.tool_calls[0].status)"
+        ),
+        nbformat.v4.new_code_cell("r"),
+    ]
+    kernel_client(nb, folder).execute()
+    shown = outputs_text(nb)
+    assert "status done success" in shown
+    streamed = outputs_text(nbformat.from_dict({"cells": nb.cells[:1]}))
+    assert "read_file" in streamed  # the tool line the cell stream showed (print() names no tool)
+    assert "cairn-done" in shown  # the RunResult's HTML view
 
 
 @pytest.mark.slow
@@ -130,7 +156,7 @@ def test_notebook_runs_top_to_bottom(path, tmp_path):
 BEFORE_RESTART = """
 import json, tempfile
 from pathlib import Path
-from graph import Session
+from cairn import Session
 tmp = Path({tmp!r})
 ws = tmp / "ws"
 ws.mkdir()
@@ -148,7 +174,7 @@ print("SESSION", s.id, r.status, [c.call_id for c in r.pending])
 AFTER_RESTART = """
 assert "s" not in globals()  # a fresh kernel
 from pathlib import Path
-from graph import Session
+from cairn import Session
 s = Session.resume({session_id!r}, db={db!r})
 print("PENDING", [(c.tool_name, c.status) for c in s.pending()])
 r = s.approve({call_id!r})
@@ -190,8 +216,8 @@ INTERRUPT_SETUP = """
 import json
 from pathlib import Path
 import psutil
-import graph.notebook
-from graph import Session
+import cairn.graph.notebook
+from cairn import Session
 tmp = Path({tmp!r})
 (tmp / "ws").mkdir()
 turn = {{"tool_calls": [{{"name": "bash", "args": {{"command": "sleep 31.7"}}}}]}}
@@ -232,7 +258,7 @@ def test_the_interrupt_button_in_a_kernel(tmp_path):
         run("r = s.cancel()")
         started = time.monotonic()
         out = run(
-            "graph.notebook.enable()\nr = s.send('again')\nprint(r.status, [c.status for c in r.pending], sleeping())",
+            "cairn.graph.notebook.enable()\nr = s.send('again')\nprint(r.status, [c.status for c in r.pending], sleeping())",
             interrupt_after=2.0,
         )
         assert out.strip() == "interrupted ['interrupted'] []"
@@ -242,8 +268,8 @@ def test_the_interrupt_button_in_a_kernel(tmp_path):
 STREAM_SETUP = """
 import json
 from pathlib import Path
-from graph import Session
-from graph.notebook import default_event_sink, in_kernel
+from cairn import Session
+from cairn.graph.notebook import default_event_sink, in_kernel
 tmp = Path({tmp!r})
 (tmp / "ws").mkdir()
 (tmp / "ws" / "a.py").write_text("print(1)\\n")

@@ -1,4 +1,4 @@
-"""graph.notebook_widgets: approval buttons (against a minimal stand-in for ipywidgets) and the
+"""cairn.graph.notebook.widgets: approval buttons (against a minimal stand-in for ipywidgets) and the
 fallback without ipywidgets."""
 
 from __future__ import annotations
@@ -8,10 +8,10 @@ import types
 
 import pytest
 
-from graph.display import PendingView
-from graph.notebook import approval_widget
-from graph.result import RunResult
-from graph.state import ToolCallInfo
+from cairn.graph.display import PendingView
+from cairn.graph.notebook import approval_widget
+from cairn.graph.session.result import RunResult
+from cairn.graph.state import ToolCallInfo
 
 
 class Widget:
@@ -47,7 +47,7 @@ def fake_ipywidgets() -> types.ModuleType:
 
 
 class FakeSession:
-    """pending()/decide() as graph.session.Session does them (decisions staged until all are in)."""
+    """pending()/decide() as cairn.graph.session.session.Session does them (decisions staged until all are in)."""
 
     def __init__(self, calls: list[ToolCallInfo]) -> None:
         self.calls, self.staged, self.runs = calls, {}, []
@@ -56,7 +56,7 @@ class FakeSession:
         return [c for c in self.calls if c.call_id not in self.staged]
 
     def decide(self, decisions, *, stream=False, on_event=None):
-        from graph.decisions import DecisionError
+        from cairn.graph.session.decisions import DecisionError
 
         for cid, d in decisions.items():
             if isinstance(d, dict) and "edit" in d and "bad" in d["edit"].values():

@@ -1,4 +1,4 @@
-"""`cairn policy check TOOL 'JSON' [--workspace DIR] [--mode MODE] [--json]` (policy.cli.main)."""
+"""`cairn policy check TOOL 'JSON' [--workspace DIR] [--mode MODE] [--json]` (cairn.policy.cli.main)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from policy.cli import main
+from cairn.policy.cli import main
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -143,7 +143,7 @@ def test_python_m_policy_cli(ws: Path) -> None:
         [
             sys.executable,
             "-m",
-            "policy.cli",
+            "cairn.policy.cli",
             "check",
             "read_file",
             '{"file_path": "src/app.py"}',
@@ -160,7 +160,7 @@ def test_python_m_policy_cli(ws: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["decision"] == "allow"
     bad = subprocess.run(
-        [sys.executable, "-m", "policy.cli", "check", "bash", "{oops"],
+        [sys.executable, "-m", "cairn.policy.cli", "check", "bash", "{oops"],
         capture_output=True,
         text=True,
         env=env,

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from policy import Rules, evaluate
+from cairn.policy import Rules, evaluate
 from tests.policy.corpus_loader import Case, fill, load_cases, prepare
 
 CASES = load_cases()

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from policy import Rules, evaluate
-from policy.shell.analysis import MAX_CHARS
-from policy.shell.state import MAX_UNITS
+from cairn.policy import Rules, evaluate
+from cairn.policy.shell.analysis import MAX_CHARS
+from cairn.policy.shell.state import MAX_UNITS
 
 UNCHECKABLE = {
     "too-long": "echo " + "a" * (MAX_CHARS - 4),

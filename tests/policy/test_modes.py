@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from policy import MODES, Rules, evaluate
+from cairn.policy import MODES, Rules, evaluate
 
 
 def _decide(tool: str, args: dict, ws: Path, mode: str, rules: Rules | None = None) -> str:

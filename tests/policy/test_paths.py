@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from policy import Rules, evaluate
+from cairn.policy import Rules, evaluate
 
 
 def _verdict(tool: str, args: dict, ws: Path, **kw):

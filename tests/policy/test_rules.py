@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from policy import PolicyConfigError, Rules, evaluate
-from policy.rules import parse_rule
+from cairn.policy import PolicyConfigError, Rules, evaluate
+from cairn.policy.rules import parse_rule
 
 
 def _bash(command: str, ws: Path, rules: Rules | None = None, mode: str = "default"):
@@ -80,7 +80,7 @@ def test_rules_validate_on_construction_and_name_the_list() -> None:
 
 @pytest.mark.parametrize("where", ["project", "user"])
 def test_load_rules_error_names_the_file_and_the_rule(where: str, ws: Path, tmp_path: Path) -> None:
-    from policy import load_rules
+    from cairn.policy import load_rules
 
     bad = '[permissions]\nallow = ["bash(git status)", "bash(make && make install)"]\n'
     user = tmp_path / "user-settings.toml"

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from policy import PolicyConfigError, Rules, evaluate, load_rules
-from policy.settings import project_settings_path, user_settings_path
-from tools.workspace import Workspace
+from cairn.policy import PolicyConfigError, Rules, evaluate, load_rules
+from cairn.policy.settings import project_settings_path, user_settings_path
+from cairn.tools.workspace import Workspace
 
 
 def _write(path: Path, text: str) -> Path:

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from policy import Rules, evaluate, suggest_rule
-from policy.rules import parse_rule
+from cairn.policy import Rules, evaluate, suggest_rule
+from cairn.policy.rules import parse_rule
 
 
 def _suggest(command: str, ws: Path) -> str:

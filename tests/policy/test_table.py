@@ -7,15 +7,15 @@ from pathlib import Path
 
 import pytest
 
-import policy
-from policy import DEFAULT_TOOL_RISK, DEFAULT_UNKNOWN_RISK, Decision, RiskLevel, Verdict, evaluate
-from policy.levels import max_risk, strictest
-from policy.table import _FALLBACK_ALIASES, canonical_tool_name
-from tools.workspace import Workspace
+from cairn import policy
+from cairn.policy import DEFAULT_TOOL_RISK, DEFAULT_UNKNOWN_RISK, Decision, RiskLevel, Verdict, evaluate
+from cairn.policy.levels import max_risk, strictest
+from cairn.policy.table import _FALLBACK_ALIASES, canonical_tool_name
+from cairn.tools.workspace import Workspace
 
 
 def test_every_registered_tool_has_a_risk_entry(workspace: str) -> None:
-    from tools import create_default_tools
+    from cairn.tools import create_default_tools
 
     tools = create_default_tools(workspace=workspace)
     assert tools, "no built-in tools registered"
@@ -30,11 +30,11 @@ def test_table_levels_match_the_design() -> None:
     assert {n for n, r in DEFAULT_TOOL_RISK.items() if r == RiskLevel.MEDIUM} == medium
     assert DEFAULT_TOOL_RISK["bash"] == RiskLevel.HIGH
     assert DEFAULT_UNKNOWN_RISK == RiskLevel.MEDIUM
-    assert policy.RiskLevel is __import__("tools.base", fromlist=["RiskLevel"]).RiskLevel
+    assert policy.RiskLevel is __import__("cairn.tools.base", fromlist=["RiskLevel"]).RiskLevel
 
 
 def test_every_tool_alias_canonicalizes_to_its_tool(workspace: str) -> None:
-    from tools import builtin_tool_classes
+    from cairn.tools import builtin_tool_classes
 
     for cls in builtin_tool_classes():
         assert canonical_tool_name(cls.name) == cls.name
@@ -97,7 +97,7 @@ def test_odd_argument_shapes_never_raise_and_never_allow_blindly(args: object, w
 def test_an_internal_error_fails_closed(ws: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import sys
 
-    module = sys.modules["policy.evaluate"]  # `policy.evaluate` the attribute is the function
+    module = sys.modules["cairn.policy.evaluate"]  # `cairn.policy.evaluate` the attribute is the function
 
     def broken(*args, **kwargs):
         raise RuntimeError("boom")

@@ -12,8 +12,8 @@ from collections.abc import Iterable
 
 import pytest
 
-from policy import Rules, check_url, evaluate
-from policy.urls import no_dns, parse_ipv4
+from cairn.policy import Rules, check_url, evaluate
+from cairn.policy.urls import no_dns, parse_ipv4
 
 
 def _resolver(table: dict[str, list[str]]):

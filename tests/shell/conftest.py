@@ -17,12 +17,12 @@ from pathlib import Path
 import psutil
 import pytest
 
-from tools.base import ToolContext
-from tools.services import ToolServices
-from tools.shell.bash import BashTool
-from tools.shell.bash_output import BashOutputTool
-from tools.shell.kill_bash import KillBashTool
-from tools.workspace import Workspace
+from cairn.tools.base import ToolContext
+from cairn.tools.services import ToolServices
+from cairn.tools.shell.bash import BashTool
+from cairn.tools.shell.bash_output import BashOutputTool
+from cairn.tools.shell.kill_bash import KillBashTool
+from cairn.tools.workspace import Workspace
 
 MARK_PREFIX = "cairn-test-mark-"
 

@@ -8,8 +8,8 @@ import signal
 import threading
 import time
 
-from tools.shell import bash_output
-from tools.shell.state import ShellState
+from cairn.tools.shell import bash_output
+from cairn.tools.shell.state import ShellState
 
 
 def _wait_done(shell_tools, task_id, timeout=5.0):
@@ -189,7 +189,7 @@ def test_close_keep_running_leaves_tasks_alone(workspace, process_guard):
 
 
 def test_bash_id_and_shell_id_are_accepted_through_the_registry(shell_tools, process_guard):
-    from tools.registry import ToolRegistry
+    from cairn.tools.registry import ToolRegistry
 
     registry = ToolRegistry([shell_tools.bash, shell_tools.output, shell_tools.kill])
     started = registry.execute("Bash", {"command": f"{process_guard.sleep} 300", "run_in_background": "true"})

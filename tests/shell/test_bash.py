@@ -7,10 +7,10 @@ import subprocess
 
 import pytest
 
-from tools.base import ToolContext
-from tools.shell.bash import BashTool
-from tools.shell.bash_output import BashOutputTool
-from tools.shell.kill_bash import KillBashTool
+from cairn.tools.base import ToolContext
+from cairn.tools.shell.bash import BashTool
+from cairn.tools.shell.bash_output import BashOutputTool
+from cairn.tools.shell.kill_bash import KillBashTool
 
 
 def test_metadata_of_the_three_tools():
@@ -221,8 +221,8 @@ def test_changed_files_sees_deletions_and_reverts(git_workspace):
 def test_changed_files_relative_to_a_workspace_inside_a_repo(git_workspace):
     sub = git_workspace.root / "pkg"
     sub.mkdir()
-    from tools.services import ToolServices
-    from tools.workspace import Workspace
+    from cairn.tools.services import ToolServices
+    from cairn.tools.workspace import Workspace
 
     services = ToolServices(Workspace(sub))
     try:

@@ -6,7 +6,7 @@ import struct
 
 import pytest
 
-from tools.shell.binary import binary_note, detect_binary, format_size
+from cairn.tools.shell.binary import binary_note, detect_binary, format_size
 
 PAYLOAD = b"\x01\x02rest of the file" * 4
 

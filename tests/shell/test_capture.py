@@ -5,8 +5,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tools.shell.capture import STDERR_LIMIT, STDOUT_LIMIT, BoundedCapture
-from tools.shell.render import render_stream
+from cairn.tools.shell.capture import STDERR_LIMIT, STDOUT_LIMIT, BoundedCapture
+from cairn.tools.shell.render import render_stream
 
 
 def _pattern(n: int) -> bytes:

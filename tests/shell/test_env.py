@@ -9,8 +9,8 @@ import textwrap
 
 import pytest
 
-from tools.shell.env import SecretFilter, build_env
-from tools.shell.state import ShellState
+from cairn.tools.shell.env import SecretFilter, build_env
+from cairn.tools.shell.state import ShellState
 
 SECRETS = {
     "OPENAI_API_KEY": "sk-openai",
@@ -111,7 +111,7 @@ def test_a_bash_env_the_person_had_still_runs(shell_tools, monkeypatch, tmp_path
 AGENT = textwrap.dedent(
     """
     import ctypes, sys
-    from tools.shell.state import ShellState
+    from cairn.tools.shell.state import ShellState
 
     state = ShellState(sys.argv[1])
     try:

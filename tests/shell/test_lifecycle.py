@@ -12,7 +12,7 @@ import time
 import psutil
 import pytest
 
-from tools.base import ToolContext
+from cairn.tools.base import ToolContext
 
 TREE = "{sleep} 300 & {sleep} 300; wait"  # a command whose children outlive a killed shell
 
@@ -104,9 +104,9 @@ def test_kill_bash_and_close_stop_other_groups_of_a_task(shell_tools, process_gu
 AGENT = textwrap.dedent(
     """
     import sys
-    from tools.services import ToolServices
-    from tools.shell.bash import BashTool
-    from tools.workspace import Workspace
+    from cairn.tools.services import ToolServices
+    from cairn.tools.shell.bash import BashTool
+    from cairn.tools.workspace import Workspace
 
     workspace, sleep, mode = sys.argv[1:4]
     services = ToolServices(Workspace(workspace))

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from tools.shell.bash import bash_label
-from tools.shell.parse import programs, short_command
+from cairn.tools.shell.bash import bash_label
+from cairn.tools.shell.parse import programs, short_command
 
 
 @pytest.mark.parametrize(

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from tools.shell.capture import BoundedCapture, Captured
-from tools.shell.render import format_duration, render_result
+from cairn.tools.shell.capture import BoundedCapture, Captured
+from cairn.tools.shell.render import format_duration, render_result
 
 
 def _cap(data: bytes, limit: int = 1000) -> Captured:

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from tools.shell.progress import MAX_LINE_CHARS, LineFeed
-from tools.shell.text import (
+from cairn.tools.shell.progress import MAX_LINE_CHARS, LineFeed
+from cairn.tools.shell.text import (
     clean_for_model,
     collapse_carriage_returns,
     incomplete_utf8_suffix,

@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from graph.script import ScriptTurn, load_script, parse_script
+from cairn.graph.models.script import ScriptTurn, load_script, parse_script
 from tests.support.openai_server import ScriptedOpenAIServer
 
 Script = str | Path | list[Any] | dict[str, Any]

@@ -26,7 +26,7 @@ from typing import Any
 
 from pydantic import Field
 
-from tools.base import ArgsModel, RiskLevel, Tool, ToolContext, ToolResult
+from cairn.tools.base import ArgsModel, RiskLevel, Tool, ToolContext, ToolResult
 
 MARKS: Path = Path(".")
 
@@ -92,7 +92,7 @@ TEST_TOOLS = (EffectTool, ParallelEffectTool, GatedEffectTool, LookupTool)
 
 def _install_hooks(hook: str | None) -> None:
     if hook == "after_result":
-        from checkpoints.journal import ToolJournal
+        from cairn.checkpoints.journal import ToolJournal
 
         original = ToolJournal.record
 
@@ -104,7 +104,7 @@ def _install_hooks(hook: str | None) -> None:
 
         ToolJournal.record = record  # type: ignore[method-assign]
     if hook == "model":
-        from graph.scripted import ScriptedChatModel
+        from cairn.graph.models.scripted import ScriptedChatModel
 
         original_next = ScriptedChatModel._next_turn
 
@@ -135,9 +135,9 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     MARKS = Path(args.marks)
     _install_hooks(args.hook)
-    from graph import Session
-    from graph.models import create_model
-    from tools.workspace import Workspace
+    from cairn import Session
+    from cairn.graph.models import create_model
+    from cairn.tools.workspace import Workspace
 
     ws = Workspace(args.workspace)
     tools = [cls(ws) for cls in TEST_TOOLS]

@@ -1,4 +1,4 @@
-"""A small OpenAI-compatible HTTP server that answers from a script (the ``graph.script`` format).
+"""A small OpenAI-compatible HTTP server that answers from a script (the ``cairn.graph.models.script`` format).
 
 End-to-end tests point the real ``langchain_openai.ChatOpenAI`` at it, so the whole client path
 (streaming SSE, tool-call deltas, usage, retries) is exercised without the network.
@@ -29,7 +29,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-from graph.script import ScriptTurn, load_script, turn_at
+from cairn.graph.models.script import ScriptTurn, load_script, turn_at
 from tests.support.openai_wire import (
     completion_body,
     count_assistant_messages,
@@ -221,7 +221,7 @@ class _Handler(BaseHTTPRequestHandler):
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--script", required=True, help="JSON script file (graph.script format)")
+    parser.add_argument("--script", required=True, help="JSON script file (cairn.graph.models.script format)")
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=0, help="0 picks a free port")
     parser.add_argument("--requests-log", help="append every chat request body to this JSONL file")

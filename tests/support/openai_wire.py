@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from graph.script import ScriptTurn, count_words
+from cairn.graph.models.script import ScriptTurn, count_words
 
 _ERROR_TYPES = {400: "invalid_request_error", 401: "authentication_error", 429: "rate_limit_exceeded"}
 

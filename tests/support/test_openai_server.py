@@ -15,7 +15,12 @@ import pytest
 from langchain_core.messages import AIMessage, AIMessageChunk, HumanMessage, ToolMessage
 from langchain_core.tools import tool
 
-from graph.models import create_model, describe_model_error, is_transient_model_error, recover_text_tool_calls
+from cairn.graph.models import (
+    create_model,
+    describe_model_error,
+    is_transient_model_error,
+    recover_text_tool_calls,
+)
 from tests.support.fixtures import make_openai_server, openai_server
 from tests.support.openai_server import find_dangling_tool_calls, find_orphan_tool_messages
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tools.file_ops import ripgrep
+from cairn.tools.file_ops import ripgrep
 
 
 @pytest.fixture(params=["ripgrep", "python"])

@@ -10,10 +10,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tools.file_ops.edit_file import EditFileTool
-from tools.file_ops.read_file import ReadFileTool
-from tools.services import ToolServices
-from tools.workspace import Workspace
+from cairn.tools.file_ops.edit_file import EditFileTool
+from cairn.tools.file_ops.read_file import ReadFileTool
+from cairn.tools.services import ToolServices
+from cairn.tools.workspace import Workspace
 
 
 def make_tools(root):

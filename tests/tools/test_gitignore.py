@@ -6,12 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from tools.file_ops.gitignore import GitignoreTool
-from tools.file_ops.ignore import IgnoreFile, is_ignored, parse_line, rebase_line
-from tools.file_ops.read_file import ReadFileTool
-from tools.file_ops.write_file import WriteFileTool
-from tools.services import ToolServices
-from tools.workspace import Workspace
+from cairn.tools.file_ops.gitignore import GitignoreTool
+from cairn.tools.file_ops.ignore import IgnoreFile, is_ignored, parse_line, rebase_line
+from cairn.tools.file_ops.read_file import ReadFileTool
+from cairn.tools.file_ops.write_file import WriteFileTool
+from cairn.tools.services import ToolServices
+from cairn.tools.workspace import Workspace
 
 
 @pytest.fixture

@@ -9,14 +9,14 @@ from pathlib import Path
 
 import pytest
 
+from cairn.tools.file_ops import glob as glob_module
+from cairn.tools.file_ops import ripgrep
+from cairn.tools.file_ops.glob import GlobTool
+from cairn.tools.file_ops.globs import compile_glob, literal_prefix, path_filter
+from cairn.tools.file_ops.ignore import default_excluded
+from cairn.tools.services import ToolServices
+from cairn.tools.workspace import Workspace
 from tests.tools.gen_tree import build_tree
-from tools.file_ops import glob as glob_module
-from tools.file_ops import ripgrep
-from tools.file_ops.glob import GlobTool
-from tools.file_ops.globs import compile_glob, literal_prefix, path_filter
-from tools.file_ops.ignore import default_excluded
-from tools.services import ToolServices
-from tools.workspace import Workspace
 
 
 @pytest.fixture
@@ -236,8 +236,8 @@ def test_fast_name_prefilter_is_used_only_when_it_cannot_leak(glob, workspace):
     ],
 )
 def test_name_prefilter_overlap(ignore, name, overlap):
-    from tools.file_ops.ignore import IgnoreFile
-    from tools.file_ops.name_prefilter import may_reinclude
+    from cairn.tools.file_ops.ignore import IgnoreFile
+    from cairn.tools.file_ops.name_prefilter import may_reinclude
 
     rules = [IgnoreFile([ignore, "!" + name], dir_rel="", source="t")]
     assert may_reinclude(rules, name) is overlap

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
+from cairn.tools.base import ToolContext
+from cairn.tools.file_ops import ripgrep
+from cairn.tools.file_ops.grep import GrepTool
+from cairn.tools.services import ToolServices
+from cairn.tools.workspace import Workspace
 from tests.tools.gen_tree import build_tree
-from tools.base import ToolContext
-from tools.file_ops import ripgrep
-from tools.file_ops.grep import GrepTool
-from tools.services import ToolServices
-from tools.workspace import Workspace
 
 
 @pytest.fixture

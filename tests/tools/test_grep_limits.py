@@ -11,13 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from tools.base import ToolContext
-from tools.file_ops import grep_py, grep_rg, ripgrep
-from tools.file_ops.grep import GrepTool
-from tools.file_ops.grep_collect import Collector
-from tools.file_ops.grep_types import FileResult, Record
-from tools.services import ToolServices
-from tools.workspace import Workspace
+from cairn.tools.base import ToolContext
+from cairn.tools.file_ops import grep_py, grep_rg, ripgrep
+from cairn.tools.file_ops.grep import GrepTool
+from cairn.tools.file_ops.grep_collect import Collector
+from cairn.tools.file_ops.grep_types import FileResult, Record
+from cairn.tools.services import ToolServices
+from cairn.tools.workspace import Workspace
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -51,8 +51,8 @@ def test_ripgrep_path_runs_no_python_regex_on_long_matching_lines(workspace):
     out = run_isolated(
         f"""
         import time
-        from tools import Workspace, ToolServices
-        from tools.file_ops.grep import GrepTool
+        from cairn.tools import Workspace, ToolServices
+        from cairn.tools.file_ops.grep import GrepTool
         ws = Workspace({str(workspace)!r})
         start = time.monotonic()
         res = GrepTool(ws, ToolServices(ws)).execute({{"pattern": r"(\\w+\\s?)+;"}})
@@ -77,9 +77,9 @@ def test_python_backend_gives_up_on_a_catastrophic_pattern(workspace, pattern):
         f"""
         {no_rg}
         import time
-        from tools import Workspace, ToolServices
-        from tools.file_ops import grep_regex
-        from tools.file_ops.grep import GrepTool
+        from cairn.tools import Workspace, ToolServices
+        from cairn.tools.file_ops import grep_regex
+        from cairn.tools.file_ops.grep import GrepTool
         grep_regex.PATTERN_TIMEOUT = 0.5
         ws = Workspace({str(workspace)!r})
         start = time.monotonic()
@@ -123,7 +123,7 @@ def test_single_file_is_checked_for_binary_without_reading_it_whole(grep, worksp
 
 
 def test_head_limit_zero_keeps_a_bounded_number_of_lines(grep, workspace, backend, monkeypatch):
-    from tools.file_ops import grep as grep_module
+    from cairn.tools.file_ops import grep as grep_module
 
     monkeypatch.setattr(grep_module, "MAX_KEPT_ROWS", 10)
     (Path(workspace) / "m.txt").write_text("hit\n" * 30)
@@ -221,7 +221,7 @@ def test_counts_stay_exact_when_only_counting_is_left(grep, workspace, backend):
 def test_only_patterns_that_can_backtrack_pay_for_the_time_budget():
     import re
 
-    from tools.file_ops.grep_regex import may_backtrack
+    from cairn.tools.file_ops.grep_regex import may_backtrack
 
     for safe in [rb"def main", rb"class \w+Error\(", rb"foo.*bar", rb"(?:ab)+c", rb"(foo|bar)baz"]:
         assert not may_backtrack(re.compile(safe)), safe

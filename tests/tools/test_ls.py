@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from tools.file_ops.ls import MAX_ENTRIES, ListDirTool
-from tools.services import ToolServices
-from tools.workspace import Workspace
+from cairn.tools.file_ops.ls import MAX_ENTRIES, ListDirTool
+from cairn.tools.services import ToolServices
+from cairn.tools.workspace import Workspace
 
 
 @pytest.fixture

@@ -8,8 +8,8 @@ import threading
 
 import pytest
 
-from tools.base import RiskLevel
-from tools.memory import (
+from cairn.tools.base import RiskLevel
+from cairn.tools.memory import (
     MAX_NOTE_CHARS,
     MAX_NOTES,
     MemoryTool,
@@ -17,8 +17,8 @@ from tools.memory import (
     memory_file_for,
     read_notes,
 )
-from tools.registry import ToolRegistry
-from tools.workspace import Workspace
+from cairn.tools.registry import ToolRegistry
+from cairn.tools.workspace import Workspace
 
 
 @pytest.fixture

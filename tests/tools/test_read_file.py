@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from tools.file_ops.read_file import MAX_WHOLE_FILE, ReadFileTool
-from tools.services import ToolServices
-from tools.workspace import Workspace
+from cairn.tools.file_ops.read_file import MAX_WHOLE_FILE, ReadFileTool
+from cairn.tools.services import ToolServices
+from cairn.tools.workspace import Workspace
 
 
 @pytest.fixture
@@ -263,7 +263,7 @@ def test_exif_orientation_is_applied_to_a_downscaled_image(tool, workspace):
 @pytest.fixture
 def small_limits(monkeypatch):
     """Make "big file" mean 100 KB so the streaming path is cheap to test."""
-    from tools.file_ops import read_file
+    from cairn.tools.file_ops import read_file
 
     monkeypatch.setattr(read_file, "MAX_WHOLE_FILE", 100_000)
     monkeypatch.setattr(read_file, "MAX_TRACKED", 100_000)

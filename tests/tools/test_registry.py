@@ -8,9 +8,9 @@ import pytest
 from langchain_core.tools import tool as lc_tool
 from pydantic import Field
 
-from tools import RiskLevel, Tool, ToolRegistry, ToolResult, builtin_aliases, create_default_tools
-from tools.base import ArgsModel, ToolContext
-from tools.langchain_adapter import LangChainTool
+from cairn.tools import RiskLevel, Tool, ToolRegistry, ToolResult, builtin_aliases, create_default_tools
+from cairn.tools.base import ArgsModel, ToolContext
+from cairn.tools.langchain_adapter import LangChainTool
 
 
 class CountArgs(ArgsModel):
@@ -38,7 +38,7 @@ def registry(workspace) -> ToolRegistry:
 
 
 def workspace_obj(path: str):
-    from tools.workspace import Workspace
+    from cairn.tools.workspace import Workspace
 
     return Workspace(path)
 

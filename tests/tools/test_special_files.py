@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from tools.file_ops.edit_file import EditFileTool
-from tools.file_ops.gitignore import GitignoreTool
-from tools.file_ops.grep import GrepTool
-from tools.file_ops.read_file import ReadFileTool
-from tools.file_ops.write_file import WriteFileTool
-from tools.services import ToolServices
-from tools.workspace import Workspace
+from cairn.tools.file_ops.edit_file import EditFileTool
+from cairn.tools.file_ops.gitignore import GitignoreTool
+from cairn.tools.file_ops.grep import GrepTool
+from cairn.tools.file_ops.read_file import ReadFileTool
+from cairn.tools.file_ops.write_file import WriteFileTool
+from cairn.tools.services import ToolServices
+from cairn.tools.workspace import Workspace
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs POSIX FIFOs")
 
@@ -82,7 +82,7 @@ def test_grep_over_a_directory_skips_a_fifo(workspace, fifo, monkeypatch):
 
 def test_a_fifo_named_gitignore_does_not_hang_the_python_walk(workspace, monkeypatch):
     """ripgrep itself blocks on such a file (rg 14.1), so only the Python walk is checked here."""
-    from tools.file_ops.ls import ListDirTool
+    from cairn.tools.file_ops.ls import ListDirTool
 
     sub = Path(workspace) / "sub"
     sub.mkdir()

@@ -6,10 +6,10 @@ import json
 
 import pytest
 
-from tools.base import RiskLevel
-from tools.registry import ToolRegistry
-from tools.todo import TodoWriteTool
-from tools.workspace import Workspace
+from cairn.tools.base import RiskLevel
+from cairn.tools.registry import ToolRegistry
+from cairn.tools.todo import TodoWriteTool
+from cairn.tools.workspace import Workspace
 
 
 @pytest.fixture

@@ -15,11 +15,11 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import httpx
 import pytest
 
-from tools.base import RiskLevel, ToolContext
-from tools.registry import ToolRegistry
-from tools.services import ToolServices
-from tools.web.web_fetch import WebFetchTool
-from tools.workspace import Workspace
+from cairn.tools.base import RiskLevel, ToolContext
+from cairn.tools.registry import ToolRegistry
+from cairn.tools.services import ToolServices
+from cairn.tools.web.web_fetch import WebFetchTool
+from cairn.tools.workspace import Workspace
 
 PAGE = b"""<!doctype html><html><head><title>Cairn &amp; Docs</title>
 <style>body { color: red }</style><script>var secret = "SCRIPT-TEXT";</script></head>
@@ -416,7 +416,7 @@ def test_json_schema_has_descriptions(tool):
 def test_sliced_html_conversion_matches_one_shot():
     import html2text
 
-    from tools.web.html import _BLANK_RUNS, _FEED_CHUNK, html_to_markdown
+    from cairn.tools.web.html import _BLANK_RUNS, _FEED_CHUNK, html_to_markdown
 
     body = "".join(
         f"<h2>Part {i}</h2><p>caf&eacute; <a href='/p/{i}'>link {i}</a> <em>x</em></p>" for i in range(6000)
@@ -436,7 +436,7 @@ def test_sliced_html_conversion_matches_one_shot():
 
 
 def test_html_conversion_stops_on_cancel():
-    from tools.web.html import html_to_markdown
+    from cairn.tools.web.html import html_to_markdown
 
     cancel = threading.Event()
     cancel.set()
@@ -455,7 +455,7 @@ def test_undeclared_binary_is_sniffed(tool, server):
 
 
 def test_decoding_rules():
-    from tools.web.content import declared_kind, decode_body, parse_content_type
+    from cairn.tools.web.content import declared_kind, decode_body, parse_content_type
 
     assert parse_content_type('Text/HTML; charset="Shift_JIS"') == ("text/html", "Shift_JIS")
     assert parse_content_type("") == ("", None)
@@ -536,14 +536,14 @@ def test_an_encoding_that_was_not_requested_is_refused(tool, server):
 
 
 def _decode_all(encoding: str, raw: bytes, limit: int, step: int = 1) -> bytes:
-    from tools.web.decode import BoundedDecoder
+    from cairn.tools.web.decode import BoundedDecoder
 
     decoder = BoundedDecoder(encoding, limit)
     return b"".join(b"".join(decoder.feed(raw[i : i + step])) for i in range(0, len(raw), step))
 
 
 def test_bounded_decoder_handles_split_input_members_and_limits():
-    from tools.web.decode import EncodingError
+    from cairn.tools.web.decode import EncodingError
 
     two_members = gzip.compress(b"first ") + gzip.compress(b"second") + b"\0\0trailing junk"
     assert _decode_all("gzip", two_members, 1000) == b"first second"

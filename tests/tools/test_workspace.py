@@ -1,6 +1,6 @@
 import os
 
-from tools.workspace import Workspace
+from cairn.tools.workspace import Workspace
 
 
 def test_relative_and_dotdot(tmp_path):

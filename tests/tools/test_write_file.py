@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from tools.file_ops.read_file import ReadFileTool
-from tools.file_ops.write_file import WriteFileTool
-from tools.services import ToolServices
-from tools.workspace import Workspace
+from cairn.tools.file_ops.read_file import ReadFileTool
+from cairn.tools.file_ops.write_file import WriteFileTool
+from cairn.tools.services import ToolServices
+from cairn.tools.workspace import Workspace
 
 
 @pytest.fixture
@@ -179,7 +179,7 @@ def test_added_and_removed_count_lines_starting_with_dashes_and_pluses(tools, wo
 
 
 def test_counts_come_from_the_whole_diff_even_when_the_kept_diff_is_cut(tools, workspace):
-    from tools.file_ops.diffing import MAX_DIFF_CHARS
+    from cairn.tools.file_ops.diffing import MAX_DIFF_CHARS
 
     read, write = tools
     n = MAX_DIFF_CHARS // 20
@@ -192,7 +192,7 @@ def test_counts_come_from_the_whole_diff_even_when_the_kept_diff_is_cut(tools, w
 
 
 def test_diff_stats_skips_only_the_file_header():
-    from tools.file_ops.diffing import diff_stats, unified_diff
+    from cairn.tools.file_ops.diffing import diff_stats, unified_diff
 
     diff = unified_diff("-- comment\nselect 1;\n", "select 1;\n++i;\n", "q.sql")
     assert diff_stats(diff) == (1, 1)

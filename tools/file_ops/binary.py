@@ -14,7 +14,7 @@ from dataclasses import dataclass
 SNIFF_BYTES = 8192
 
 #: Byte-order marks that make a file text despite NUL bytes (a ``startswith`` test, so the order does
-#: not matter here; :mod:`tools.file_ops.textio` checks UTF-32-LE before its prefix UTF-16-LE).
+#: not matter here; :mod:`cairn.tools.file_ops.textio` checks UTF-32-LE before its prefix UTF-16-LE).
 _TEXT_BOMS = (
     codecs.BOM_UTF8,
     codecs.BOM_UTF32_LE,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import difflib
 
-from tools.file_ops.textio import split_lines
-from tools.output import truncate_middle
+from cairn.tools.file_ops.textio import split_lines
+from cairn.tools.output import truncate_middle
 
 #: Longest diff kept in metadata; a rewrite of a huge file is cut in the middle.
 MAX_DIFF_CHARS = 200_000

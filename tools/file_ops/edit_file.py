@@ -6,10 +6,10 @@ from typing import Any
 
 from pydantic import Field
 
-from tools.base import ArgsModel, RiskLevel, Tool, ToolContext, ToolResult
-from tools.file_ops.edit_match import find_occurrences, line_of, not_found_hint, replacement_text
-from tools.file_ops.textio import printable, split_lines
-from tools.file_ops.writing import (
+from cairn.tools.base import ArgsModel, RiskLevel, Tool, ToolContext, ToolResult
+from cairn.tools.file_ops.edit_match import find_occurrences, line_of, not_found_hint, replacement_text
+from cairn.tools.file_ops.textio import printable, split_lines
+from cairn.tools.file_ops.writing import (
     Plan,
     WriteRefused,
     commit,

@@ -7,11 +7,17 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from tools.base import ArgsModel, RiskLevel, Tool, ToolContext, ToolResult
-from tools.file_ops.ignore import DEFAULT_EXCLUDES_LABEL, IgnoreFile, IgnoreStack, decide, default_excluded
-from tools.file_ops.textio import split_lines
-from tools.file_ops.walk import find_base
-from tools.file_ops.writing import (
+from cairn.tools.base import ArgsModel, RiskLevel, Tool, ToolContext, ToolResult
+from cairn.tools.file_ops.ignore import (
+    DEFAULT_EXCLUDES_LABEL,
+    IgnoreFile,
+    IgnoreStack,
+    decide,
+    default_excluded,
+)
+from cairn.tools.file_ops.textio import split_lines
+from cairn.tools.file_ops.walk import find_base
+from cairn.tools.file_ops.writing import (
     Plan,
     WriteRefused,
     commit,

@@ -8,13 +8,13 @@ from typing import Any
 
 from pydantic import Field
 
-from tools.base import ArgsModel, RiskLevel, Tool, ToolContext, ToolResult
-from tools.file_ops import ripgrep
-from tools.file_ops.fmt import bounded_rows, human_size, plural
-from tools.file_ops.globs import compile_glob, literal_prefix, rg_name_glob
-from tools.file_ops.listing import list_files
-from tools.file_ops.walk import make_scope
-from tools.output import truncate_middle
+from cairn.tools.base import ArgsModel, RiskLevel, Tool, ToolContext, ToolResult
+from cairn.tools.file_ops import ripgrep
+from cairn.tools.file_ops.fmt import bounded_rows, human_size, plural
+from cairn.tools.file_ops.globs import compile_glob, literal_prefix, rg_name_glob
+from cairn.tools.file_ops.listing import list_files
+from cairn.tools.file_ops.walk import make_scope
+from cairn.tools.output import truncate_middle
 
 #: Most files returned; the rest are counted.
 MAX_RESULTS = 10_000

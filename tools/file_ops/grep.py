@@ -8,14 +8,14 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from tools.base import ArgsModel, RiskLevel, Tool, ToolContext, ToolResult
-from tools.file_ops import grep_py, grep_rg, ripgrep
-from tools.file_ops.fmt import plural
-from tools.file_ops.globs import path_filter, rg_name_glob, split_top_level
-from tools.file_ops.grep_format import MAX_KEPT_ROWS, format_results
-from tools.file_ops.grep_types import NEWLINE_ERROR, FileResult, PatternError, PatternTooSlow, Query
-from tools.file_ops.walk import find_base, make_scope
-from tools.output import truncate_middle
+from cairn.tools.base import ArgsModel, RiskLevel, Tool, ToolContext, ToolResult
+from cairn.tools.file_ops import grep_py, grep_rg, ripgrep
+from cairn.tools.file_ops.fmt import plural
+from cairn.tools.file_ops.globs import path_filter, rg_name_glob, split_top_level
+from cairn.tools.file_ops.grep_format import MAX_KEPT_ROWS, format_results
+from cairn.tools.file_ops.grep_types import NEWLINE_ERROR, FileResult, PatternError, PatternTooSlow, Query
+from cairn.tools.file_ops.walk import find_base, make_scope
+from cairn.tools.output import truncate_middle
 
 
 class GrepArgs(ArgsModel):

@@ -10,7 +10,7 @@ down, and files after it need no records at all.  Counts are always complete.
 
 from __future__ import annotations
 
-from tools.file_ops.grep_types import FileResult
+from cairn.tools.file_ops.grep_types import FileResult
 
 
 class Collector:

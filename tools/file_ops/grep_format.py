@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from tools.file_ops.fmt import cut_line, plural
-from tools.file_ops.grep_types import FileResult, Query
+from cairn.tools.file_ops.fmt import cut_line, plural
+from cairn.tools.file_ops.grep_types import FileResult, Query
 
 #: Longest line shown; longer ones are cut around their first match.
 MAX_LINE_CHARS = 500

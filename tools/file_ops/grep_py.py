@@ -6,7 +6,7 @@ rejects, e.g. look-around).  It mirrors ripgrep's behaviour: lines split at
 are searched as UTF-8; a UTF-8 BOM is dropped.  Regex classes (``\\w``, ``\\d``)
 and ``case_insensitive`` are ASCII-only here, where ripgrep's are Unicode-aware.
 
-Patterns are compiled by :mod:`tools.file_ops.grep_regex` (bounded time per search).
+Patterns are compiled by :mod:`cairn.tools.file_ops.grep_regex` (bounded time per search).
 """
 
 from __future__ import annotations
@@ -17,12 +17,12 @@ import re
 import threading
 from pathlib import Path
 
-from tools.file_ops.grep_collect import Collector
-from tools.file_ops.grep_format import PREVIEW_BYTES, line_text
-from tools.file_ops.grep_regex import Compiled, compile_pattern
-from tools.file_ops.grep_types import FileResult, Query, Record
-from tools.file_ops.ripgrep import Cancelled
-from tools.file_ops.walk import Scope, iter_files
+from cairn.tools.file_ops.grep_collect import Collector
+from cairn.tools.file_ops.grep_format import PREVIEW_BYTES, line_text
+from cairn.tools.file_ops.grep_regex import Compiled, compile_pattern
+from cairn.tools.file_ops.grep_types import FileResult, Query, Record
+from cairn.tools.file_ops.ripgrep import Cancelled
+from cairn.tools.file_ops.walk import Scope, iter_files
 
 _HEAD = 65536
 #: Non-blocking so that a FIFO swapped in after the walk's type check cannot hang the search.

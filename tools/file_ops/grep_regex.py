@@ -15,7 +15,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from tools.file_ops.grep_types import NEWLINE_ERROR, PatternError, PatternTooSlow
+from cairn.tools.file_ops.grep_types import NEWLINE_ERROR, PatternError, PatternTooSlow
 
 #: Longest one search call may run (the pattern is then called too slow).
 PATTERN_TIMEOUT = 5.0

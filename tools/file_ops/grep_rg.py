@@ -13,11 +13,11 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
-from tools.file_ops import ripgrep
-from tools.file_ops.grep_collect import Collector
-from tools.file_ops.grep_format import PREVIEW_BYTES, line_text
-from tools.file_ops.grep_types import NEWLINE_ERROR, FileResult, PatternError, Query, Record
-from tools.file_ops.walk import Scope
+from cairn.tools.file_ops import ripgrep
+from cairn.tools.file_ops.grep_collect import Collector
+from cairn.tools.file_ops.grep_format import PREVIEW_BYTES, line_text
+from cairn.tools.file_ops.grep_types import NEWLINE_ERROR, FileResult, PatternError, Query, Record
+from cairn.tools.file_ops.walk import Scope
 
 _BINARY_WARNING = b": WARNING: stopped searching binary file"
 #: What rg prints instead of lines for a binary file given explicitly.

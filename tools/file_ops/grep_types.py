@@ -4,7 +4,7 @@ Both backends (ripgrep and pure Python) produce the same thing: per file, the
 base-relative path as bytes, the number of matching lines and of result lines
 (matches and context), and in content mode the first result lines as
 :class:`Record` objects, ready to print.  Only the first ``Query.max_rows``
-result lines in path order are kept (see :mod:`tools.file_ops.grep_collect`),
+result lines in path order are kept (see :mod:`cairn.tools.file_ops.grep_collect`),
 so a search with millions of matches holds a bounded amount of text.
 """
 

@@ -11,7 +11,7 @@ prefix-matching parent directories and its own priority rules, and on a pruning
 walk it disagrees with git and ripgrep -- e.g. with ``*`` / ``!*/`` it calls every
 directory ignored, and with ``build/`` / ``!build/keep/`` it re-includes files git
 cannot.  The grep fallback must give ripgrep's results exactly, so the patterns
-are compiled here with git's wildmatch rules (see :mod:`tools.file_ops.globs`).
+are compiled here with git's wildmatch rules (see :mod:`cairn.tools.file_ops.globs`).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from tools.file_ops.globs import translate
+from cairn.tools.file_ops.globs import translate
 
 #: Directories skipped by default (like ripgrep's ``-g '!name/'``), and ``.git`` files/dirs always.
 DEFAULT_EXCLUDED_DIRS = frozenset({".git", "node_modules", "__pycache__", ".venv", "dist", "build"})

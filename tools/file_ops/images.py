@@ -6,7 +6,7 @@ import base64
 import io
 from dataclasses import dataclass
 
-from tools.file_ops.binary import FileKind
+from cairn.tools.file_ops.binary import FileKind
 
 #: Longest side sent to the model; larger images are downscaled (about what vision models use).
 MAX_SIDE = 1568

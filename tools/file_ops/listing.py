@@ -3,7 +3,7 @@
 With ripgrep, its output is read as it streams and each accepted file is
 ``stat``-ed while rg is still walking, so the stat calls mostly overlap rg's work.
 A file-name glob is pre-filtered with ``rg -g`` when that cannot bring back
-ignored files (see :mod:`tools.file_ops.name_prefilter`), else with a file type.
+ignored files (see :mod:`cairn.tools.file_ops.name_prefilter`), else with a file type.
 """
 
 from __future__ import annotations
@@ -16,11 +16,11 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from tools.file_ops import ripgrep
-from tools.file_ops.globs import compile_glob
-from tools.file_ops.ignore import IgnoreFile
-from tools.file_ops.name_prefilter import may_reinclude
-from tools.file_ops.walk import Scope, iter_files
+from cairn.tools.file_ops import ripgrep
+from cairn.tools.file_ops.globs import compile_glob
+from cairn.tools.file_ops.ignore import IgnoreFile
+from cairn.tools.file_ops.name_prefilter import may_reinclude
+from cairn.tools.file_ops.walk import Scope, iter_files
 
 #: (mtime_ns, size, base-relative path)
 Entry = tuple[int, int, str]

@@ -7,11 +7,11 @@ from typing import Any
 
 from pydantic import Field
 
-from tools.base import ArgsModel, RiskLevel, Tool, ToolContext, ToolResult
-from tools.file_ops.fmt import human_size, plural
-from tools.file_ops.ignore import default_excluded, is_ignored
-from tools.file_ops.walk import make_scope, start_stack
-from tools.output import truncate_middle
+from cairn.tools.base import ArgsModel, RiskLevel, Tool, ToolContext, ToolResult
+from cairn.tools.file_ops.fmt import human_size, plural
+from cairn.tools.file_ops.ignore import default_excluded, is_ignored
+from cairn.tools.file_ops.walk import make_scope, start_stack
+from cairn.tools.output import truncate_middle
 
 #: Most entries listed; the rest are counted.
 MAX_ENTRIES = 1000

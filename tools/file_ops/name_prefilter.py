@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import re
 
-from tools.file_ops.globs import split_top_level, translate
-from tools.file_ops.ignore import IgnoreFile
+from cairn.tools.file_ops.globs import split_top_level, translate
+from cairn.tools.file_ops.ignore import IgnoreFile
 
 _WILD = re.compile(r"[*?\[\\{]")
 

@@ -11,11 +11,11 @@ from typing import Any
 
 from pydantic import Field
 
-from tools.base import ArgsModel, RiskLevel, Tool, ToolContext, ToolResult
-from tools.file_ops.binary import SNIFF_BYTES, FileKind, sniff
-from tools.file_ops.fmt import human_size, plural
-from tools.file_ops.images import ImageTooLarge, prepare_image
-from tools.file_ops.textio import decode, printable, split_bom, split_lines
+from cairn.tools.base import ArgsModel, RiskLevel, Tool, ToolContext, ToolResult
+from cairn.tools.file_ops.binary import SNIFF_BYTES, FileKind, sniff
+from cairn.tools.file_ops.fmt import human_size, plural
+from cairn.tools.file_ops.images import ImageTooLarge, prepare_image
+from cairn.tools.file_ops.textio import decode, printable, split_bom, split_lines
 
 #: Files above this size are only read with an explicit offset/limit.
 MAX_WHOLE_FILE = 10 * 1024 * 1024

@@ -1,6 +1,6 @@
 """Locating the ripgrep binary and building the flags that make it apply cairn's ignore rules.
 
-The rules ripgrep is given are exactly the ones :mod:`tools.file_ops.walk`
+The rules ripgrep is given are exactly the ones :mod:`cairn.tools.file_ops.walk`
 applies in Python: hidden files included, ``.gitignore`` files only (no
 ``.ignore``/``.rgignore``, no global or ``info/exclude`` excludes, also outside a
 git repository), the default excludes, and the rebased rules of the directories
@@ -20,8 +20,8 @@ from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
 
-from tools.file_ops.ignore import DEFAULT_EXCLUDED_DIRS
-from tools.file_ops.walk import Scope, parent_ignore_lines
+from cairn.tools.file_ops.ignore import DEFAULT_EXCLUDED_DIRS
+from cairn.tools.file_ops.walk import Scope, parent_ignore_lines
 
 _COMMON = ["--no-config", "--color=never", "--hidden", "--no-messages"]
 _GITIGNORE_ONLY = [

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from tools.file_ops.ignore import (
+from cairn.tools.file_ops.ignore import (
     DEFAULT_EXCLUDED_DIRS,
     DEFAULT_EXCLUDED_SUFFIXES,
     IgnoreFile,

@@ -6,10 +6,10 @@ from typing import Any
 
 from pydantic import Field
 
-from tools.base import ArgsModel, RiskLevel, Tool, ToolContext, ToolResult
-from tools.file_ops.fmt import plural
-from tools.file_ops.textio import split_lines, to_newline
-from tools.file_ops.writing import WriteRefused, commit, load_current, make_plan, preview_result
+from cairn.tools.base import ArgsModel, RiskLevel, Tool, ToolContext, ToolResult
+from cairn.tools.file_ops.fmt import plural
+from cairn.tools.file_ops.textio import split_lines, to_newline
+from cairn.tools.file_ops.writing import WriteRefused, commit, load_current, make_plan, preview_result
 
 
 class WriteFileArgs(ArgsModel):

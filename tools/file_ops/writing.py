@@ -13,12 +13,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tools.base import ToolResult
-from tools.file_ops.atomic import atomic_write, read_only_reason
-from tools.file_ops.binary import sniff
-from tools.file_ops.diffing import unified_diff_stats
-from tools.file_ops.textio import Decoded, decode, encode_like, printable
-from tools.services import ToolServices
+from cairn.tools.base import ToolResult
+from cairn.tools.file_ops.atomic import atomic_write, read_only_reason
+from cairn.tools.file_ops.binary import sniff
+from cairn.tools.file_ops.diffing import unified_diff_stats
+from cairn.tools.file_ops.textio import Decoded, decode, encode_like, printable
+from cairn.tools.services import ToolServices
 
 
 class WriteRefused(Exception):

@@ -6,9 +6,9 @@ import threading
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from tools.shell.capture import BoundedCapture, Captured
-from tools.shell.command import RunningCommand
-from tools.shell.text import incomplete_utf8_suffix
+from cairn.tools.shell.capture import BoundedCapture, Captured
+from cairn.tools.shell.command import RunningCommand
+from cairn.tools.shell.text import incomplete_utf8_suffix
 
 #: Finished tasks kept for reading; the oldest finished ones are forgotten beyond this.
 MAX_FINISHED_TASKS = 50

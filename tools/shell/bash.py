@@ -6,13 +6,13 @@ from typing import Any
 
 from pydantic import Field
 
-from tools.base import ArgsModel, RiskLevel, Tool, ToolContext, ToolResult
-from tools.shell.changes import changed_files
-from tools.shell.command import RunningCommand
-from tools.shell.parse import programs, short_command
-from tools.shell.progress import LineFeed
-from tools.shell.render import format_duration, render_result
-from tools.shell.state import ShellClosedError
+from cairn.tools.base import ArgsModel, RiskLevel, Tool, ToolContext, ToolResult
+from cairn.tools.shell.changes import changed_files
+from cairn.tools.shell.command import RunningCommand
+from cairn.tools.shell.parse import programs, short_command
+from cairn.tools.shell.progress import LineFeed
+from cairn.tools.shell.render import format_duration, render_result
+from cairn.tools.shell.state import ShellClosedError
 
 DEFAULT_TIMEOUT_MS = 120_000
 MAX_TIMEOUT_MS = 600_000

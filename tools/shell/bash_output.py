@@ -7,10 +7,10 @@ import time
 import regex
 from pydantic import AliasChoices, Field
 
-from tools.base import ArgsModel, RiskLevel, Tool, ToolContext, ToolResult
-from tools.shell.background import BackgroundTask
-from tools.shell.capture import Captured
-from tools.shell.render import format_duration, render_streams
+from cairn.tools.base import ArgsModel, RiskLevel, Tool, ToolContext, ToolResult
+from cairn.tools.shell.background import BackgroundTask
+from cairn.tools.shell.capture import Captured
+from cairn.tools.shell.render import format_duration, render_streams
 
 #: Wall-clock budget for running ``filter`` over one read's output. The model writes the
 #: pattern, and a backtracking one (``(x+x+)+y``) could otherwise run for hours.

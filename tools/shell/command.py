@@ -18,8 +18,8 @@ import threading
 import time
 from collections.abc import Callable
 
-from tools.shell.capture import STDERR_LIMIT, STDOUT_LIMIT, BoundedCapture
-from tools.shell.process import (
+from cairn.tools.shell.capture import STDERR_LIMIT, STDOUT_LIMIT, BoundedCapture
+from cairn.tools.shell.process import (
     KILL_GRACE_S,
     TERM_GRACE_S,
     exit_code,
@@ -28,7 +28,7 @@ from tools.shell.process import (
     session_alive,
     signal_session,
 )
-from tools.shell.progress import LineFeed
+from cairn.tools.shell.progress import LineFeed
 
 #: After the shell exits, how long its pipes may stay open before leftovers are looked for.
 DRAIN_GRACE_S = 0.2

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from tools.base import ArgsModel, RiskLevel, Tool, ToolContext, ToolResult
-from tools.shell.bash_output import TASK_ID_ALIASES, task_status_line, unknown_task
+from cairn.tools.base import ArgsModel, RiskLevel, Tool, ToolContext, ToolResult
+from cairn.tools.shell.bash_output import TASK_ID_ALIASES, task_status_line, unknown_task
 
 
 class KillBashArgs(ArgsModel):

@@ -12,7 +12,7 @@ from __future__ import annotations
 import threading
 from collections import deque
 
-from tools.shell.text import clean_for_model
+from cairn.tools.shell.text import clean_for_model
 
 MAX_LINE_CHARS = 300
 MAX_LINES_PER_TICK = 20

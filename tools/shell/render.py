@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from tools.shell.binary import binary_note, detect_binary
-from tools.shell.capture import Captured
-from tools.shell.text import clean_for_model, decode, incomplete_utf8_suffix, leading_continuation_bytes
+from cairn.tools.shell.binary import binary_note, detect_binary
+from cairn.tools.shell.capture import Captured
+from cairn.tools.shell.text import clean_for_model, decode, incomplete_utf8_suffix, leading_continuation_bytes
 
 STDERR_PREFIX = "[stderr] "
 #: Commands running longer than this report their duration.

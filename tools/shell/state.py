@@ -20,14 +20,14 @@ import weakref
 from collections.abc import Iterable
 from pathlib import Path
 
-from tools.shell.background import BackgroundTask, TaskInfo, TaskManager
-from tools.shell.changes import GitChanges
-from tools.shell.command import RunningCommand
-from tools.shell.env import SecretFilter, build_env, protect_agent_environment
-from tools.shell.process import INIT_SCRIPT, KILL_GRACE_S, TERM_GRACE_S, spawn
-from tools.shell.progress import LineFeed
-from tools.shell.watchdog import Watchdog
-from tools.workspace import Workspace
+from cairn.tools.shell.background import BackgroundTask, TaskInfo, TaskManager
+from cairn.tools.shell.changes import GitChanges
+from cairn.tools.shell.command import RunningCommand
+from cairn.tools.shell.env import SecretFilter, build_env, protect_agent_environment
+from cairn.tools.shell.process import INIT_SCRIPT, KILL_GRACE_S, TERM_GRACE_S, spawn
+from cairn.tools.shell.progress import LineFeed
+from cairn.tools.shell.watchdog import Watchdog
+from cairn.tools.workspace import Workspace
 
 
 class ShellClosedError(RuntimeError):

@@ -2,7 +2,7 @@
 
 ``close()`` and the ``atexit`` hook stop commands when the agent exits normally or on
 Ctrl-C.  They cannot run when the agent is killed by SIGKILL, or by a SIGTERM nobody
-handles.  For those cases each :class:`~tools.shell.state.ShellState` starts one
+handles.  For those cases each :class:`~cairn.tools.shell.state.ShellState` starts one
 watchdog: a ``python -I -S`` process, in its own session, that reads ``+PGID`` /
 ``-PGID`` lines on stdin.  When stdin reaches EOF (the agent is gone: the kernel closed
 the pipe) it stops every command still registered, SIGTERM then SIGKILL, and exits.  Each
@@ -18,7 +18,7 @@ import subprocess
 import sys
 import threading
 
-from tools.shell.process import KILL_GRACE_S, TERM_GRACE_S
+from cairn.tools.shell.process import KILL_GRACE_S, TERM_GRACE_S
 
 _WATCHDOG_CODE = f"""
 import os, signal, time

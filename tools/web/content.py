@@ -5,7 +5,7 @@ from __future__ import annotations
 import codecs
 from email.message import Message
 
-from tools.web.html import meta_charset
+from cairn.tools.web.html import meta_charset
 
 HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
 TEXT_TYPES = frozenset(

@@ -16,10 +16,10 @@ from dataclasses import dataclass, field
 
 import httpx
 
-from tools.services import UrlGuard
-from tools.web.decode import ACCEPT_ENCODING, BoundedDecoder, EncodingError
-from tools.web.ssrf import Resolver
-from tools.web.urlcheck import FetchError, check_url
+from cairn.tools.services import UrlGuard
+from cairn.tools.web.decode import ACCEPT_ENCODING, BoundedDecoder, EncodingError
+from cairn.tools.web.ssrf import Resolver
+from cairn.tools.web.urlcheck import FetchError, check_url
 
 REDIRECT_CODES = frozenset({301, 302, 303, 307, 308})
 USER_AGENT = "cairn-agent/0.1 (web_fetch; +https://pypi.org/project/cairn-agent/)"

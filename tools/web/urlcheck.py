@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import httpx
 
-from tools.services import UrlGuard
-from tools.web.ssrf import Resolver, check_public
+from cairn.tools.services import UrlGuard
+from cairn.tools.web.ssrf import Resolver, check_public
 
 
 class FetchError(Exception):

@@ -9,13 +9,13 @@ from typing import cast
 import httpx
 from pydantic import Field
 
-from tools.base import ArgsModel, RiskLevel, Tool, ToolContext, ToolResult
-from tools.output import truncate_middle
-from tools.web.content import declared_kind, decode_body, parse_content_type, sniff_kind, wants_body
-from tools.web.html import html_title, html_to_markdown
-from tools.web.http import Fetched, FetchLimits, fetch
-from tools.web.ssrf import Resolver
-from tools.web.urlcheck import ApprovalNeeded, FetchError
+from cairn.tools.base import ArgsModel, RiskLevel, Tool, ToolContext, ToolResult
+from cairn.tools.output import truncate_middle
+from cairn.tools.web.content import declared_kind, decode_body, parse_content_type, sniff_kind, wants_body
+from cairn.tools.web.html import html_title, html_to_markdown
+from cairn.tools.web.http import Fetched, FetchLimits, fetch
+from cairn.tools.web.ssrf import Resolver
+from cairn.tools.web.urlcheck import ApprovalNeeded, FetchError
 
 DESCRIPTION = """Fetch a web page or file over HTTP(S) and return its content as text.
 

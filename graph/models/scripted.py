@@ -1,4 +1,4 @@
-"""``ScriptedChatModel``: a deterministic chat model that replays a JSON script (see ``graph.script``).
+"""``ScriptedChatModel``: a deterministic chat model that replays a JSON script (see ``cairn.graph.models.script``).
 
 The turn it answers is the number of AIMessages in its input, never in-memory state, so a process
 that restarts mid-session replays the right turn.  It streams (content token by token, tool calls
@@ -24,7 +24,7 @@ from langchain_core.tools import BaseTool
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import ConfigDict, PrivateAttr, field_validator
 
-from graph.script import (
+from cairn.graph.models.script import (
     ScriptedModelError,
     ScriptTurn,
     count_words,

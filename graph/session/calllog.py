@@ -2,42 +2,16 @@
 
 from __future__ import annotations
 
-import json
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 
-from graph.state import ToolCallInfo, calls
-
-if TYPE_CHECKING:
-    from graph.session import Session
-
-#: Metadata larger than this (serialized) is not kept in the call log, key by key.
-MAX_DETAIL_VALUE = 64_000
-_NEVER_KEPT = ("state", "image")
-
-
-def call_details(call: ToolCallInfo) -> dict[str, Any]:
-    """What the call log keeps for people beyond status and summary (diff, decision...)."""
-    metadata: dict[str, Any] = {}
-    for key, value in call.metadata.items():
-        if key in _NEVER_KEPT:
-            continue
-        try:
-            if len(json.dumps(value, default=str)) <= MAX_DETAIL_VALUE:
-                metadata[key] = value
-        except (TypeError, ValueError):
-            continue
-    details: dict[str, Any] = {"metadata": metadata}
-    for key in ("decision", "original_arguments", "preview", "attempt"):
-        value = getattr(call, key)
-        if value:
-            details[key] = value
-    return details
+from cairn.checkpoints import Store
+from cairn.graph.state import ToolCallInfo, calls
 
 
 def assemble_calls(
-    session: Session, messages: list[BaseMessage], values: dict[str, Any]
+    store: Store, session_id: str, messages: list[BaseMessage], values: dict[str, Any]
 ) -> list[ToolCallInfo]:
     """The calls made in ``messages``, in the model's order, with their lifecycle status."""
     live = {c.call_id: c for c in calls(values.get("pending_tool_calls"))}
@@ -49,7 +23,7 @@ def assemble_calls(
         if isinstance(m, AIMessage)
         for tc in m.tool_calls
     ]
-    journal = session.store.journal.get_many(session.id, [cid for cid, _, _ in ordered])
+    journal = store.journal.get_many(session_id, [cid for cid, _, _ in ordered])
     out: list[ToolCallInfo] = []
     for call_id, name, args in ordered:
         if call_id in live:
@@ -94,8 +68,7 @@ def assemble_calls(
     return out
 
 
-def session_tool_calls(session: Session) -> list[ToolCallInfo]:
-    """Every call of the session (``Session.tool_calls()``)."""
-    values = session._snapshot().values
-    history = session.store.transcript.read(session.id, values.get("head"))
-    return assemble_calls(session, history, values)
+def session_tool_calls(store: Store, session_id: str, values: dict[str, Any]) -> list[ToolCallInfo]:
+    """Every call of the session (``Session.tool_calls()``), given its current state values."""
+    history = store.transcript.read(session_id, values.get("head"))
+    return assemble_calls(store, session_id, history, values)

@@ -3,16 +3,17 @@
 ``RunResult._repr_html_``/``_repr_markdown_`` call ``run_result_html``/``run_result_markdown``;
 ``calls_table(calls)`` and ``show_pending(session)`` return objects that Jupyter renders the
 same way, with a plain-text ``repr`` for terminals. Tool and model text is always escaped
-(see ``graph.display_parts``).
+(see ``cairn.graph.display.parts``).
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
-from graph.display_parts import (
+from cairn.graph.display.markdown import md_cell, md_code, md_inline, md_text
+from cairn.graph.display.parts import (
     approval_html,
     approval_markdown,
     badge,
@@ -25,12 +26,29 @@ from graph.display_parts import (
     status_text,
     summary_line,
 )
-from graph.notebook_markdown import md_cell, md_code, md_inline, md_text
 
 if TYPE_CHECKING:
-    from graph.result import RunResult
-    from graph.session import Session
-    from graph.state import ToolCallInfo
+    from cairn.graph.state import ToolCallInfo
+
+
+class RunResult(Protocol):
+    """The fields of ``cairn.RunResult`` these views read (the session layer sits above)."""
+
+    session_id: str
+    status: str
+    text: str
+    pending: list[ToolCallInfo]
+    tool_calls: list[ToolCallInfo]
+    usage: dict[str, int]
+    error: str | None
+    elapsed_s: float
+
+
+class HasPending(Protocol):
+    """A ``Session``, as far as ``show_pending`` needs one."""
+
+    def pending(self) -> list[ToolCallInfo]: ...
+
 
 __all__ = [
     "CallsTable",
@@ -87,7 +105,7 @@ def run_result_markdown(result: RunResult) -> str:
 
 
 def run_result_text(result: RunResult) -> str:
-    """Plain text for terminals and logs (``print(graph.display.run_result_text(r))``)."""
+    """Plain text for terminals and logs (``print(cairn.graph.display.run_result_text(r))``)."""
     lines = [f"{status_text(result.status)} · {_usage_line(result)}"]
     if result.error:
         lines.append(f"error: {result.error}")
@@ -193,6 +211,6 @@ def calls_table(calls: Iterable[ToolCallInfo]) -> CallsTable:
     return CallsTable(calls)
 
 
-def show_pending(session: Session, note: str = "") -> PendingView:
+def show_pending(session: HasPending, note: str = "") -> PendingView:
     """The session's gated calls as approval requests; display it (last line of a cell)."""
     return PendingView(session.pending(), note)

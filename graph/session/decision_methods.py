@@ -7,13 +7,13 @@ from typing import TYPE_CHECKING, Any
 
 from langgraph.types import Command
 
-from graph.decisions import normalize_decisions
-from graph.errors import SessionError
-from graph.state import GATED_STATUSES
+from cairn.graph.session.decisions import normalize_decisions
+from cairn.graph.session.errors import SessionError
+from cairn.graph.state import GATED_STATUSES
 
 if TYPE_CHECKING:
-    from graph.context import EventCallback
-    from graph.result import RunResult
+    from cairn.graph.context import EventCallback
+    from cairn.graph.session.result import RunResult
 
 
 class DecisionsMixin:

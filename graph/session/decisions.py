@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from graph.nodes.human_approval import CallDecision
-from graph.state import ToolCallInfo
-from tools import ToolRegistry, ToolResult
+from cairn.graph.nodes.human_approval import CallDecision
+from cairn.graph.state import ToolCallInfo
+from cairn.tools import ToolRegistry, ToolResult
 
 
 class DecisionError(ValueError):

@@ -19,7 +19,7 @@ import re
 import string
 from typing import Any
 
-from tools.output import truncate_middle
+from cairn.tools.output import truncate_middle
 
 #: Longest tool output shown in a cell (head and tail kept); the model's limit is separate.
 MAX_SHOWN_CHARS = 20_000

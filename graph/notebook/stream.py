@@ -8,7 +8,7 @@ import time
 from collections import deque
 from typing import Any, TextIO
 
-from graph.display_parts import (
+from cairn.graph.display.parts import (
     badge,
     call_details_html,
     details,
@@ -18,7 +18,7 @@ from graph.display_parts import (
     status_text,
     summary_line,
 )
-from graph.state import ToolCallInfo
+from cairn.graph.state import ToolCallInfo
 
 _TEXT_STYLE = "white-space:pre-wrap;margin:4px 0"
 

@@ -13,12 +13,13 @@ import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from graph.display import PendingView
-from graph.display_parts import approval_html, esc
+from cairn.graph.display import PendingView
+from cairn.graph.display.parts import approval_html, esc
+from cairn.graph.notebook.stream import CellStream
 
 if TYPE_CHECKING:
-    from graph.session import Session
-    from graph.state import ToolCallInfo
+    from cairn.graph.session.session import Session
+    from cairn.graph.state import ToolCallInfo
 
 NO_WIDGETS = (
     "ipywidgets is not installed, so there are no buttons: decide in code with session.approve(id), "
@@ -92,14 +93,12 @@ class ApprovalPanel:
         except ValueError as exc:  # the edited arguments are not JSON
             status.value = f'<span style="color:#991b1b">arguments are not valid JSON: {esc(exc)}</span>'
             return
-        from graph.notebook import stream_to_cell
-
         with self.out:
             try:
                 result = self.session.decide(
                     {call.call_id: decision},
                     stream=self.stream,
-                    on_event=stream_to_cell() if self.stream else None,
+                    on_event=CellStream() if self.stream else None,
                 )
             except Exception as exc:  # DecisionError (bad edit), SessionError (decided elsewhere)
                 status.value = f'<span style="color:#991b1b">{esc(exc)}</span>'

@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from graph.state import ToolCallInfo
+from cairn.graph.state import ToolCallInfo
 
 RunStatus = Literal["done", "awaiting_approval", "interrupted", "error", "max_steps"]
 
@@ -41,16 +41,16 @@ class RunResult(BaseModel):
         }
 
     def __repr__(self) -> str:
-        from graph.display import run_result_text
+        from cairn.graph.display import run_result_text
 
         return run_result_text(self)
 
-    def _repr_markdown_(self) -> str:  # notebooks; richer HTML lives in graph.display
-        from graph.display import run_result_markdown
+    def _repr_markdown_(self) -> str:  # notebooks; richer HTML lives in cairn.graph.display
+        from cairn.graph.display import run_result_markdown
 
         return run_result_markdown(self)
 
     def _repr_html_(self) -> str:
-        from graph.display import run_result_html
+        from cairn.graph.display import run_result_html
 
         return run_result_html(self)

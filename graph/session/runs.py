@@ -7,22 +7,22 @@ from typing import TYPE_CHECKING, Any
 
 from langchain_core.messages import AIMessage
 
-from graph.calllog import assemble_calls
-from graph.context import AgentContext, EventCallback
-from graph.messages import is_person_message, message_text
-from graph.result import RunResult
-from graph.state import GATED_STATUSES, calls
+from cairn.graph.context import AgentContext, EventCallback
+from cairn.graph.messages import is_person_message, message_text
+from cairn.graph.session.calllog import assemble_calls
+from cairn.graph.session.result import RunResult
+from cairn.graph.state import GATED_STATUSES, calls
 
 if TYPE_CHECKING:
-    from graph.session import Session
+    from cairn.graph.session.host import SessionHost
 
 #: Long runs prune intermediate checkpoints as they go, so storage stays linear.
 PRUNE_EVERY_STEPS = 64
 
 
-def make_context(session: Session, stream: bool, on_event: EventCallback | None) -> AgentContext:
-    from graph.prompts import build_system_prompt
-    from tools.memory import load_memory
+def make_context(session: SessionHost, stream: bool, on_event: EventCallback | None) -> AgentContext:
+    from cairn.graph.prompts import build_system_prompt
+    from cairn.tools.memory import load_memory
 
     memory = load_memory(session.workspace)
     root = session.workspace.root
@@ -49,7 +49,9 @@ def make_context(session: Session, stream: bool, on_event: EventCallback | None)
     )
 
 
-def run_graph(session: Session, payload: Any, *, stream: bool, on_event: EventCallback | None) -> RunResult:
+def run_graph(
+    session: SessionHost, payload: Any, *, stream: bool, on_event: EventCallback | None
+) -> RunResult:
     """Run until done or paused; a failure (model down, bug) pauses resumably with the error."""
     started = time.perf_counter()
     values = session._snapshot().values
@@ -74,7 +76,7 @@ def run_graph(session: Session, payload: Any, *, stream: bool, on_event: EventCa
         store.sessions.update(session.id, status="interrupted")
         raise
     except Exception as exc:
-        from graph.models import describe_model_error
+        from cairn.graph.models import describe_model_error
 
         error = describe_model_error(exc)
     result = build_result(session, started, counters_before, since_head=since_head, error=error)
@@ -83,7 +85,7 @@ def run_graph(session: Session, payload: Any, *, stream: bool, on_event: EventCa
     return result
 
 
-def _prune(session: Session) -> None:
+def _prune(session: SessionHost) -> None:
     try:
         session.store.prune(session.id)
     except Exception:  # pruning is housekeeping; never fail a run over it
@@ -91,7 +93,7 @@ def _prune(session: Session) -> None:
 
 
 def build_result(
-    session: Session,
+    session: SessionHost,
     started: float | None,
     counters_before: dict[str, int] | None,
     *,
@@ -139,7 +141,7 @@ def build_result(
         status=status,  # type: ignore[arg-type]
         text=text,
         pending=pending,
-        tool_calls=assemble_calls(session, tail, values) if tail else [],
+        tool_calls=assemble_calls(session.store, session.id, tail, values) if tail else [],
         usage=usage,
         error=error,
         elapsed_s=time.perf_counter() - started if started is not None else 0.0,

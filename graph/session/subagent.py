@@ -14,7 +14,7 @@ import uuid
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from graph.session import Session
+    from cairn.graph.session.host import SessionHost
 
 SUBAGENT_MAX_STEPS = 30
 #: Sub-agent session ids are ``<parent id>-sub-<call id>-<nonce>``; listings hide them.
@@ -22,7 +22,7 @@ SUBAGENT_MARK = "-sub-"
 NO_APPROVALS = "Sub-agents cannot ask the person: stay read-only and report what you found."
 
 
-def make_subagent_runner(parent: Session):
+def make_subagent_runner(parent: SessionHost):
     def run(description: str, prompt: str, ctx: Any) -> dict[str, Any]:
         box: dict[str, Any] = {}
         worker = threading.Thread(
@@ -38,11 +38,9 @@ def make_subagent_runner(parent: Session):
     return run
 
 
-def _run_child(parent: Session, description: str, prompt: str, ctx: Any, box: dict[str, Any]) -> None:
-    from graph.session import Session
-
+def _run_child(parent: SessionHost, description: str, prompt: str, ctx: Any, box: dict[str, Any]) -> None:
     try:
-        child = Session(
+        child = type(parent)(
             parent.workspace,
             model=parent.model,
             mode="plan",

@@ -1,6 +1,6 @@
 """The Session API: how scripts, notebooks, the CLI and tests drive cairn.
 
-    from graph import Session
+    from cairn import Session
     s = Session("path/to/repo", model="script:demo.json")
     r = s.send("fix the failing test")
     if r.status == "awaiting_approval":
@@ -17,18 +17,18 @@ import asyncio
 import os
 import threading
 import uuid
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Callable, Iterable
+from typing import Any, ClassVar
 
 from langchain_core.messages import BaseMessage, HumanMessage
 
-from checkpoints import Store, open_store
-from graph.context import EventCallback
-from graph.errors import SessionError
-from graph.result import RunResult
-from graph.session_decisions import DecisionsMixin
-from graph.state import GATED_STATUSES, ToolCallInfo, calls
-from tools import ToolRegistry, ToolServices, Workspace, create_default_tools
+from cairn.checkpoints import Store, open_store
+from cairn.graph.context import EventCallback
+from cairn.graph.session.decision_methods import DecisionsMixin
+from cairn.graph.session.errors import SessionError
+from cairn.graph.session.result import RunResult
+from cairn.graph.state import GATED_STATUSES, ToolCallInfo, calls
+from cairn.tools import ToolRegistry, ToolServices, Workspace, create_default_tools
 
 MODES = ("default", "accept-edits", "plan", "bypass")
 RECURSION_LIMIT = 10_000
@@ -36,6 +36,11 @@ RECURSION_LIMIT = 10_000
 
 class Session(DecisionsMixin):
     """One agent conversation in one workspace, persisted under ``session.id``."""
+
+    #: Where ``stream=True`` without ``on_event`` sends events. ``None``: the caller shows them.
+    #: Inside a Jupyter kernel the notebook package sets it to stream into the cell
+    #: (``cairn.graph.notebook.connect``, called by ``from cairn import Session``).
+    default_event_sink: ClassVar[Callable[[], EventCallback | None] | None] = None
 
     def __init__(
         self,
@@ -70,7 +75,7 @@ class Session(DecisionsMixin):
         for tool in tools or ():
             self.registry.register(tool)
         self._rules: Any = None
-        from graph.build import build_graph
+        from cairn.graph.build import build_graph
 
         self._graph = build_graph(self.store.saver)
         self.id = session_id or uuid.uuid4().hex
@@ -79,10 +84,10 @@ class Session(DecisionsMixin):
                 self.id, workspace=str(self.workspace.root), mode=mode, model=_model_label(model)
             )
         self._services.url_guard = self._url_guard
-        from graph.runlock import RunLock
+        from cairn.graph.session.runlock import RunLock
 
         self._run_lock = RunLock(self.store.location, self.id)
-        from graph.subagent import make_subagent_runner
+        from cairn.graph.session.subagent import make_subagent_runner
 
         self._services.subagent_runner = make_subagent_runner(self)
         reads = self._services.reads
@@ -179,9 +184,9 @@ class Session(DecisionsMixin):
 
     def tool_calls(self) -> list[ToolCallInfo]:
         """Every call of the session with its lifecycle status, in the order the model made them."""
-        from graph.calllog import session_tool_calls
+        from cairn.graph.session.calllog import session_tool_calls
 
-        return session_tool_calls(self)
+        return session_tool_calls(self.store, self.id, self._snapshot().values)
 
     def history(self) -> list[BaseMessage]:
         return self.store.transcript.read(self.id, self._snapshot().values.get("head"))
@@ -248,7 +253,7 @@ class Session(DecisionsMixin):
     @property
     def model(self) -> Any:
         if self._model is None:
-            from graph.models import create_model
+            from cairn.graph.models import create_model
 
             spec = self._model_spec
             self._model = spec if spec is not None and not isinstance(spec, str) else create_model(spec)
@@ -257,7 +262,7 @@ class Session(DecisionsMixin):
     @property
     def rules(self) -> Any:
         if self._rules is None:
-            from graph.rules import session_rules
+            from cairn.graph.rules import session_rules
 
             self._rules = session_rules(self.workspace, self._extra_rules, self.registry)
         return self._rules
@@ -268,7 +273,7 @@ class Session(DecisionsMixin):
         A hop the policy would ask about stops the fetch (the model is told to fetch that URL
         itself, which goes through approval); the first URL was already approved as a call.
         """
-        import policy
+        from cairn import policy
 
         verdict = policy.check_url(url, rules=self.rules)
         decision = str(verdict.decision)
@@ -283,13 +288,12 @@ class Session(DecisionsMixin):
         return self._graph.get_state(self._config())
 
     def _run(self, payload: Any, stream: bool, on_event: EventCallback | None) -> RunResult:
-        from graph.runlock import SessionBusy
-        from graph.runs import run_graph
+        from cairn.graph.session.runlock import SessionBusy
+        from cairn.graph.session.runs import run_graph
 
-        if stream and on_event is None:  # in a notebook, stream=True alone shows the run in the cell
-            from graph.notebook import default_event_sink
-
-            on_event = default_event_sink()
+        sink = type(self).default_event_sink
+        if stream and on_event is None and sink is not None:
+            on_event = sink()
         try:
             with self._run_lock.hold():
                 return run_graph(self, payload, stream=stream, on_event=on_event)
@@ -298,7 +302,7 @@ class Session(DecisionsMixin):
 
     def _status_now(self) -> RunResult:
         """Where the session stands, without running anything."""
-        from graph.runs import build_result
+        from cairn.graph.session.runs import build_result
 
         return build_result(self, None, None, since_head=None)
 

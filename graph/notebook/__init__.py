@@ -1,6 +1,6 @@
 """Notebook helpers: show a run live in the cell, and make ``stream=True`` do that by default.
 
-    from graph.notebook import stream_to_cell
+    from cairn.graph.notebook import stream_to_cell
     r = session.send("fix the test", stream=True, on_event=stream_to_cell())
 
 In a Jupyter kernel the text and one line per tool call are display handles updated in place
@@ -9,7 +9,7 @@ images). Anywhere else the same events are printed as plain lines.  In a kernel,
 ``session.send(..., stream=True)`` without ``on_event`` streams to the cell by default (Session
 asks ``default_event_sink()``).  ``enable()`` adds options (stream every run, ``stream_to_cell``
 settings) and makes the kernel's interrupt button stop the running tool (as Ctrl-C does in the
-CLI).  Approval buttons live in ``graph.notebook_widgets`` (ipywidgets is optional).
+CLI).  Approval buttons live in ``cairn.graph.notebook.widgets`` (ipywidgets is optional).
 """
 
 from __future__ import annotations
@@ -20,15 +20,16 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-from graph.notebook_stream import CellStream, in_kernel
-from graph.notebook_widgets import approval_widget
+from cairn.graph.notebook.stream import CellStream, in_kernel
+from cairn.graph.notebook.widgets import approval_widget
 
 if TYPE_CHECKING:
-    from graph.session import Session
+    from cairn.graph.session.session import Session
 
 __all__ = [
     "CellStream",
     "approval_widget",
+    "connect",
     "default_event_sink",
     "disable",
     "enable",
@@ -48,6 +49,15 @@ def default_event_sink() -> CellStream | None:
     inside a Jupyter kernel, so the run shows in the cell as it happens; ``None`` anywhere else
     (scripts, the CLI, a terminal IPython), where the caller decides how to show events."""
     return stream_to_cell() if in_kernel() else None
+
+
+def connect() -> None:
+    """Make ``Session(...).send(..., stream=True)`` without ``on_event`` stream into the cell when
+    it runs inside a Jupyter kernel (``default_event_sink``). ``from cairn import Session`` calls
+    this in a kernel; ``enable()`` calls it too. Nothing changes outside a kernel."""
+    from cairn.graph.session import Session
+
+    Session.default_event_sink = staticmethod(default_event_sink)
 
 
 _original_run: Any = None
@@ -90,8 +100,9 @@ def enable(*, always: bool = False, interrupt: bool = True, **options: Any) -> N
     Session has no hook for these defaults, so this wraps ``Session._run`` (the one place every
     run passes through). ``disable()`` undoes it.
     """
-    from graph.session import Session
+    from cairn.graph.session.session import Session
 
+    connect()
     global _original_run
     if _original_run is None:
         _original_run = Session._run
@@ -110,7 +121,7 @@ def enable(*, always: bool = False, interrupt: bool = True, **options: Any) -> N
 
 def disable() -> None:
     """Undo ``enable()``."""
-    from graph.session import Session
+    from cairn.graph.session.session import Session
 
     global _original_run
     if _original_run is not None:

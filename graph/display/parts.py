@@ -1,7 +1,7 @@
-"""Building blocks of ``graph.display``: badges, escaping, one call's details, approvals.
+"""Building blocks of ``cairn.graph.display``: badges, escaping, one call's details, approvals.
 
 Everything that came from a tool or a model goes through ``esc`` (HTML) or ``md_inline`` /
-``md_code`` / ``md_text`` / ``fence`` (Markdown, in ``graph.notebook_markdown``): tool output is
+``md_code`` / ``md_text`` / ``fence`` (Markdown, in ``cairn.graph.display.markdown``): tool output is
 untrusted text (a web page, a file) and must never become markup in a person's notebook.
 Images reach the page only as validated base64 ``data:`` URLs of a known image type.
 """
@@ -13,11 +13,11 @@ import json
 import re
 from typing import TYPE_CHECKING, Any
 
-from graph.notebook_markdown import MAX_SHOWN_CHARS, fence, md_code, md_inline
-from tools.output import truncate_middle
+from cairn.graph.display.markdown import MAX_SHOWN_CHARS, fence, md_code, md_inline
+from cairn.tools.output import truncate_middle
 
 if TYPE_CHECKING:
-    from graph.state import ToolCallInfo
+    from cairn.graph.state import ToolCallInfo
 
 #: status -> (text colour, background, icon). The seven call statuses, then the run-only ones.
 STATUS_STYLE: dict[str, tuple[str, str, str]] = {
@@ -210,7 +210,7 @@ def how_to_decide(call: ToolCallInfo) -> str:
     )
 
 
-# -- Markdown (helpers in graph.notebook_markdown) ---------------------------------------------
+# -- Markdown (helpers in cairn.graph.display.markdown) ---------------------------------------------
 def approval_markdown(call: ToolCallInfo) -> str:
     title = "interrupted: run it again?" if call.status == "interrupted" else "waiting for your approval"
     parts = [

@@ -17,8 +17,8 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
-from graph.model_errors import ModelConfigError, describe_model_error, is_transient_model_error
-from graph.text_tool_calls import recover_text_tool_calls
+from cairn.graph.models.errors import ModelConfigError, describe_model_error, is_transient_model_error
+from cairn.graph.models.text_tool_calls import recover_text_tool_calls
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
@@ -104,7 +104,7 @@ def create_model(
 def _scripted(path: str) -> BaseChatModel:
     if not path:
         raise ModelConfigError("script: needs a file, e.g. --model script:demo.json")
-    from graph.scripted import ScriptedChatModel
+    from cairn.graph.models.scripted import ScriptedChatModel
 
     try:
         return ScriptedChatModel.from_file(path)

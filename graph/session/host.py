@@ -1,0 +1,34 @@
+"""What the run and sub-agent helpers need of a Session, as a protocol.
+
+``runs`` and ``subagent`` are called by ``Session`` with itself; typing them against this
+protocol keeps them from importing the module that imports them.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any, Protocol
+
+from cairn.checkpoints import Store
+from cairn.tools import ToolRegistry, Workspace
+
+
+class SessionHost(Protocol):
+    id: str
+    store: Store
+    workspace: Workspace
+    registry: ToolRegistry
+    mode: str
+    max_steps: int
+    cancel_event: threading.Event
+    _graph: Any
+
+    @property
+    def model(self) -> Any: ...
+
+    @property
+    def rules(self) -> Any: ...
+
+    def _config(self) -> dict[str, Any]: ...
+
+    def _snapshot(self) -> Any: ...

@@ -1,0 +1,1 @@
+"""The shell command classifier: bashlex parse, walk, and per-command tables."""
