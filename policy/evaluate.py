@@ -104,6 +104,8 @@ def _evaluate(
         return decide(name, assessment, rules, mode, matches, tools)
     if name == "web_fetch":
         return _web(args, rules, mode, resolver)
+    if name == "web_search":
+        return _search(args, rules, mode)
     return decide(
         name, _other(name, args, rules), rules, mode, lambda r, _kind: _action_matches(r.specifier, args)
     )
@@ -118,6 +120,17 @@ def _web(args: Mapping[str, Any], rules: Rules, mode: str, resolver: Resolver | 
         return verdict  # SSRF/scheme refusals and domain rules decide in every mode
     assessment = Assessment(verdict.risk, verdict.reason, read_only=True)
     return decide("web_fetch", assessment, rules, mode, lambda r, _kind: r.specifier is None)
+
+
+def _search(args: Mapping[str, Any], rules: Rules, mode: str) -> Verdict:
+    provider = rules.search_provider
+    if not provider:
+        return Verdict(Decision.DENY, LOW, "no web search provider is configured")
+    query = str(args.get("query", ""))[:120]
+    assessment = Assessment(LOW, f"query to {provider}: {query!r}", read_only=True)
+    return decide(
+        "web_search", assessment, rules, mode, lambda r, _kind: r.specifier in (None, f"provider:{provider}")
+    )
 
 
 def _other(name: str, args: Mapping[str, Any], rules: Rules) -> Assessment:

@@ -10,6 +10,7 @@ Specifiers by tool:
   ``.env`` (no slash: that name at any depth).  Read rules also govern paths shell commands
   read, edit/write rules the paths they write.
 * ``web_fetch(domain:docs.python.org)``, ``web_fetch(domain:*.python.org)``.
+* ``web_search(provider:tavily)``: searches while that provider is the configured one.
 * ``memory(view|add|remove)``, ``gitignore(check|add)``.
 * any other tool: the bare name; MCP tool names may use ``*`` (``mcp__github__*``).
 """
@@ -86,6 +87,13 @@ def _validate_specifier(text: str, tool: str, spec: str) -> str:
         if not host or not _DOMAIN_RE.match(host):
             raise PolicyConfigError(f"rule {text!r}: {host!r} is not a host name or *.domain pattern")
         return f"domain:{host.rstrip('.')}"
+    if tool == "web_search":
+        name = spec.removeprefix("provider:").strip().lower()
+        if not spec.startswith("provider:") or not re.fullmatch(r"[a-z0-9_-]+", name):
+            raise PolicyConfigError(
+                f"rule {text!r}: web_search rules take provider:NAME (e.g. provider:tavily)"
+            )
+        return f"provider:{name}"
     if tool in _ACTIONS:
         if spec not in _ACTIONS[tool]:
             allowed = ", ".join(sorted(_ACTIONS[tool]))
@@ -154,6 +162,8 @@ class Rules:
     deny: tuple[str, ...] = ()
     tool_risk: Mapping[str, RiskLevel] = field(default_factory=dict, hash=False)
     read_only_tools: frozenset[str] = frozenset()
+    #: The web search provider queries go to (user settings / environment), for ``provider:`` rules.
+    search_provider: str | None = None
     _parsed: dict[str, tuple[Rule, ...]] = field(
         default_factory=dict, init=False, repr=False, compare=False, hash=False
     )
@@ -186,7 +196,14 @@ class Rules:
         parse_rule(rule)
         if rule in self.allow:
             return self
-        return Rules((*self.allow, rule), self.ask, self.deny, self.tool_risk, self.read_only_tools)
+        return Rules(
+            (*self.allow, rule),
+            self.ask,
+            self.deny,
+            self.tool_risk,
+            self.read_only_tools,
+            self.search_provider,
+        )
 
     def merged(self, other: Rules) -> Rules:
         """Both rule sets together; ``other``'s tool_risk entries win over this one's."""
@@ -198,6 +215,7 @@ class Rules:
             self.deny + tuple(r for r in other.deny if r not in self.deny),
             risk,
             self.read_only_tools | other.read_only_tools,
+            other.search_provider or self.search_provider,
         )
 
     def to_dict(self) -> dict[str, object]:
@@ -208,6 +226,7 @@ class Rules:
             "deny": list(self.deny),
             "tool_risk": {k: str(v) for k, v in self.tool_risk.items()},
             "read_only_tools": sorted(self.read_only_tools),
+            "search_provider": self.search_provider,
         }
 
     @classmethod
@@ -218,4 +237,5 @@ class Rules:
             deny=tuple(data.get("deny", ()) or ()),  # type: ignore[arg-type]
             tool_risk=dict(data.get("tool_risk", {}) or {}),  # type: ignore[arg-type]
             read_only_tools=frozenset(data.get("read_only_tools", ()) or ()),  # type: ignore[arg-type]
+            search_provider=data.get("search_provider") or None,  # type: ignore[arg-type]
         )

@@ -16,12 +16,15 @@ Other top-level tables are left alone (other parts of cairn read the same file).
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import tomllib
 from pathlib import Path
+from typing import Any
 
 from cairn.policy.errors import PolicyConfigError
 from cairn.policy.rules import Rules, parse_rule
+from cairn.tools.web.search.config import SearchConfig, SearchConfigError, resolve_search_config
 from cairn.tools.workspace import Workspace
 
 __all__ = ["load_rules", "project_settings_path", "user_settings_path"]
@@ -51,21 +54,45 @@ def load_rules(workspace: str | os.PathLike[str] | Workspace, *, user_config: Pa
     Raises ``PolicyConfigError`` naming the file and the rule when a file is invalid.
     """
     project = _load_file(project_settings_path(workspace))
-    user = _load_file(Path(user_config) if user_config is not None else user_settings_path())
-    return project.merged(user)
+    user_path = Path(user_config) if user_config is not None else user_settings_path()
+    user_data = read_settings(user_path)
+    user = _rules_from(user_path, user_data)
+    rules = project.merged(user)
+    config = search_config(user_path, user_data)
+    return dataclasses.replace(rules, search_provider=config.provider) if config else rules
 
 
-def _load_file(path: Path) -> Rules:
+def search_config(path: Path, data: dict[str, Any]) -> SearchConfig | None:
+    """The web search provider from the user's ``[web_search]`` table and the environment (a
+    project file cannot choose where queries go)."""
+    table = data.get("web_search")
+    if table is not None and not isinstance(table, dict):
+        raise PolicyConfigError(f"{path}: [web_search] must be a table")
+    try:
+        return resolve_search_config(table)
+    except SearchConfigError as exc:
+        raise PolicyConfigError(f"{path}: {exc}") from None
+
+
+def read_settings(path: Path) -> dict[str, Any]:
+    """A settings file's tables (``{}`` when it does not exist)."""
     try:
         raw = path.read_bytes()
     except FileNotFoundError:
-        return Rules()
+        return {}
     except OSError as exc:
         raise PolicyConfigError(f"{path}: cannot read settings: {exc}") from None
     try:
-        data = tomllib.loads(raw.decode("utf-8"))
+        return tomllib.loads(raw.decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise PolicyConfigError(f"{path}: invalid TOML: {exc}") from None
+
+
+def _load_file(path: Path) -> Rules:
+    return _rules_from(path, read_settings(path))
+
+
+def _rules_from(path: Path, data: dict[str, Any]) -> Rules:
     perms = data.get("permissions", {})
     if not isinstance(perms, dict):
         raise PolicyConfigError(f"{path}: [permissions] must be a table")

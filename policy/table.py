@@ -40,6 +40,7 @@ DEFAULT_TOOL_RISK: Mapping[str, RiskLevel] = MappingProxyType(
         "write_file": MEDIUM,
         "bash": HIGH,  # refined by the shell classifier
         "web_fetch": MEDIUM,  # refined by the URL checks
+        "web_search": LOW,  # the query goes to the configured provider; rules can ask/deny by provider
         "task": MEDIUM,  # a sub-agent
     }
 )
@@ -74,6 +75,7 @@ PLAN_TOOLS = frozenset(
         "kill_bash",
         "todo_write",
         "web_fetch",
+        "web_search",
         "bash",
         "memory",
         "gitignore",
@@ -90,6 +92,8 @@ _FALLBACK_ALIASES = {
     "multiedit": "edit_file",
     "webfetch": "web_fetch",
     "fetch": "web_fetch",
+    "websearch": "web_search",
+    "search_web": "web_search",
     "glob": "glob",
     "grep": "grep",
     "listdir": "ls",

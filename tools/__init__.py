@@ -46,6 +46,7 @@ def builtin_tool_classes() -> list[type[Tool]]:
     from cairn.tools.task import TaskTool
     from cairn.tools.todo import TodoWriteTool
     from cairn.tools.web.web_fetch import WebFetchTool
+    from cairn.tools.web.web_search import WebSearchTool
 
     return [
         ReadFileTool,
@@ -59,6 +60,7 @@ def builtin_tool_classes() -> list[type[Tool]]:
         BashOutputTool,
         KillBashTool,
         WebFetchTool,
+        WebSearchTool,
         TodoWriteTool,
         MemoryTool,
         TaskTool,
@@ -84,4 +86,4 @@ def create_default_tools(
     ws = workspace if isinstance(workspace, Workspace) else Workspace(workspace)
     if services is None:
         services = ToolServices(ws, url_guard=url_guard)
-    return [cls(ws, services) for cls in builtin_tool_classes()]
+    return [cls(ws, services) for cls in builtin_tool_classes() if cls.available(services)]

@@ -133,6 +133,11 @@ class Tool(ABC):
         self.services = services if services is not None else ToolServices(workspace)
 
     # -- to implement ---------------------------------------------------------------
+    @classmethod
+    def available(cls, services: ToolServices) -> bool:
+        """Whether a session with these services offers the tool (``web_search`` needs a provider)."""
+        return True
+
     @abstractmethod
     def run(self, params: Any, ctx: ToolContext) -> ToolResult:
         """Do the work. ``params`` is an instance of ``args_schema``."""

@@ -20,6 +20,7 @@ from cairn.tools.workspace import Workspace
 
 if TYPE_CHECKING:
     from cairn.tools.shell.state import ShellState
+    from cairn.tools.web.search.config import SearchConfig
 
 #: Called before every request and redirect hop: ``None`` when the URL may be fetched,
 #: ``"deny: <reason>"`` to refuse it, ``"ask: <reason>"`` when a person must approve it (a redirect
@@ -27,6 +28,18 @@ if TYPE_CHECKING:
 UrlGuard = Callable[[str], str | None]
 #: ``runner(description, prompt, ctx) -> {"text", "session_id", "tool_calls", "error"}``.
 SubagentRunner = Callable[[str, str, Any], dict[str, Any]]
+#: ``summarize(url, question, page_markdown) -> PageSummary``; raises on failure.
+PageSummarizer = Callable[[str, str, str], "PageSummary"]
+
+
+@dataclass(frozen=True)
+class PageSummary:
+    """A model's answer about a page, and what the call cost (counted in the session's usage)."""
+
+    text: str
+    model: str = ""
+    input_tokens: int = 0
+    output_tokens: int = 0
 
 
 @dataclass(frozen=True)
@@ -107,6 +120,14 @@ class ToolServices:
     #: Extra environment variable names (or fnmatch patterns) withheld from shell commands.
     secret_env_patterns: tuple[str, ...] = ()
     reads: FileReadTracker = field(default_factory=FileReadTracker)
+    #: The web search provider (``None``: ``web_search`` is not offered).
+    search_config: SearchConfig | None = None
+    #: Test seam: an httpx transport for search requests instead of the network.
+    search_transport: Any = None
+    #: Provided by the graph: answers a question from a long fetched page with a model call.
+    summarize: PageSummarizer | None = None
+    #: ``web_fetch`` with a ``prompt`` summarises pages whose Markdown is longer than this.
+    summarize_over_chars: int = 4096
 
     @cached_property
     def shell(self) -> ShellState:

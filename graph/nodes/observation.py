@@ -65,6 +65,11 @@ def observation(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, 
     head = ctx.store.transcript.append(ctx.thread_id, state.get("head"), messages)
     counters = dict(state.get("counters") or {})
     counters["tool_calls"] = counters.get("tool_calls", 0) + len(order)
+    for call_id in order:  # model calls a tool made itself (web_fetch's page summary) count too
+        usage = finished[call_id].metadata.get("usage") if call_id in finished else None
+        if isinstance(usage, dict):
+            counters["tokens_in"] = counters.get("tokens_in", 0) + int(usage.get("input_tokens") or 0)
+            counters["tokens_out"] = counters.get("tokens_out", 0) + int(usage.get("output_tokens") or 0)
     return {"head": head, "pending_tool_calls": [], "completed_tool_calls": [], "counters": counters}
 
 

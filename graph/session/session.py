@@ -69,7 +69,14 @@ class Session(DecisionsMixin):
         self._extra_rules = rules
         self._staged: dict[str, dict[str, Any]] = {}
         self.cancel_event = threading.Event()
-        self._services = ToolServices(self.workspace, secret_env_patterns=secret_env_patterns())
+        from cairn.graph.session.web import configured_search, make_page_summarizer
+
+        self._services = ToolServices(
+            self.workspace,
+            secret_env_patterns=secret_env_patterns(),
+            search_config=configured_search(),
+            summarize=make_page_summarizer(lambda: self.model),
+        )
         builtins = create_default_tools(workspace=self.workspace, services=self._services)
         self.registry = ToolRegistry(t for t in builtins if t.name not in _exclude_tools)
         for tool in tools or ():
