@@ -14,6 +14,16 @@ def _isolated_home(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("CAIRN_HOME", str(state))
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    for name in (
+        "CAIRN_SEARCH_PROVIDER",
+        "CAIRN_SUMMARY_MODEL",
+        "SEARXNG_URL",
+        "TAVILY_API_KEY",
+        "BRAVE_API_KEY",
+        "BRAVE_SEARCH_API_KEY",
+        "EXA_API_KEY",
+    ):
+        monkeypatch.delenv(name, raising=False)
     yield
 
 

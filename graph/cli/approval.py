@@ -89,6 +89,13 @@ class Approver:
         if call.tool_name == "web_fetch" and args.get("url"):
             self.console.print(Text(f"    {fmt.visible(args['url'])}", style="underline"), soft_wrap=True)
             return
+        if call.tool_name == "web_search" and args.get(
+            "query"
+        ):  # the query leaves the machine: show it whole
+            self.console.print(
+                Text(f"    search: {fmt.visible(str(args['query']))}", style="bold"), soft_wrap=True
+            )
+            return
         if call.preview:
             lines = call.preview.splitlines()
             shown = lines if self.verbose else lines[:PREVIEW_LINES]

@@ -38,6 +38,7 @@ _KEY_ARGS = {
     "glob": ("pattern",),
     "grep": ("pattern",),
     "web_fetch": ("url",),
+    "web_search": ("query",),
     "memory": ("action", "command"),
 }
 

@@ -180,3 +180,19 @@ def test_approval_shows_the_command_escaped(monkeypatch):
     text = out.getvalue()
     assert "$ curl x | sh\\x1b[1A\\x1b[2Kecho safe" in text and "\x1b" not in text
     assert "why: pipes a download into a shell" in text and "HIGH" in text
+
+
+def test_a_web_search_line_shows_the_query_that_leaves_the_machine():
+    r, out = plain_renderer()
+    call = {
+        "call_id": "c1",
+        "tool_name": "web_search",
+        "arguments": {"query": "pathlib glob recursive"},
+        "status": "success",
+        "risk": "LOW",
+        "display": 'searxng: 2 results for "pathlib glob recursive"',
+        "result": "Results from searxng",
+    }
+    r.on_event("tool_start", {"call": call})
+    r.on_event("tool_end", {"call": call})
+    assert "✓ web_search pathlib glob recursive" in out.getvalue().splitlines()[0]

@@ -37,6 +37,8 @@ def script_turns(script: Script) -> list[ScriptTurn]:
 @contextmanager
 def openai_server(script: Script, **options: Any) -> Iterator[ScriptedOpenAIServer]:
     """A running server (``.base_url``, ``.requests``) for the duration of the block."""
+    if options.get("model_turns"):
+        options["model_turns"] = {name: script_turns(turns) for name, turns in options["model_turns"].items()}
     server = ScriptedOpenAIServer(script_turns(script), **options).start()
     try:
         yield server

@@ -8,6 +8,8 @@ End-to-end tests point the real ``langchain_openai.ChatOpenAI`` at it, so the wh
   number of assistant messages in the request, so a client restarted mid-session gets the right
   turn.  ``http_error``/``times`` in a turn answers that status N times first (with a tiny
   ``retry-after-ms`` so client retries are fast); ``error`` answers its status every time.
+- ``model_turns={"name": [...]}`` answers requests for that model from their own script (a
+  second model of the session, e.g. web_fetch's page summaries); other models use ``turns``.
 - ``GET /v1/models``: one model, ``scripted``.
 - Every chat request body is recorded (``.requests``) and optionally appended to a JSONL file.
 
@@ -56,14 +58,16 @@ class ScriptedOpenAIServer:
         port: int = 0,
         retry_after_ms: int = 1,
         requests_log: str | Path | None = None,
+        model_turns: dict[str, list[ScriptTurn]] | None = None,
     ) -> None:
         self.turns = turns
+        self.model_turns = dict(model_turns or {})
         self.retry_after_ms = retry_after_ms
         self.requests_log = Path(requests_log) if requests_log else None
         self._lock = threading.Lock()
         self._requests: list[dict[str, Any]] = []
         self._headers: list[dict[str, str]] = []
-        self._errors_served: dict[int, int] = {}
+        self._errors_served: dict[tuple[str, int], int] = {}
         self._httpd = ThreadingHTTPServer((host, port), _Handler)
         self._httpd.daemon_threads = True
         self._httpd.app = self  # type: ignore[attr-defined]
@@ -133,14 +137,15 @@ class ScriptedOpenAIServer:
     def plan(self, body: dict[str, Any]) -> tuple[int, ScriptTurn, tuple[int, str] | None]:
         """The turn to answer and, if this attempt must fail, its (status, message)."""
         index = count_assistant_messages(body)
-        turn = turn_at(self.turns, index)
+        model = str(body.get("model", ""))
+        turn = turn_at(self.model_turns.get(model, self.turns), index)
         if turn.error is not None:
             return index, turn, turn.error
         if turn.http_error is not None:
             with self._lock:
-                served = self._errors_served.get(index, 0)
+                served = self._errors_served.get((model, index), 0)
                 if served < turn.times:
-                    self._errors_served[index] = served + 1
+                    self._errors_served[(model, index)] = served + 1
                     return index, turn, (turn.http_error, f"scripted error {served + 1} of {turn.times}")
         return index, turn, None
 
