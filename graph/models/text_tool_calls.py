@@ -5,18 +5,25 @@ Small local models (through Ollama, llama.cpp, vLLM without a tool parser) often
 ``<tool_call>`` tags, instead of a real tool call.  When such a reply has no structured calls and the
 JSON names a registered tool, we treat it as the call it was meant to be.
 
-Only whole JSON values are accepted: the entire reply, a fenced block, or a ``<tool_call>`` block.
-A JSON object in the middle of prose is left alone (too likely to be an example the model is
-explaining), as is any block that names an unknown tool or carries keys a tool call would not have.
+Only whole values are accepted: the entire reply, a fenced block, or a ``<tool_call>`` block,
+in JSON or the near-JSON small models write (``near_json``: doubled braces, trailing commas, single
+quotes).  A JSON object in the middle of prose is left alone (too likely to be an example the model
+is explaining), as is any block that names an unknown tool or carries keys a tool call would not
+have.  A block that names a known tool but cannot be parsed (an expression where a value should
+be) becomes an *invalid* tool call, so the model is told what to fix instead of the block being
+taken as its final answer.  Template tags (``<tool_call>``, ``<|im_end|>``...) are removed from
+whatever text remains.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 from collections.abc import Collection
 from typing import TYPE_CHECKING, Any
+
+from cairn.graph.models.near_json import NearJsonError, loads_near_json
+from cairn.graph.models.template_tags import strip_template_tags
 
 if TYPE_CHECKING:
     from langchain_core.messages import AIMessage
@@ -27,6 +34,11 @@ _BLOCK = re.compile(
     re.DOTALL,
 )
 _ARG_KEYS = ("arguments", "parameters", "args")
+_NAMED = re.compile(r"""["']name["']\s*:\s*["']([A-Za-z0-9_.:-]+)["']""")
+PARSE_ERROR = (
+    "the tool call is not valid JSON: arguments must be literal JSON values (strings in double "
+    "quotes, numbers, true/false/null, objects, lists), not expressions or comments"
+)
 _ALLOWED_KEYS = {"name", "id", "type", *_ARG_KEYS}
 
 
@@ -49,23 +61,56 @@ def recover_text_tool_calls(
 
 
 def _recover(message: AIMessage, names: frozenset[str], id_prefix: str | None) -> AIMessage:
-    if message.tool_calls or message.invalid_tool_calls or not names:
-        return message
     text = _text_of(message.content)
-    if text is None or "{" not in text:
-        return message
-    found = _extract(text, names)
-    if found is None:
-        return message
-    calls, remaining = found
+    if message.tool_calls or message.invalid_tool_calls or not names or text is None or "{" not in text:
+        return _cleaned(message, text)
     if id_prefix is None:
         digest = hashlib.sha256(f"{message.id}\0{text}".encode()).hexdigest()[:8]
         id_prefix = f"call_text_{digest}"
+    found = _extract(text, names)
+    if found is None:
+        broken = _unparsable_call(text, names)
+        if broken is None:
+            return _cleaned(message, text)
+        name, raw = broken
+        invalid = [
+            {
+                "name": name,
+                "args": raw[:2000],
+                "id": f"{id_prefix}_0",
+                "error": PARSE_ERROR,
+                "type": "invalid_tool_call",
+            }
+        ]
+        return message.model_copy(update={"content": "", "invalid_tool_calls": invalid})
+    calls, remaining = found
     tool_calls = [
         {"name": name, "args": args, "id": f"{id_prefix}_{i}", "type": "tool_call"}
         for i, (name, args) in enumerate(calls)
     ]
-    return message.model_copy(update={"content": remaining, "tool_calls": tool_calls})
+    return message.model_copy(update={"content": strip_template_tags(remaining), "tool_calls": tool_calls})
+
+
+def _cleaned(message: AIMessage, text: str | None) -> AIMessage:
+    if text is None or not isinstance(message.content, str):
+        return message
+    clean = strip_template_tags(text)
+    return message if clean == text else message.model_copy(update={"content": clean})
+
+
+def _unparsable_call(text: str, names: frozenset[str]) -> tuple[str, str] | None:
+    """A whole reply, fenced or tagged block that names a known tool yet could not be parsed."""
+    bodies = [text.strip()]
+    for match in _BLOCK.finditer(text):
+        body = match.group("fenced") if match.group("fenced") is not None else match.group("tagged")
+        bodies.append(body.strip())
+    for body in bodies:
+        if not body.startswith(("{", "[")):
+            continue
+        named = _NAMED.search(body)
+        if named and named.group(1).lower() in names:
+            return named.group(1), body
+    return None
 
 
 def _text_of(content: Any) -> str | None:
@@ -112,8 +157,8 @@ def _parse_calls(body: str, names: frozenset[str]) -> list[tuple[str, dict[str, 
     if not body.startswith(("{", "[")):
         return None
     try:
-        value = json.loads(body)
-    except ValueError:
+        value = loads_near_json(body)
+    except NearJsonError:
         return None
     items = value if isinstance(value, list) else [value]
     calls = [_as_call(item, names) for item in items]
@@ -136,7 +181,7 @@ def _as_call(item: Any, names: frozenset[str]) -> tuple[str, dict[str, Any]] | N
     args = item[present[0]] if present else {}
     if isinstance(args, str):
         try:
-            args = json.loads(args) if args.strip() else {}
-        except ValueError:
+            args = loads_near_json(args) if args.strip() else {}
+        except NearJsonError:
             return None
     return (name, args) if isinstance(args, dict) else None
