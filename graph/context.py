@@ -35,6 +35,8 @@ class AgentContext:
     on_event: EventCallback | None = None
     cancel: threading.Event = field(default_factory=threading.Event)
     system_prompt: Callable[[str], str] | None = None
+    #: An identical call repeated this many times in a run pauses the run (``cairn.graph.loops``).
+    repeat_limit: int = 3
     _bound: dict[str, Any] = field(default_factory=dict)
 
     def emit(self, kind: str, **payload: Any) -> None:

@@ -86,8 +86,12 @@ class AgentState(TypedDict, total=False):
     counters: dict[str, int]
     #: Model calls since the last person message or continue (for max_steps).
     run_steps: int
-    #: Set when a run paused on its own (``"max_steps"``), cleared by the next run.
+    #: Set when a run paused on its own (``"max_steps"``, ``"loop"``), cleared by the next run.
     paused: str | None
+    #: Why the run paused, for people (e.g. which call the model kept repeating).
+    pause_reason: str | None
+    #: This run's finished calls by tool + arguments, to notice repeats (``cairn.graph.loops``).
+    loop_memory: dict[str, Any] | None
 
 
 def calls(items: list[dict[str, Any]] | None) -> list[ToolCallInfo]:

@@ -103,5 +103,7 @@ class Driver:
             self.renderer.note(
                 f"  stopped after {self.session.max_steps} model calls; /continue goes on", "yellow"
             )
+        elif result.status == "loop":
+            self.renderer.note(f"  paused: {result.error}; /continue goes on, or say what to do", "yellow")
         if result.usage.get("model_calls") or result.elapsed_s >= 0.5:
             self.renderer.note(f"  {fmt.usage_line(result.usage, result.elapsed_s)}")

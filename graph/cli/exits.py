@@ -13,6 +13,7 @@ _BY_STATUS = {
     "done": DONE,
     "error": ERROR,
     "max_steps": ERROR,
+    "loop": ERROR,
     "awaiting_approval": AWAITING_APPROVAL,
     "interrupted": INTERRUPTED,
 }

@@ -145,8 +145,10 @@ def pause_hint(result: Any, resume: Any, *, in_memory: bool = False) -> list[str
             f"  {resume('--retry', 'all')}",
             f"  {resume('--cancel', 'all')}",
         ]
-    if result.status in ("error", "max_steps"):
-        why = "failed" if result.status == "error" else "stopped at --max-steps"
+    if result.status in ("error", "max_steps", "loop"):
+        why = {"error": "failed", "max_steps": "stopped at --max-steps"}.get(
+            result.status, f"paused: {result.error}"
+        )
         return [f"session {sid} {why}; nothing is lost. Continue with:", f"  {resume('-p')}"]
     return []
 

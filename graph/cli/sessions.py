@@ -18,6 +18,7 @@ _STATUS_COLOR = {
     "interrupted": "33",
     "running": "36",
     "max_steps": "33",
+    "loop": "33",
 }
 
 

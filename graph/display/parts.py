@@ -30,6 +30,7 @@ STATUS_STYLE: dict[str, tuple[str, str, str]] = {
     "interrupted": ("#6b21a8", "#f3e8ff", "⏸"),
     "done": ("#166534", "#dcfce7", "✓"),
     "max_steps": ("#92400e", "#fef3c7", "⏸"),
+    "loop": ("#92400e", "#fef3c7", "⏸"),
 }
 RISK_STYLE = {"LOW": ("#166534", "#dcfce7"), "MEDIUM": ("#92400e", "#fef3c7"), "HIGH": ("#991b1b", "#fee2e2")}
 IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp", "image/bmp"})

@@ -14,6 +14,7 @@ from typing import Any
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 from langgraph.runtime import Runtime
 
+from cairn.graph import loops
 from cairn.graph.call_details import call_details
 from cairn.graph.context import AgentContext
 from cairn.graph.state import AgentState, ToolCallInfo, calls
@@ -34,6 +35,7 @@ def observation(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, 
     answered = _answered_ids(history)
     messages: list[BaseMessage] = []
     images: list[dict[str, Any]] = []
+    memory = state.get("loop_memory")
     for call_id in order:
         if call_id in answered:
             continue
@@ -45,6 +47,10 @@ def observation(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, 
                 status="error",
                 error_msg="This call was lost before it ran; call the tool again.",
             )
+        help_text, memory = loops.failure_help(call, memory)
+        if help_text:
+            call.error_msg = f"{call.error_msg}\n\nThis failed the same way as your last {call.tool_name} call. {help_text}"
+        memory = loops.remember(call, memory, changing=_may_change_things(call, ctx))
         text, call_images = _content(call, ctx)
         images.extend(call_images)
         messages.append(
@@ -70,7 +76,21 @@ def observation(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, 
         if isinstance(usage, dict):
             counters["tokens_in"] = counters.get("tokens_in", 0) + int(usage.get("input_tokens") or 0)
             counters["tokens_out"] = counters.get("tokens_out", 0) + int(usage.get("output_tokens") or 0)
-    return {"head": head, "pending_tool_calls": [], "completed_tool_calls": [], "counters": counters}
+    return {
+        "head": head,
+        "pending_tool_calls": [],
+        "completed_tool_calls": [],
+        "counters": counters,
+        "loop_memory": memory,
+    }
+
+
+def _may_change_things(call: ToolCallInfo, ctx: AgentContext) -> bool:
+    """Read-only tools, and shell commands the policy judged read-only (LOW), change nothing."""
+    tool = ctx.registry.get(call.tool_name)
+    if tool is not None and tool.read_only:
+        return False
+    return not (call.tool_name == "bash" and call.risk == "LOW")
 
 
 def _answered_ids(history: list[BaseMessage]) -> set[str]:

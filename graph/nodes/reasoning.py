@@ -28,6 +28,8 @@ def reasoning(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, An
     mode = ctx.mode
     if state.get("run_steps", 0) >= ctx.max_steps:
         return {"paused": "max_steps", "pending_tool_calls": [], "completed_tool_calls": []}
+    if state.get("paused") == "loop":  # tool_routing noticed a loop: the person decides
+        return {"paused": "loop", "pending_tool_calls": [], "completed_tool_calls": []}
     if ctx.cancel.is_set():  # stopped between steps: do not spend a model call
         return {"paused": "stopped", "pending_tool_calls": [], "completed_tool_calls": []}
     head = state.get("head")

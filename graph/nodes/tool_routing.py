@@ -14,6 +14,7 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from cairn import policy
+from cairn.graph import loops
 from cairn.graph.context import AgentContext
 from cairn.graph.state import AgentState, ToolCallInfo, calls, dump_calls
 
@@ -38,6 +39,7 @@ def tool_routing(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str,
     rules = effective_rules(ctx, state)
     pending: list[ToolCallInfo] = []
     completed = calls(state.get("completed_tool_calls"))
+    pause: dict[str, Any] = {}
     for call in calls(state.get("pending_tool_calls")):
         if call.status == "interrupted":
             pending.append(_route_interrupted(call, ctx))
@@ -45,6 +47,16 @@ def tool_routing(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str,
         if call.status != "pending" or call.decision:
             # Already routed (awaiting) or approved by a person: leave as is.
             pending.append(call)
+            continue
+        repeat = loops.repeat_of(call, state.get("loop_memory"))
+        if repeat is not None:
+            completed.append(_answer_repeat(call, repeat, ctx))
+            if repeat.count >= ctx.repeat_limit:
+                pause = {
+                    "paused": "loop",
+                    "pause_reason": f"the model repeated the same {call.tool_name} call {repeat.count + 1} "
+                    f"times ({call.call_id}, first {repeat.earlier}); continue to let it go on",
+                }
             continue
         verdict = policy.evaluate(
             _policy_name(call, ctx),
@@ -68,7 +80,22 @@ def tool_routing(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str,
             call.display = call.error_msg[:160]
             completed.append(call)
             ctx.emit("tool_end", call=call.to_state())
-    return {"pending_tool_calls": dump_calls(pending), "completed_tool_calls": dump_calls(completed)}
+    return {"pending_tool_calls": dump_calls(pending), "completed_tool_calls": dump_calls(completed), **pause}
+
+
+def _answer_repeat(call: ToolCallInfo, repeat: loops.Repeat, ctx: AgentContext) -> ToolCallInfo:
+    """A repeated call is answered from the earlier one: it does not run, and is not asked about."""
+    call.status = repeat.status  # type: ignore[assignment]
+    call.decision = f"repeat of {repeat.earlier}"
+    call.reason = f"identical to {repeat.earlier} earlier in this run, with nothing changed since"
+    if repeat.status == "success":
+        call.result = repeat.text
+        call.display = f"repeat of {repeat.earlier}: answered without running it again"
+    else:
+        call.error_msg = repeat.text
+        call.display = f"repeat of {repeat.earlier}: not run again"
+    ctx.emit("tool_end", call=call.to_state())
+    return call
 
 
 def _policy_name(call: ToolCallInfo, ctx: AgentContext) -> str:

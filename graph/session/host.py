@@ -20,6 +20,7 @@ class SessionHost(Protocol):
     registry: ToolRegistry
     mode: str
     max_steps: int
+    repeat_limit: int
     cancel_event: threading.Event
     _graph: Any
 

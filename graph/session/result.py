@@ -8,7 +8,7 @@ from pydantic import BaseModel, Field
 
 from cairn.graph.state import ToolCallInfo
 
-RunStatus = Literal["done", "awaiting_approval", "interrupted", "error", "max_steps"]
+RunStatus = Literal["done", "awaiting_approval", "interrupted", "error", "max_steps", "loop"]
 
 
 class RunResult(BaseModel):

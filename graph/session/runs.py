@@ -42,6 +42,7 @@ def make_context(session: SessionHost, stream: bool, on_event: EventCallback | N
         rules=session.rules,
         mode=session.mode,
         max_steps=session.max_steps,
+        repeat_limit=session.repeat_limit,
         stream=stream,
         on_event=on_event,
         cancel=session.cancel_event,
@@ -112,6 +113,8 @@ def build_result(
         status = "interrupted"
     elif values.get("paused") == "max_steps":
         status = "max_steps"
+    elif values.get("paused") == "loop":
+        status, error = "loop", values.get("pause_reason") or "the model kept repeating the same call"
     elif values.get("paused") == "stopped":
         status = "interrupted"  # the person stopped the model's answer (or the run between steps)
     elif snap.next:

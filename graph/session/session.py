@@ -31,6 +31,8 @@ from cairn.graph.state import GATED_STATUSES, ToolCallInfo, calls
 from cairn.tools import ToolRegistry, ToolServices, Workspace, create_default_tools
 
 MODES = ("default", "accept-edits", "plan", "bypass")
+#: A new run (a message, or continuing a paused one) starts its step count and repeat memory anew.
+FRESH_RUN: dict[str, Any] = {"run_steps": 0, "paused": None, "pause_reason": None, "loop_memory": None}
 RECURSION_LIMIT = 10_000
 
 
@@ -52,6 +54,7 @@ class Session(DecisionsMixin):
         rules: Any = None,
         tools: Iterable[Any] | None = None,
         max_steps: int = 100,
+        repeat_limit: int = 3,
         session_id: str | None = None,
         _store: Store | None = None,
         _exclude_tools: tuple[str, ...] = (),
@@ -64,6 +67,8 @@ class Session(DecisionsMixin):
         self.store = _store or open_store(db)
         self.mode = mode
         self.max_steps = max_steps
+        #: An identical call repeated this many times pauses the run (status "loop").
+        self.repeat_limit = max(1, repeat_limit)
         self._model_spec = model
         self._model: Any = None
         self._extra_rules = rules
@@ -159,7 +164,7 @@ class Session(DecisionsMixin):
             )
         head = self.store.transcript.append(self.id, state.values.get("head"), [HumanMessage(text)])
         self.store.sessions.update(self.id, title=_title(text), status="running")
-        return self._run({"head": head, "run_steps": 0, "paused": None}, stream, on_event)
+        return self._run({"head": head, **FRESH_RUN}, stream, on_event)
 
     def continue_(self, *, stream: bool = False, on_event: EventCallback | None = None) -> RunResult:
         """Continue a paused or crashed run without a new message (recovery happens here)."""
@@ -169,7 +174,7 @@ class Session(DecisionsMixin):
         if state.next:
             return self._run(None, stream, on_event)
         if state.values.get("paused"):
-            return self._run({"run_steps": 0, "paused": None}, stream, on_event)
+            return self._run(dict(FRESH_RUN), stream, on_event)
         return self._status_now()
 
     async def asend(self, text: str, **kwargs: Any) -> RunResult:

@@ -7,7 +7,14 @@ from typing import Any
 from pydantic import Field
 
 from cairn.tools.base import ArgsModel, RiskLevel, Tool, ToolContext, ToolResult
-from cairn.tools.file_ops.edit_match import find_occurrences, line_of, not_found_hint, replacement_text
+from cairn.tools.file_ops.edit_match import (
+    closest_region,
+    find_occurrences,
+    line_of,
+    match_contexts,
+    not_found_hint,
+    replacement_text,
+)
 from cairn.tools.file_ops.textio import printable, split_lines
 from cairn.tools.file_ops.writing import (
     Plan,
@@ -77,12 +84,15 @@ class EditFileTool(Tool):
         found = find_occurrences(text, old)
         if not found:
             hint = printable(not_found_hint(text, old, new))
-            raise WriteRefused(f"old_string was not found in {shown}.\n{hint}")
+            raise WriteRefused(
+                f"old_string was not found in {shown}.\n{hint}", help=closest_region(text, old)
+            )
         if len(found) > 1 and not params.replace_all:
             where = ", ".join(str(line_of(text, o.start)) for o in found[:50])
             raise WriteRefused(
                 f"old_string occurs {len(found)} times in {shown} (at lines {where}). Include more "
-                "surrounding lines to make it unique, or set replace_all=true to replace every occurrence."
+                "surrounding lines to make it unique, or set replace_all=true to replace every occurrence.",
+                help=match_contexts(text, [line_of(text, o.start) for o in found]),
             )
         pieces, pos = [], 0
         for occ in found:
@@ -102,7 +112,7 @@ class EditFileTool(Tool):
         try:
             plan, count, first_line = self._plan(params)
         except WriteRefused as exc:
-            return ToolResult.fail(str(exc))
+            return ToolResult.fail(str(exc), **({"help": exc.help} if exc.help else {}))
         try:
             note = commit(plan, self.services)
         except WriteRefused as exc:

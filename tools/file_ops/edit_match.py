@@ -117,3 +117,35 @@ def not_found_hint(text: str, old: str, new: str) -> str:
         "Read the file again with read_file and copy old_string exactly (it must match character for character)."
     )
     return "\n".join(hints)
+
+
+def numbered(lines: list[str], first: int, last: int) -> str:
+    """Lines ``first``..``last`` (1-based, inclusive) with their numbers, as read_file shows them."""
+    first, last = max(1, first), min(len(lines), last)
+    return "\n".join(f"{n:>6}\t{lines[n - 1][:300]}" for n in range(first, last + 1))
+
+
+def match_contexts(text: str, line_numbers: list[int], around: int = 2, most: int = 10) -> str:
+    """Every match of an ambiguous old_string with the lines around it, to choose from."""
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    parts = [f"match at line {n}:\n{numbered(lines, n - around, n + around)}" for n in line_numbers[:most]]
+    more = f"\n(and {len(line_numbers) - most} more)" if len(line_numbers) > most else ""
+    return (
+        "Here is every match with its surrounding lines; copy enough of them to make old_string unique:\n"
+        + "\n\n".join(parts)
+        + more
+    )
+
+
+def closest_region(text: str, old: str, around: int = 4) -> str | None:
+    """The part of the file most like old_string's longest line, numbered, to copy from."""
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    probe = max((ln for ln in old.split("\n") if ln.strip()), key=len, default="").strip()
+    if not probe or len(lines) > 50_000:
+        return None
+    stripped = [ln.strip() for ln in lines]
+    close = difflib.get_close_matches(probe, stripped, n=1, cutoff=0.4)
+    if not close:
+        return None
+    n = stripped.index(close[0]) + 1
+    return f"The closest part of the file (lines {max(1, n - around)}-{min(len(lines), n + around)}), exactly as it is:\n{numbered(lines, n - around, n + around)}"

@@ -1,0 +1,135 @@
+"""Noticing a model that repeats itself, and answering the repeat instead of running it again.
+
+Within one run (from a person's message to the answer), every finished call is remembered by its
+tool and exact arguments, with the *epoch* it ran in: the epoch moves on whenever a call that can
+change things succeeds.  A new call identical to one in the same epoch is a repeat — nothing it
+depends on has changed, so running it would give the same answer:
+
+- a read-only call that succeeded: the earlier result again, with a note;
+- a call that changed things and succeeded: "already done", not run again;
+- a call that failed: the same error, with a note to change the arguments;
+- a call a person rejected (or the policy denied): the earlier answer, without asking again.
+
+After ``repeat_limit`` repeats of one call the run pauses (status ``loop``) with the reason; the
+person can continue.  A tool failing the same way twice in a row gets the help its result carries
+(``metadata["help"]``: for edit_file the context of every match, or the closest lines).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from cairn.graph.state import ToolCallInfo
+
+DEFAULT_REPEAT_LIMIT = 3
+MAX_REMEMBERED = 200
+MAX_KEPT_RESULT = 2_000
+
+
+@dataclass
+class Repeat:
+    status: str  # the status the repeated call gets: success | error | cancelled
+    text: str  # what the model reads
+    earlier: str  # the earlier call's id
+    count: int  # how many times this call has now been repeated
+
+
+def call_key(tool_name: str, arguments: dict[str, Any]) -> str:
+    return tool_name + "\0" + json.dumps(arguments, sort_keys=True, default=str)
+
+
+def fresh_memory() -> dict[str, Any]:
+    return {"epoch": 0, "calls": {}, "last_failure": {}}
+
+
+def repeat_of(call: ToolCallInfo, memory: dict[str, Any] | None) -> Repeat | None:
+    """The answer to ``call`` if it repeats an earlier call of this epoch, else ``None``."""
+    if not memory:
+        return None
+    seen = memory.get("calls", {}).get(call_key(call.tool_name, call.arguments))
+    if seen is None or seen["epoch"] != memory.get("epoch", 0):
+        return None
+    count = seen.get("repeats", 0) + 1
+    earlier, result = seen["call_id"], seen.get("result") or ""
+    if seen["status"] == "success" and seen.get("changing"):
+        text = (
+            f"Already done: this exact call ({earlier}) succeeded earlier in this run and nothing has "
+            "changed since, so it was not run again. Go on with the next step, or finish.\n"
+            f"Its result was: {result}"
+        )
+        return Repeat("success", text, earlier, count)
+    if seen["status"] == "success":
+        text = (
+            f"Repeat: you already made this exact call ({earlier}) in this run and nothing has changed "
+            "since, so here is the same result again. Do not repeat it: use this result, or try a "
+            f"different approach.\n\n{result}"
+        )
+        return Repeat("success", text, earlier, count)
+    if seen["status"] == "cancelled":
+        text = (
+            f"Not asked again: this exact call ({earlier}) was refused earlier in this run: {result} "
+            "Do something else, or ask the person in your answer."
+        )
+        return Repeat("cancelled", text, earlier, count)
+    text = (
+        f"This exact call ({earlier}) already failed in this run and nothing has changed since, so it "
+        f"would fail again: {result}\nChange the arguments (or the approach) before calling again."
+    )
+    return Repeat("error", text, earlier, count)
+
+
+def remember(call: ToolCallInfo, memory: dict[str, Any] | None, *, changing: bool) -> dict[str, Any]:
+    """Record a finished call; a successful call that may change things starts a new epoch."""
+    memory = dict(memory or fresh_memory())
+    remembered = dict(memory.get("calls", {}))
+    key = call_key(call.tool_name, call.arguments)
+    if call.decision and call.decision.startswith("repeat"):
+        entry = dict(remembered.get(key, {}))
+        entry["repeats"] = entry.get("repeats", 0) + 1
+        remembered[key] = entry
+        memory["calls"] = remembered
+        return memory
+    text = call.result if call.status == "success" else call.error_msg
+    if not isinstance(text, str):
+        text = "(non-text result)"
+    if call.status == "success" and changing:  # its own change starts the epoch it belongs to
+        memory["epoch"] = memory.get("epoch", 0) + 1
+    remembered.pop(key, None)
+    remembered[key] = {
+        "call_id": call.call_id,
+        "status": call.status,
+        "changing": changing,
+        "epoch": memory.get("epoch", 0),
+        "result": text[:MAX_KEPT_RESULT] + ("…" if len(text) > MAX_KEPT_RESULT else ""),
+    }
+    while len(remembered) > MAX_REMEMBERED:
+        remembered.pop(next(iter(remembered)))
+    memory["calls"] = remembered
+    return memory
+
+
+def failure_help(call: ToolCallInfo, memory: dict[str, Any] | None) -> tuple[str | None, dict[str, Any]]:
+    """Extra help for a call that failed the same way as the tool's previous call, and the
+    updated memory of each tool's last failure."""
+    memory = dict(memory or fresh_memory())
+    if call.decision and call.decision.startswith("repeat"):
+        return None, memory  # answered from an earlier call: not a new failure
+    last = dict(memory.get("last_failure", {}))
+    help_text = None
+    if call.status == "error":
+        signature = _signature(call.error_msg or "")
+        if last.get(call.tool_name) == signature and call.metadata.get("help"):
+            help_text = str(call.metadata["help"])
+        last[call.tool_name] = signature
+    elif call.status == "success":
+        last.pop(call.tool_name, None)
+    memory["last_failure"] = last
+    return help_text, memory
+
+
+def _signature(error: str) -> str:
+    first = error.strip().splitlines()[0] if error.strip() else ""
+    return re.sub(r"\d+", "#", first)[:200]
