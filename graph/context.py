@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cairn.checkpoints import Store
+from cairn.graph.profiles import LEAN_TOOLS, lean_schema
 from cairn.tools import ToolRegistry, Workspace
 
 #: ``on_event(kind, payload)``: kind is one of "token", "message", "tool_start",
@@ -37,6 +38,10 @@ class AgentContext:
     system_prompt: Callable[[str], str] | None = None
     #: An identical call repeated this many times in a run pauses the run (``cairn.graph.loops``).
     repeat_limit: int = 3
+    #: Workspace, date, instructions, memory: sent at the top of the first user message.
+    session_context: str | None = None
+    #: ``full`` or ``lean`` (``cairn.graph.profiles``).
+    tool_profile: str = "full"
     _bound: dict[str, Any] = field(default_factory=dict)
 
     def emit(self, kind: str, **payload: Any) -> None:
@@ -48,16 +53,21 @@ class AgentContext:
             pass
 
     def active_registry(self, mode: str) -> ToolRegistry:
-        """Tools offered to the model: read-only ones only in plan mode."""
+        """Tools offered to the model: the profile's, and only read-only ones in plan mode."""
+        registry = self.registry
+        if self.tool_profile == "lean":
+            registry = registry.filtered([t.name for t in registry if t.name in LEAN_TOOLS])
         if mode == "plan":
             extra = set(getattr(self.rules, "read_only_tools", ()) or ())
-            names = [t.name for t in self.registry if t.read_only or t.name in extra]
-            return self.registry.filtered(names)
-        return self.registry
+            names = [t.name for t in registry if t.read_only or t.name in extra]
+            return registry.filtered(names)
+        return registry
 
     def bound_model(self, mode: str) -> Any:
         key = "plan" if mode == "plan" else "all"
         if key not in self._bound:
             schemas = self.active_registry(mode).schemas()
+            if self.tool_profile == "lean":
+                schemas = [lean_schema(s) for s in schemas]
             self._bound[key] = self.model.bind_tools(schemas) if schemas else self.model
         return self._bound[key]

@@ -1,10 +1,20 @@
-"""The system prompt: who cairn is, where it works, how to use its tools."""
+"""The system prompt and the session context that goes with it.
+
+The system prompt is byte-identical for every session in a mode and profile: no path, date or
+note in it.  With the tool schemas right after it, that is the prefix llama.cpp, vLLM and hosted
+prompt caches can reuse from turn to turn and from one session to the next.  What differs per
+session (workspace, OS, date, project instructions, memory) is the *session context*, sent at the
+top of the first user message of every request (``with_session_context``) and never stored.
+"""
 
 from __future__ import annotations
 
 import platform
 from datetime import date
 from pathlib import Path
+from typing import Any
+
+from langchain_core.messages import BaseMessage, HumanMessage
 
 INSTRUCTION_FILES = ("AGENTS.md", "CONTEXT.md")
 MAX_INSTRUCTION_CHARS = 20_000
@@ -18,6 +28,12 @@ _MODE_TEXT = {
     "that change anything; investigate and then present a plan for the person to approve.",
     "bypass": "Actions run without asking, except those the policy forbids outright.",
 }
+
+_LEAN_GUIDANCE = """\
+You are cairn, a coding agent in the person's workspace. Use tools to read, search, edit and run
+code: read_file, glob, grep to look; edit_file (exact old_string) or write_file to change; bash to
+run tests and commands. Read a file before editing it. Never repeat a call that already worked.
+When done, answer briefly with what you did."""
 
 _GUIDANCE = """\
 You are cairn, a careful coding agent working in the person's workspace.
@@ -48,24 +64,41 @@ def instruction_files(workspace: Path) -> str:
     return "\n\n".join(parts)
 
 
-def build_system_prompt(
+def build_system_prompt(mode: str, *, profile: str = "full") -> str:
+    """The constant part: guidance and the approval mode (nothing that differs between sessions)."""
+    guidance = _LEAN_GUIDANCE if profile == "lean" else _GUIDANCE
+    return f"{guidance}\n\nApproval mode: {mode}. {_MODE_TEXT.get(mode, '')}"
+
+
+def build_session_context(
     workspace: Path,
-    mode: str,
     *,
     today: date | None = None,
     os_name: str | None = None,
     memory: str = "",
 ) -> str:
+    """What this session's requests carry in front of the first user message."""
     today = today or date.today()
     os_name = os_name or f"{platform.system()} {platform.release()}".strip()
-    sections = [
-        _GUIDANCE,
-        f"# Environment\nWorkspace: {workspace}\nOS: {os_name}\nDate: {today.isoformat()}\n"
-        f"Approval mode: {mode}. {_MODE_TEXT.get(mode, '')}",
-    ]
+    sections = [f"# Environment\nWorkspace: {workspace}\nOS: {os_name}\nDate: {today.isoformat()}"]
     project = instruction_files(workspace)
     if project:
         sections.append(f"# Project instructions\n{project}")
     if memory.strip():
         sections.append(f"# Notes you saved in earlier sessions (memory tool)\n{memory.strip()}")
-    return "\n\n".join(sections)
+    return "<session-context>\n" + "\n\n".join(sections) + "\n</session-context>"
+
+
+def with_session_context(messages: list[BaseMessage], context: str | None) -> list[BaseMessage]:
+    """``messages`` with ``context`` at the top of the first user message (a copy; not stored)."""
+    if not context:
+        return messages
+    for index, message in enumerate(messages):
+        if isinstance(message, HumanMessage):
+            content = message.content
+            if isinstance(content, str):
+                merged: Any = f"{context}\n\n{content}"
+            else:
+                merged = [{"type": "text", "text": context}, *content]
+            return [*messages[:index], message.model_copy(update={"content": merged}), *messages[index + 1 :]]
+    return [HumanMessage(context), *messages]

@@ -105,8 +105,8 @@ def _unparsable_call(text: str, names: frozenset[str]) -> tuple[str, str] | None
         body = match.group("fenced") if match.group("fenced") is not None else match.group("tagged")
         bodies.append(body.strip())
     for body in bodies:
-        if not body.startswith(("{", "[")):
-            continue
+        if not body.startswith(("{", "[")) or _parses(body):
+            continue  # a value that parses but is not a call (extra keys...) stays text
         named = _NAMED.search(body)
         if named and named.group(1).lower() in names:
             return named.group(1), body
@@ -150,6 +150,14 @@ def _extract(text: str, names: frozenset[str]) -> tuple[list[tuple[str, dict[str
     kept.append(text[last:])
     remaining = re.sub(r"\n{3,}", "\n\n", "".join(kept)).strip()
     return calls, remaining
+
+
+def _parses(body: str) -> bool:
+    try:
+        loads_near_json(body)
+    except NearJsonError:
+        return False
+    return True
 
 
 def _parse_calls(body: str, names: frozenset[str]) -> list[tuple[str, dict[str, Any]]] | None:

@@ -19,6 +19,7 @@ from langgraph.runtime import Runtime
 
 from cairn.graph.context import AgentContext
 from cairn.graph.messages import message_text
+from cairn.graph.prompts import with_session_context
 from cairn.graph.state import AgentState, ToolCallInfo, dump_calls
 from cairn.tools.base import ToolResult
 
@@ -41,7 +42,7 @@ def reasoning(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, An
     prompt: list[BaseMessage] = []
     if ctx.system_prompt is not None:
         prompt.append(SystemMessage(ctx.system_prompt(mode)))
-    prompt.extend(history)
+    prompt.extend(with_session_context(history, ctx.session_context))
     model = ctx.bound_model(mode)
     message, stopped = _call_model(model, prompt, ctx)
     from cairn.graph.models import recover_text_tool_calls

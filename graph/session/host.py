@@ -21,6 +21,7 @@ class SessionHost(Protocol):
     mode: str
     max_steps: int
     repeat_limit: int
+    tool_profile: str
     cancel_event: threading.Event
     _graph: Any
 

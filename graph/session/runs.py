@@ -21,16 +21,15 @@ PRUNE_EVERY_STEPS = 64
 
 
 def make_context(session: SessionHost, stream: bool, on_event: EventCallback | None) -> AgentContext:
-    from cairn.graph.prompts import build_system_prompt
+    from cairn.graph.prompts import build_session_context, build_system_prompt
     from cairn.tools.memory import load_memory
 
-    memory = load_memory(session.workspace)
-    root = session.workspace.root
+    profile = session.tool_profile
     prompts: dict[str, str] = {}
 
-    def system_prompt(mode: str) -> str:  # built once per run: a stable prefix for prompt caches
+    def system_prompt(mode: str) -> str:  # constant per mode and profile: a prefix caches can reuse
         if mode not in prompts:
-            prompts[mode] = build_system_prompt(root, mode, memory=memory)
+            prompts[mode] = build_system_prompt(mode, profile=profile)
         return prompts[mode]
 
     return AgentContext(
@@ -47,6 +46,8 @@ def make_context(session: SessionHost, stream: bool, on_event: EventCallback | N
         on_event=on_event,
         cancel=session.cancel_event,
         system_prompt=system_prompt,
+        session_context=build_session_context(session.workspace.root, memory=load_memory(session.workspace)),
+        tool_profile=profile,
     )
 
 

@@ -55,6 +55,7 @@ class Session(DecisionsMixin):
         tools: Iterable[Any] | None = None,
         max_steps: int = 100,
         repeat_limit: int = 3,
+        tool_profile: str | None = None,
         session_id: str | None = None,
         _store: Store | None = None,
         _exclude_tools: tuple[str, ...] = (),
@@ -69,6 +70,10 @@ class Session(DecisionsMixin):
         self.max_steps = max_steps
         #: An identical call repeated this many times pauses the run (status "loop").
         self.repeat_limit = max(1, repeat_limit)
+        from cairn.graph.session.profile import session_tool_profile
+
+        #: "lean" (six core tools, short schemas, compact prompt) or "full" (cairn.graph.profiles).
+        self.tool_profile = session_tool_profile(self.workspace, tool_profile, context_window=None)
         self._model_spec = model
         self._model: Any = None
         self._extra_rules = rules

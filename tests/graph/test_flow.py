@@ -79,14 +79,14 @@ def test_edit_with_invalid_args_is_refused_before_resuming(harness):
 def test_always_allow_adds_a_session_rule(harness):
     turns = [
         {"tool_calls": [effect("g", "gated_effect")]},
-        {"tool_calls": [effect("g", "gated_effect", cid="call_g2")]},
+        {"tool_calls": [effect("g2", "gated_effect", cid="call_g2")]},
         {"content": "done"},
     ]
     s = harness.session(turns)
     s.send("go")
     r = s.approve("call_g", always=True)
     assert r.status == "done", r
-    assert harness.runs() == ["g", "g"]
+    assert harness.runs() == ["g", "g2"]
     rules = s.state["session_rules"]
     assert rules and all("gated_effect" in r for r in rules)
     # the rule survives a restart

@@ -15,7 +15,7 @@ from datetime import date
 from pathlib import Path
 
 from cairn.graph.build import build_graph
-from cairn.graph.prompts import build_system_prompt
+from cairn.graph.prompts import build_session_context, build_system_prompt
 from cairn.tools import create_default_tools
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -38,16 +38,23 @@ def test_graph_shape():
 
 
 def test_system_prompt(tmp_path):
+    prompt = build_system_prompt("default")
+    check("system_prompt.txt", prompt)
+    assert build_system_prompt("plan").count("PLAN MODE") == 1
+    lean = build_system_prompt("default", profile="lean")
+    check("system_prompt_lean.txt", lean)
+    assert len(lean) < len(prompt) * 0.6
+
+
+def test_session_context(tmp_path):
     ws = tmp_path / "project"
     ws.mkdir()
     (ws / "AGENTS.md").write_text("Run tests with `make test`.\n")
-    prompt = build_system_prompt(
-        ws, "default", today=date(2026, 1, 2), os_name="Linux 6.1", memory="- prefers pathlib"
+    context = build_session_context(
+        ws, today=date(2026, 1, 2), os_name="Linux 6.1", memory="- prefers pathlib"
     )
-    check("system_prompt.txt", prompt.replace(str(ws), "<WORKSPACE>"))
-    assert "make test" in prompt and "prefers pathlib" in prompt
-    plan = build_system_prompt(ws, "plan", today=date(2026, 1, 2), os_name="Linux 6.1")
-    assert "PLAN MODE" in plan
+    check("session_context.txt", context.replace(str(ws), "<WORKSPACE>"))
+    assert "make test" in context and "prefers pathlib" in context
 
 
 def test_tool_schemas(tmp_path):

@@ -214,8 +214,6 @@ def test_other_shapes_models_print():
     "content",
     [
         '{"name": "delete_everything", "arguments": {}}',  # unknown tool
-        '```json\n{"name": "read_file", "arguments": {"path": "a.py"}\n```',  # invalid JSON
-        '{"name": "read_file", "arguments": {"path": "a.py"}',  # truncated
         'Call it like {"name": "read_file", "arguments": {"path": "a.py"}} for example.',  # mid-prose
         '{"name": "read_file", "arguments": {"path": "a"}, "confidence": 0.9}',  # not a call's keys
         '{"name": "read_file", "arguments": [1, 2]}',  # arguments not an object

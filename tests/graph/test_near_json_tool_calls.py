@@ -101,3 +101,15 @@ def test_through_the_graph_a_broken_call_is_answered_with_the_parse_error(tmp_pa
     assert [c.status for c in calls] == ["error", "success"]
     assert "arguments must be literal JSON values" in calls[0].error_msg
     s.close()
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        '```json\n{"name": "read_file", "arguments": {"path": "a.py"}\n```',  # a brace missing
+        '{"name": "read_file", "arguments": {"path": "a.py"}',  # truncated
+    ],
+)
+def test_truncated_calls_to_known_tools_are_invalid_calls(content):
+    m = recover_text_tool_calls(AIMessage(content=content, id="m"), {"read_file"})
+    assert m.tool_calls == [] and [c["name"] for c in m.invalid_tool_calls] == ["read_file"]

@@ -24,7 +24,7 @@ class TwoAgentModel(BaseChatModel):
     def _generate(self, messages: list, stop: Any = None, run_manager: Any = None, **kw: Any) -> ChatResult:
         first = next(m for m in messages if isinstance(m, HumanMessage))
         ais = sum(isinstance(m, AIMessage) for m in messages)
-        if str(first.content).startswith("[sub-agent task"):
+        if "[sub-agent task" in str(first.content):  # after the session context block
             turns = [
                 AIMessage("", tool_calls=[{"name": "grep", "args": {"pattern": "def target"}, "id": "s1"}]),
                 AIMessage(
