@@ -13,9 +13,18 @@ from typing import Any
 
 PROFILES = ("lean", "full")
 LEAN_TOOLS = ("read_file", "glob", "grep", "edit_file", "write_file", "bash")
+#: The arguments the lean schemas show (the tools still accept the others).
+LEAN_FIELDS = {
+    "read_file": ("file_path", "offset", "limit"),
+    "glob": ("pattern", "path"),
+    "grep": ("pattern", "path", "glob", "-i"),
+    "edit_file": ("file_path", "old_string", "new_string", "replace_all"),
+    "write_file": ("file_path", "content"),
+    "bash": ("command", "timeout"),
+}
 #: A context window this small (tokens) gets the lean profile unless one is chosen explicitly.
 SMALL_CONTEXT = 16_384
-MAX_LEAN_FIELD_DESCRIPTION = 90
+MAX_LEAN_FIELD_DESCRIPTION = 120
 
 
 class ProfileError(ValueError):
@@ -39,21 +48,39 @@ def lean_schema(schema: dict[str, Any]) -> dict[str, Any]:
     out = copy.deepcopy(schema)
     function = out["function"]
     function["description"] = _first_paragraph(function.get("description", ""))
-    _shorten_fields(function.get("parameters", {}))
+    params = function.get("parameters", {})
+    keep = LEAN_FIELDS.get(function.get("name", ""))
+    properties = params.get("properties")
+    if keep and isinstance(properties, dict):
+        required = set(params.get("required") or ())
+        params["properties"] = {k: v for k, v in properties.items() if k in keep or k in required}
+    params.pop("additionalProperties", None)
+    _shorten_fields(params)
     return out
 
 
 def _first_paragraph(text: str) -> str:
-    return text.strip().split("\n\n", 1)[0].strip()
+    """The first sentence of the first paragraph: the lean tools are ones every model knows."""
+    return _first_sentence(text.strip().split("\n\n", 1)[0])
+
+
+def _first_sentence(text: str) -> str:
+    return re.split(r"(?<=[a-z0-9)`'\"]\.)\s+(?=[A-Z])", " ".join(text.split()), maxsplit=1)[0]
 
 
 def _shorten_fields(node: Any) -> None:
     if isinstance(node, dict):
         node.pop("title", None)
+        options = node.get("anyOf")
+        if isinstance(options, list) and len(options) == 2 and {"type": "null"} in options:
+            node.update(next(o for o in options if o != {"type": "null"}))  # Optional[X] -> X
+            del node["anyOf"]
         description = node.get("description")
         if isinstance(description, str):
-            sentence = re.split(r"(?<=[.;:])\s", description.strip(), maxsplit=1)[0]
-            node["description"] = sentence[:MAX_LEAN_FIELD_DESCRIPTION]
+            sentence = _first_sentence(description)
+            if len(sentence) > MAX_LEAN_FIELD_DESCRIPTION:
+                sentence = sentence[:MAX_LEAN_FIELD_DESCRIPTION].rsplit(" ", 1)[0] + " …"
+            node["description"] = sentence
         for value in node.values():
             _shorten_fields(value)
     elif isinstance(node, list):

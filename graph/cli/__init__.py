@@ -23,6 +23,10 @@ def main(argv: list[str] | None = None) -> int:
             from cairn.graph.cli.policy_cmd import run_policy
 
             return run_policy(rest)
+        if command == "models":
+            from cairn.graph.cli.models_cmd import run_models
+
+            return run_models(rest)
         parser = PARSERS[command]() if command else main_parser()
         ns = parser.parse_args(rest)
         return _dispatch(command, ns)

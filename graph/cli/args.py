@@ -10,12 +10,22 @@ from __future__ import annotations
 
 import argparse
 
-SUBCOMMANDS = ("resume", "sessions", "show", "policy", "demo")
+SUBCOMMANDS = ("resume", "sessions", "show", "policy", "models", "demo")
 MODES = ("default", "accept-edits", "plan", "bypass")
 OUTPUT_FORMATS = ("text", "json", "stream-json")
 #: Options that take a value, so the scanner does not mistake the value for a subcommand.
 VALUE_OPTIONS = frozenset(
-    {"--model", "--base-url", "--db", "--approval", "--max-steps", "--workspace", "-C", "--output-format"}
+    {
+        "--model",
+        "--base-url",
+        "--db",
+        "--approval",
+        "--max-steps",
+        "--workspace",
+        "-C",
+        "--output-format",
+        "--tools",
+    }
     | {"-p", "--print"}
 )
 
@@ -36,6 +46,7 @@ commands:
   cairn sessions [--all]      list sessions of this workspace
   cairn show ID [--json]      transcript and every tool call of a session
   cairn policy check ...      ask the policy what it would do with a call
+  cairn models check          probe an OpenAI-compatible endpoint (tool calls, streaming, context)
   cairn demo                  offline tour with a scripted model (no key needed)
 
 model: --model NAME (or $CAIRN_MODEL) against OpenAI ($OPENAI_API_KEY) or any OpenAI-compatible
@@ -90,6 +101,13 @@ def common_flags() -> argparse.ArgumentParser:
     group.add_argument("--approval", choices=MODES, metavar="MODE", help=f"approval mode: {'|'.join(MODES)}")
     group.add_argument(
         "--max-steps", type=_positive_int, metavar="N", help="model calls per run (default 100)"
+    )
+    group.add_argument(
+        "--tools",
+        choices=("lean", "full", "auto"),
+        metavar="PROFILE",
+        help="tool profile: lean (six core tools, short schemas; for small models), full, or auto "
+        "(lean when the context window is 16k tokens or less; the default)",
     )
     group.add_argument("--workspace", "-C", metavar="DIR", help="workspace directory (default: .)")
     group.add_argument("-v", "--verbose", action="store_true", help="show live tool output and details")

@@ -21,6 +21,7 @@ class Options:
     max_steps: int = 100
     workspace: str = "."
     verbose: bool = False
+    tools: str | None = None
     #: Flags the person typed (repeated in the ``cairn resume`` hint; env vars persist by themselves).
     explicit: tuple[str, ...] = ()
 
@@ -32,6 +33,8 @@ class Options:
             explicit += ["--db", db]
         if ns.base_url:
             explicit += ["--base-url", ns.base_url]
+        if getattr(ns, "tools", None):
+            explicit += ["--tools", ns.tools]
         return cls(
             model=ns.model or os.environ.get("CAIRN_MODEL") or None,
             base_url=ns.base_url or os.environ.get("OPENAI_BASE_URL") or None,
@@ -40,6 +43,7 @@ class Options:
             max_steps=ns.max_steps or 100,
             workspace=ns.workspace or ".",
             verbose=bool(ns.verbose),
+            tools=getattr(ns, "tools", None),
             explicit=tuple(explicit),
         )
 
@@ -51,6 +55,8 @@ class Options:
         """
         if self.base_url:
             os.environ["OPENAI_BASE_URL"] = self.base_url
+        if self.tools:
+            os.environ["CAIRN_TOOLS"] = self.tools  # read by the Session (cairn.graph.session.profile)
 
     @property
     def in_memory(self) -> bool:

@@ -59,9 +59,12 @@ class ScriptedOpenAIServer:
         retry_after_ms: int = 1,
         requests_log: str | Path | None = None,
         model_turns: dict[str, list[ScriptTurn]] | None = None,
+        model_info: dict[str, Any] | None = None,
     ) -> None:
         self.turns = turns
         self.model_turns = dict(model_turns or {})
+        #: Extra fields of the ``scripted`` entry in ``GET /v1/models`` (e.g. ``max_model_len``).
+        self.model_info = dict(model_info or {})
         self.retry_after_ms = retry_after_ms
         self.requests_log = Path(requests_log) if requests_log else None
         self._lock = threading.Lock()
@@ -175,6 +178,7 @@ class _Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         if self.path.rstrip("/") in _MODELS_PATHS:
             model = {"id": "scripted", "object": "model", "created": 0, "owned_by": "cairn-tests"}
+            model.update(self.app.model_info)
             self._send_json(200, {"object": "list", "data": [model]})
         else:
             self._send_json(404, error_body(404, f"no route {self.path}"))

@@ -1,0 +1,75 @@
+"""What small local models get: through the real ChatOpenAI client against the local test server,
+the lean profile's requests carry only its six tools with short schemas; the system message and
+tools are byte-identical across turns and across sessions (the prefix a server can cache), and
+the session's workspace, date and notes ride at the top of the first user message."""
+
+from __future__ import annotations
+
+import json
+
+from cairn import Session
+from cairn.graph.models import create_model
+from cairn.graph.profiles import LEAN_TOOLS
+from tests.support.fixtures import make_openai_server  # noqa: F401  (fixture)
+
+
+def read(cid: str, path: str = "a.py") -> dict:
+    return {"tool_calls": [{"name": "read_file", "args": {"file_path": path}, "id": cid}]}
+
+
+def run(server, tmp_path, name: str, profile: str | None = None) -> Session:
+    ws = tmp_path / name
+    ws.mkdir()
+    (ws / "a.py").write_text("x = 1\n")
+    (ws / "b.py").write_text("y = 2\n")
+    s = Session(
+        ws,
+        model=create_model("scripted", base_url=server.base_url),
+        db=str(tmp_path / f"{name}.db"),
+        tool_profile=profile,
+    )
+    r = s.send("read the files")
+    assert r.status == "done", r.error
+    return s
+
+
+def prefix(body: dict) -> str:
+    return json.dumps([body["messages"][0], body.get("tools")], sort_keys=True)
+
+
+def test_the_lean_profile_binds_only_the_core_tools_with_short_schemas(make_openai_server, tmp_path):  # noqa: F811
+    script = [read("c1"), {"content": "x is 1"}]
+    lean_server = make_openai_server(script)
+    run(lean_server, tmp_path, "lean", "lean").close()
+    full_server = make_openai_server(script)
+    run(full_server, tmp_path, "full", "full").close()
+    lean, full = lean_server.requests[0], full_server.requests[0]
+    assert sorted(t["function"]["name"] for t in lean["tools"]) == sorted(LEAN_TOOLS)
+    assert len(full["tools"]) > len(lean["tools"]) and "web_fetch" in [
+        t["function"]["name"] for t in full["tools"]
+    ]
+    for tool in lean["tools"]:
+        assert "\n\n" not in tool["function"]["description"]
+    lean_size = len(json.dumps([lean["messages"][0], lean["tools"]]))
+    full_size = len(json.dumps([full["messages"][0], full["tools"]]))
+    assert lean_size < full_size / 3, (lean_size, full_size)
+
+
+def test_the_prefix_is_identical_across_turns_and_sessions(make_openai_server, tmp_path):  # noqa: F811
+    script = [read("c1"), read("c2", "b.py"), read("c3"), {"content": "done"}]
+    server = make_openai_server(script)
+    first = run(server, tmp_path, "one")
+    stored_first_message = first.history()[0].content
+    first.close()
+    second = run(server, tmp_path, "two")
+    second.close()
+    bodies = server.requests
+    assert len(bodies) == 8
+    assert len({prefix(b) for b in bodies}) == 1  # system message + tools: byte-identical everywhere
+    system = bodies[0]["messages"][0]["content"]
+    assert "Workspace:" not in system and "Date:" not in system
+    user_one, user_two = bodies[0]["messages"][1]["content"], bodies[4]["messages"][1]["content"]
+    assert user_one.startswith("<session-context>") and str(tmp_path / "one") in user_one
+    assert str(tmp_path / "two") in user_two and user_one.endswith("read the files")
+    # the context is sent, never stored
+    assert stored_first_message == "read the files"
