@@ -28,16 +28,18 @@ def run_models(argv: list[str]) -> int:
         )
         return USAGE
     from cairn.graph.models.probe import probe_endpoint
+    from cairn.graph.profiles import choose_profile
 
     report = probe_endpoint(base, model, api_key=os.environ.get("OPENAI_API_KEY") or "not-needed")
+    profile = choose_profile(None, None, report.context_window)
     if ns.json:
-        print(json.dumps(report.to_dict(), indent=2))
+        print(json.dumps({**report.to_dict(), "profile": profile}, indent=2))
     else:
-        print("\n".join(describe(report)))
+        print("\n".join(describe(report, profile)))
     return 0 if report.usable else ERROR
 
 
-def describe(report) -> list[str]:
+def describe(report, profile: str) -> list[str]:
     mark = {True: "ok", False: "NO", None: "?"}
     lines = [f"endpoint     {report.base_url}  [{mark[report.reachable]}]"]
     if report.reachable:
@@ -53,8 +55,8 @@ def describe(report) -> list[str]:
     lines.append("")
     if report.usable:
         lines.append(
-            f"cairn will use the {report.profile} tool profile"
-            + (" (small context window)" if report.profile == "lean" else "")
+            f"cairn will use the {profile} tool profile"
+            + (" (small context window)" if profile == "lean" else "")
         )
         if report.tool_calls == "json-in-text":
             lines.append(
@@ -68,7 +70,7 @@ def describe(report) -> list[str]:
             )
         lines.append(
             f"run: cairn --base-url {report.base_url} --model {report.model}"
-            + (" --tools lean" if report.profile == "lean" else "")
+            + (" --tools lean" if profile == "lean" else "")
         )
     else:
         lines.append("cairn cannot work with this endpoint as it is: see the problems above")

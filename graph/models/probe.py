@@ -15,8 +15,6 @@ from typing import Any
 
 import httpx
 
-from cairn.graph.profiles import choose_profile
-
 PING_TOOL = {
     "type": "function",
     "function": {
@@ -56,12 +54,8 @@ class ProbeReport:
     def usable(self) -> bool:
         return self.reachable and self.tool_calls in ("native", "json-in-text")
 
-    @property
-    def profile(self) -> str:
-        return choose_profile(None, None, self.context_window)
-
     def to_dict(self) -> dict[str, Any]:
-        return {**self.__dict__, "usable": self.usable, "profile": self.profile}
+        return {**self.__dict__, "usable": self.usable}
 
 
 def probe_endpoint(
