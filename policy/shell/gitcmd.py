@@ -19,11 +19,11 @@ __all__ = ["git"]
 LOW, MEDIUM, HIGH = RiskLevel.LOW, RiskLevel.MEDIUM, RiskLevel.HIGH
 
 READ_SUBS = words(
-    """status log show diff blame annotate shortlog describe rev-parse rev-list ls-files ls-tree cat-
-    file grep whatchanged range-diff cherry diff-tree diff-files diff-index merge-base name-rev for-
-    each-ref show-ref show-branch count-objects check-ignore check-attr var verify-commit verify-tag
-    version fsck show-index get-tar-commit-id check-ref-format column interpret-trailers check-
-    mailmap"""
+    """status log show diff blame annotate shortlog describe rev-parse rev-list ls-files ls-tree
+    cat-file grep whatchanged range-diff cherry diff-tree diff-files diff-index merge-base
+    name-rev for-each-ref show-ref show-branch count-objects check-ignore check-attr var
+    verify-commit verify-tag version fsck show-index get-tar-commit-id check-ref-format column
+    interpret-trailers check-mailmap"""
 )
 NETWORK_SUBS = {
     "fetch",
