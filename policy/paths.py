@@ -253,6 +253,12 @@ def device_reason(path: Path) -> str | None:
 
 def protected_reason(info: PathInfo, workspace: Workspace) -> str | None:
     """Why writing this path is refused in every mode, or ``None``."""
+    return _protected(info.path, info.lexical, workspace, _env_key())
+
+
+@functools.lru_cache(maxsize=4096)
+def _protected(real: Path, lexical: Path, workspace: Workspace, _key: tuple[str | None, ...]) -> str | None:
+    info = PathInfo(given="", path=real, lexical=lexical, inside=False)
     home = home_dir()
     for path in {info.path, info.lexical}:
         if is_neutral_device(path):
@@ -340,8 +346,15 @@ def _secret_name(name: str) -> bool:
 
 def sensitive_read_reason(info: PathInfo) -> str | None:
     """Why reading this path exposes credentials, or ``None``."""
+    return _sensitive_read(info.path, info.lexical, _env_key())
+
+
+@functools.lru_cache(maxsize=4096)
+def _sensitive_read(real: Path, lexical: Path, _key: tuple[str | None, ...]) -> str | None:
+    # Pure string work on the two paths (home and cairn's dirs are cached per environment),
+    # so the answer is cached: the walker and the decision ask it several times per path.
     home = home_dir()
-    for path in (info.path, info.lexical):
+    for path in (real, lexical):
         name = _home_match(path, _SENSITIVE_READ, home)
         if name:
             return f"{name} holds credentials"

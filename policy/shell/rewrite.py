@@ -119,6 +119,8 @@ class _Scanner(WordScanner):
                 continue
             if cmd_pos and ASSIGN_RE.match(raw):
                 continue
+            if cmd_pos:
+                self.r.commands += 1
             cmd_pos = False
         if closer == ")":
             self.fail("unterminated '$(' or '('")

@@ -50,6 +50,7 @@ class Rewritten:
     fail: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     arith: list[str] = field(default_factory=list)  # texts bash evaluates as arithmetic
+    commands: int = 0  # simple commands seen (for the early fail-closed limit)
 
 
 class WordScanner:
