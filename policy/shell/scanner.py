@@ -53,6 +53,10 @@ class Rewritten:
     commands: int = 0  # simple commands seen (for the early fail-closed limit)
 
 
+#: Characters with no special meaning inside a word (everything scan_word handles one by one).
+_PLAIN_RUN = re.compile(r"[^\s\\'\"`$;&|()<>]+")
+
+
 class WordScanner:
     """Reads words; ``self.i`` is the position in ``self.src``."""
 
@@ -134,8 +138,10 @@ class WordScanner:
             if ch == "$":
                 out.append(self.scan_dollar(in_double=False))
                 continue
-            out.append(ch)
-            self.i += 1
+            m = _PLAIN_RUN.match(self.src, self.i)  # a run of ordinary characters at once
+            end = m.end() if m else self.i + 1
+            out.append(self.src[self.i : end])
+            self.i = end
         return "".join(out)
 
     def scan_double_quoted(self) -> str:
