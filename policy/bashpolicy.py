@@ -116,6 +116,17 @@ def _always_ask(analysis: ShellAnalysis, rules: Rules, workspace: Workspace) -> 
             linked = hard_link_reason(info)
             if linked:
                 return Verdict(Decision.ASK, HIGH, f"writes {info.given}: {linked} (in: {effect.source})")
+    for info in analysis.mentions:
+        # a credential named anywhere in the command (--opt=FILE, a program's text): whatever
+        # reads it, a person decides
+        secret = sensitive_read_reason(info)
+        if secret and not path_rule(rules, "allow", READ_TOOLS, info, workspace.root, lexical=False):
+            return Verdict(
+                Decision.ASK,
+                HIGH,
+                f"the command names {info.given}: {secret}; credentials are read only with a "
+                "person's approval or an allow rule naming them",
+            )
     return None
 
 

@@ -132,7 +132,11 @@ def _name_operands(name: str, args: list[str]) -> list[str]:
     if name == "unset":
         return [a for a in args if not a.startswith("-")]
     if name in ("declare", "typeset", "local", "export", "readonly"):
-        return [a.split("=", 1)[0] for a in args if not a.startswith(("-", "+"))]
+        names = [a.split("=", 1)[0] for a in args if not a.startswith(("-", "+"))]
+        if any(a.startswith("-") and "n" in a[1:] for a in args):
+            # a nameref's value is itself a variable name, evaluated (subscript included) on use
+            names += [a.split("=", 1)[1] for a in args if "=" in a and not a.startswith(("-", "+"))]
+        return names
     return []
 
 

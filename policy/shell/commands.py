@@ -124,6 +124,8 @@ _PATH_OPTIONS = {
     "--relative-to",
     "--relative-base",
     "--magic-file",
+    "--from-file",
+    "--to-file",
 }
 _PATH_SHORT = {"du": {"-X"}, "file": {"-f", "-m"}, "diff": {"-X"}}
 

@@ -154,11 +154,11 @@ SPECS: dict[str, Spec] = {
     ),
     "file": _s(
         "bcEhiIkLlNnprsvzZ0S",
-        "mfFPe",
+        "mFPe",
         f"""brief mime mime-type mime-encoding dereference
         no-dereference keep-going raw special-files uncompress extension apple print0 no-pad
         no-buffer {_COMMON}""",
-        "magic-file files-from separator exclude parameter",
+        "magic-file separator exclude parameter",
     ),
     "stat": _s("LftZ", "cf", f"dereference file-system terse cached {_COMMON}", "format printf"),
     "md5sum": _SUMS,
@@ -213,7 +213,7 @@ SPECS: dict[str, Spec] = {
         base2msbf base2lsbf z85 {_COMMON}""",
         "wrap",
     ),
-    "base64": _s("diD", "wb", f"decode ignore-garbage {_COMMON}", "wrap break input output"),
+    "base64": _s("diD", "wb", f"decode ignore-garbage {_COMMON}", "wrap break"),
     "zcat": _ZCAT,
     "gzcat": _ZCAT,
     "bzcat": _s("skvqL", "", f"small quiet verbose {_COMMON}"),
@@ -243,7 +243,7 @@ SPECS: dict[str, Spec] = {
         human-readable inodes dereference no-dereference count-links separate-dirs si summarize
         one-file-system {_COMMON}""",
         """max-depth block-size threshold time time-style exclude
-        exclude-from files0-from""",
+        exclude-from""",
     ),
     "df": _s(
         "ahHiklPTv",
@@ -282,13 +282,13 @@ SPECS: dict[str, Spec] = {
     ),
     "sort": _s(
         "bdfgiMhnRrVcCmsuz",
-        "kStT",
+        "kSt",
         f"""ignore-leading-blanks dictionary-order
         ignore-case general-numeric-sort ignore-nonprinting month-sort human-numeric-sort
         numeric-sort random-sort reverse version-sort check merge stable unique
         zero-terminated debug {_COMMON}""",
         """key buffer-size field-separator
-        temporary-directory parallel batch-size sort""",
+        parallel batch-size sort""",
     ),
     "uniq": _s(
         "cdDiuz",
