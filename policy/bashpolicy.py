@@ -24,7 +24,7 @@ from cairn.policy.bashpaths import (
 from cairn.policy.decide import find_rule, plan_denial
 from cairn.policy.levels import Decision, RiskLevel, Verdict, max_risk, risk_rank
 from cairn.policy.matching import bash_matches
-from cairn.policy.paths import device_reason, protected_reason
+from cairn.policy.paths import device_reason, hard_link_reason, protected_reason, sensitive_read_reason
 from cairn.policy.rules import Rule, Rules
 from cairn.policy.shell.result import ShellAnalysis
 from cairn.policy.table import EDIT_TOOLS, READ_TOOLS
@@ -55,6 +55,9 @@ def decide_bash(analysis: ShellAnalysis, rules: Rules, mode: str, workspace: Wor
             HIGH,
             f"cannot be checked safely, so a person must decide: {analysis.fail_closed[0]}",
         )
+    always = _always_ask(analysis, rules, workspace)
+    if always:
+        return always
     if mode == "bypass":
         return Verdict(Decision.ALLOW, risk, f"bypass mode: {_summary(analysis)}")
 
@@ -90,6 +93,40 @@ def _refusal(analysis: ShellAnalysis, workspace: Workspace) -> Verdict | None:
             )
     if analysis.protected:
         return Verdict(Decision.DENY, HIGH, f"refused: {analysis.protected[0]}")
+    return None
+
+
+def _always_ask(analysis: ShellAnalysis, rules: Rules, workspace: Workspace) -> Verdict | None:
+    """What asks in every mode, bypass included: reading credentials without an allow rule that
+    covers them, and writing a file that has other hard links (one may be a protected file)."""
+    for effect in analysis.effects:
+        info = effect.info
+        if info is None:
+            continue
+        if effect.kind == "read":
+            secret = sensitive_read_reason(info)
+            if secret and not path_rule(rules, "allow", READ_TOOLS, info, workspace.root, lexical=False):
+                return Verdict(
+                    Decision.ASK,
+                    HIGH,
+                    f"reads {info.given}: {secret}; credentials are read only with a person's "
+                    f"approval or an allow rule naming them (in: {effect.source})",
+                )
+        elif effect.kind == "write":
+            linked = hard_link_reason(info)
+            if linked:
+                return Verdict(Decision.ASK, HIGH, f"writes {info.given}: {linked} (in: {effect.source})")
+    for info in analysis.mentions:
+        # a credential named anywhere in the command (--opt=FILE, a program's text): whatever
+        # reads it, a person decides
+        secret = sensitive_read_reason(info)
+        if secret and not path_rule(rules, "allow", READ_TOOLS, info, workspace.root, lexical=False):
+            return Verdict(
+                Decision.ASK,
+                HIGH,
+                f"the command names {info.given}: {secret}; credentials are read only with a "
+                "person's approval or an allow rule naming them",
+            )
     return None
 
 

@@ -14,7 +14,7 @@ from cairn.policy.errors import PolicyConfigError
 from cairn.policy.evaluate import evaluate
 from cairn.policy.levels import MODES
 from cairn.policy.settings import load_rules
-from cairn.policy.urls import no_dns
+from cairn.policy.urls import no_dns, system_resolver
 
 __all__ = ["main"]
 
@@ -37,7 +37,12 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("--workspace", default=".", help="workspace root (default: current directory)")
     check.add_argument("--mode", default="default", choices=MODES, help="session mode (default: default)")
     check.add_argument("--json", action="store_true", help="print the verdict as JSON")
-    check.add_argument("--no-dns", action="store_true", help="do not resolve host names (URL checks)")
+    check.add_argument(
+        "--dns", action="store_true", help="also judge the addresses host names resolve to (URL checks)"
+    )
+    check.add_argument(
+        "--no-dns", action="store_true", help="judge host names by their text only (the default)"
+    )
     return parser
 
 
@@ -65,7 +70,7 @@ def main(argv: list[str] | None = None) -> int:
         workspace=opts.workspace,
         mode=opts.mode,
         rules=rules,
-        resolver=no_dns if opts.no_dns else None,
+        resolver=system_resolver if opts.dns and not opts.no_dns else no_dns,
     )
     if opts.json:
         print(json.dumps(verdict.to_dict()))

@@ -34,6 +34,7 @@ class Assessment:
     fail_closed: str | None = None  # never allowed without a person
     read_only: bool = False  # plan mode may run it
     auto_edit: bool = False  # accept-edits mode may run it
+    credential: bool = False  # reads credentials: asks in every mode unless an allow rule covers it
     extra: dict[str, object] = field(default_factory=dict)
 
 
@@ -80,9 +81,11 @@ def decide(
         return plan_denial(name, f"is not read-only ({a.reason})")
     if a.fail_closed:
         return Verdict(Decision.ASK, max(a.risk, RiskLevel.HIGH, key=_rank), a.fail_closed)
+    rule = find_rule(rules, "allow", tools, lambda r: matches(r, "allow"))
+    if a.credential and rule is None:
+        return Verdict(Decision.ASK, RiskLevel.HIGH, f"{a.reason} (credentials asks in every mode)")
     if mode == "bypass":
         return Verdict(Decision.ALLOW, a.risk, f"bypass mode: {a.reason}")
-    rule = find_rule(rules, "allow", tools, lambda r: matches(r, "allow"))
     if rule:
         return Verdict(Decision.ALLOW, a.risk, f"{a.reason}; allowed by rule", str(rule))
     if a.risk == RiskLevel.LOW:

@@ -1,7 +1,10 @@
 """``evaluate``: the one entry point that judges a tool call.
 
-Pure apart from resolving real paths and (for URLs) DNS, which ``resolver`` replaces and
-``resolve_dns=False`` turns off.  Never raises for bad input: an internal error is reported as
+Pure apart from resolving real paths.  Host names in URLs are judged by their text only: no
+DNS name is resolved before a person (or a rule) approved the call, so a rejected
+``web_fetch`` to ``https://<secret>.attacker.example`` has leaked nothing.  The web tool
+resolves the name after approval, checks the addresses and connects only to them.  Pass a
+``resolver`` to judge resolved addresses too (tests, ``cairn policy check --dns``).  Never raises for bad input: an internal error is reported as
 an ``ask`` verdict (fail closed), never as ``allow``.
 """
 
@@ -27,7 +30,7 @@ from cairn.policy.table import (
     READ_TOOLS,
     canonical_tool_name,
 )
-from cairn.policy.urls import Resolver, check_url, no_dns
+from cairn.policy.urls import Resolver, check_url, no_dns, system_resolver
 from cairn.tools.workspace import Workspace
 
 __all__ = ["as_workspace", "evaluate"]
@@ -49,7 +52,7 @@ def evaluate(
     rules: Rules | None = None,
     cwd: str | os.PathLike[str] | None = None,
     resolver: Resolver | None = None,
-    resolve_dns: bool = True,
+    resolve_dns: bool = False,
 ) -> Verdict:
     """Judge one tool call.  ``cwd`` is the shell's working directory when it is not the root."""
     if mode not in MODES:
@@ -64,7 +67,7 @@ def evaluate(
         if not isinstance(args, Mapping):
             return Verdict(Decision.ASK, MEDIUM, f"arguments for {tool_name} are not an object")
         start = Path(os.path.realpath(os.path.join(ws.root, os.fspath(cwd)))) if cwd is not None else None
-        dns = resolver if resolver is not None else (None if resolve_dns else no_dns)
+        dns = resolver if resolver is not None else (system_resolver if resolve_dns else no_dns)
         verdict = _evaluate(canonical_tool_name(tool_name), args, ws, mode, rules, start, dns)
         return _apply_risk_override(canonical_tool_name(tool_name), verdict, rules, mode)
     except Exception as exc:  # fail closed: a policy bug must never allow a call

@@ -13,6 +13,7 @@ from cairn.policy.levels import RiskLevel
 from cairn.policy.paths import (
     PathInfo,
     device_reason,
+    hard_link_reason,
     protected_reason,
     resolve_path,
     sensitive_read_reason,
@@ -78,6 +79,10 @@ def assess_file_tool(
             return Assessment(
                 RiskLevel.HIGH, f"{name} {given}", deny=f"{name} refused: {protected}{via}"
             ), info
+        linked = hard_link_reason(info)
+        if linked:
+            reason = f"{name} {given}: {linked}"
+            return Assessment(RiskLevel.HIGH, reason, fail_closed=reason), info
         if not info.inside:
             return Assessment(RiskLevel.HIGH, f"{name} writes outside the workspace: {info.path}{via}"), info
         sensitive = sensitive_write_reason(info, workspace)
@@ -86,7 +91,8 @@ def assess_file_tool(
         return Assessment(RiskLevel.MEDIUM, f"{name} changes {shown}", auto_edit=True), info
     secret = sensitive_read_reason(info)
     if secret:
-        return Assessment(RiskLevel.HIGH, f"{name} reads {info.path}: {secret}{via}", read_only=True), info
+        reason = f"{name} reads {info.path}: {secret}{via}"
+        return Assessment(RiskLevel.HIGH, reason, read_only=True, credential=True), info
     if not info.inside:
         return Assessment(
             RiskLevel.MEDIUM, f"{name} reads outside the workspace: {info.path}{via}", read_only=True

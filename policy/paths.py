@@ -17,7 +17,9 @@ Everything is judged on the real path (``..`` collapsed, symlinks followed, thro
 from __future__ import annotations
 
 import fnmatch
+import functools
 import os
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,6 +31,8 @@ __all__ = [
     "cairn_dirs",
     "critical_reason",
     "device_reason",
+    "fold",
+    "hard_link_reason",
     "home_dir",
     "is_neutral_device",
     "protected_reason",
@@ -50,20 +54,72 @@ _HOME_CREDENTIALS = words(
     .claude/.credentials.json"""
 )
 _HOME_PERSISTENCE = words(
-    """.config/autostart .config/systemd Library/LaunchAgents .local/bin bin .config/Code/User .claude
-    .codex .gemini .cursor .continue .cline .config/cairn .local/state/cairn .local/share/cairn"""
+    """.config/autostart .config/systemd Library/LaunchAgents Library/LaunchDaemons .local/bin bin
+    .config/Code/User .config/Cursor .config/zed .claude .claude.json .codex .gemini .cursor
+    .continue .cline .windsurf .codeium .aider.conf.yml .config/aider .opencode .config/opencode
+    .config/github-copilot .copilot .kiro .roo .amp .config/amp .config/goose .config/crush
+    .config/cairn .local/state/cairn .local/share/cairn .gradle/init.d .gradle/init.gradle
+    .gradle/init.gradle.kts .gradle/gradle.properties .m2 .mavenrc .sbt .ivy2 .cargo/config
+    .cargo/config.toml .cargo/bin .rustup .config/direnv .local/share/direnv .direnvrc .ipython
+    .jupyter .config/ipython .local/share/jupyter .pythonrc .pythonrc.py .pythonstartup
+    .config/pythonstartup .pydistutils.cfg .condarc .config/conda .config/uv .config/pypoetry
+    .npm-init.js .config/yarn .bunfig.toml .config/containers .vimrc .vim .config/nvim .exrc
+    .emacs .emacs.d .config/emacs .nanorc .tmux.conf .config/tmux .screenrc .curlrc .wgetrc
+    .config/wget .gemrc .irbrc .pryrc .bundle .hgrc .config/hg .editrc .lesskey .config/lesskey
+    .local/share/applications .config/user-dirs.dirs .config/mimeapps.list .mailcap
+    .config/environment.d .config/plasma-workspace .kde/Autostart .config/lxsession
+    .config/openbox .config/i3 .config/sway .config/hypr .xbindkeysrc .config/crontab
+    .local/share/systemd"""
+)
+#: Glob patterns under the home directory (fnmatch, case-folded) for the same purpose.
+_HOME_PERSISTENCE_GLOBS = (
+    ".local/lib/python*/site-packages",  # user-site .pth files and usercustomize.py run at startup
+    "library/python/*/lib/python/site-packages",
+    ".ipython/profile_*/startup",
 )
 _SENSITIVE_READ = words(
-    """.ssh .aws .gnupg .netrc .git-credentials .docker/config.json .kube .npmrc .pypirc .config/gh
-    .config/gcloud .azure .cargo/credentials .cargo/credentials.toml
-    .terraform.d/credentials.tfrc.json .vault-token .password-store .local/share/keyrings .config/op
-    .claude/.credentials.json"""
+    """.ssh .aws .gnupg .netrc .git-credentials .docker/config.json .docker .kube .npmrc .pypirc
+    .config/gh .config/hub .config/gcloud .azure .cargo/credentials .cargo/credentials.toml
+    .terraform.d/credentials.tfrc.json .vault-token .password-store .local/share/keyrings
+    .config/op .claude/.credentials.json .codex/auth.json .gemini/oauth_creds.json .gem/credentials
+    .config/pip/pip.conf .pip/pip.conf .m2/settings.xml .gradle/gradle.properties .config/hcloud
+    .config/doctl .oci .config/rclone .s3cfg .boto .pgpass .my.cnf .config/git/credentials
+    .local/share/keyrings .mozilla .config/google-chrome .config/chromium .thunderbird"""
 )
 _SYSTEM_READ_SECRETS = ("/etc/shadow", "/etc/gshadow", "/etc/sudoers", "/etc/sudoers.d", "/root")
 _SYSTEM_DIRS = words(
     """/etc /usr /bin /sbin /lib /lib32 /lib64 /libx32 /boot /opt /sys /proc /dev /System /Library
-    /private/etc /var/spool/cron /var/db /root /snap"""
+    /private/etc /var/spool/cron /var/spool/anacron /var/db /var/lib/systemd /root /snap
+    /run/systemd /run/user"""
 )
+#: File names that hold secrets wherever they are (compared case-folded); reading one asks in
+#: every mode unless an allow rule names it.
+_SECRET_FILE_NAMES = frozenset(
+    words(
+        """.env .envrc .git-credentials .netrc _netrc .npmrc .pypirc .yarnrc.yml .pgpass .my.cnf
+        .htpasswd .vault-token .boto .s3cfg .dockercfg .terraformrc terraform.tfvars
+        credentials credentials.json credentials.toml credentials.db credentials.tfrc.json
+        application_default_credentials.json access_tokens.db legacy_credentials
+        id_rsa id_dsa id_ecdsa id_ed25519 id_ecdsa_sk id_ed25519_sk identity authorized_keys
+        known_hosts secring.gpg private-keys-v1.d kubeconfig service-account.json
+        client_secret.json client_secrets.json token.json tokens.json auth.json
+        keystore.jks"""
+    )
+)
+_SECRET_FILE_GLOBS = (
+    ".env.*",  # .env.local, .env.production (not the templates below)
+    "*.pem",
+    "*.key",
+    "*.p12",
+    "*.pfx",
+    "*.jks",
+    "*.keystore",
+    "*.ppk",
+    "*.kdbx",
+    "*service-account*.json",
+    "*.tfstate",
+)
+_SECRET_TEMPLATES = (".example", ".sample", ".template", ".dist", ".defaults", ".schema")
 _NEUTRAL_DEVICES = words(
     """/dev/null /dev/zero /dev/full /dev/random /dev/urandom /dev/stdin /dev/stdout /dev/stderr
     /dev/tty"""
@@ -76,8 +132,15 @@ _BLOCK_DEVICE_GLOBS = words(
 #: Inside the workspace: files other tools execute on their own (IDE tasks, direnv, git hook managers).
 _AUTO_EXEC_NAMES = words(
     """.vscode .idea .envrc .devcontainer .husky .pre-commit-config.yaml .mcp.json .cursor .claude
-    .gemini .codex .clinerules .cairn"""
+    .gemini .codex .clinerules .cairn .github .gitlab-ci.yml .circleci .buildkite .git
+    .gitmodules .gitattributes agents.md context.md claude.md gemini.md .cursorrules
+    .windsurfrules .aider.conf.yml .continue .roo .kiro .opencode .npmrc .mvn .jvmopts
+    .sbtopts .bazelrc .cargo .venv venv .tox .nox __pypackages__ node_modules .pnp.cjs
+    .pnp.loader.mjs .yarn .bunfig.toml bunfig.toml .tool-versions .sdkmanrc .direnv
+    sitecustomize.py usercustomize.py conftest.py .pth .python-version .nvmrc .node-version"""
 )
+#: Glob patterns for the same (compared case-folded, per path component).
+_AUTO_EXEC_GLOBS = (".yarnrc*", "rust-toolchain*", "*.pth", ".env*", "gradle-wrapper.*", "mvnw*", "gradlew*")
 
 
 @dataclass(frozen=True)
@@ -90,13 +153,35 @@ class PathInfo:
     inside: bool  # real path is the workspace root or below it
 
 
+def fold(text: str | os.PathLike[str]) -> str:
+    """A path compared the way case-insensitive, normalizing file systems see it (macOS, Windows):
+    ``.Git/HOOKS`` is ``.git/hooks``, fullwidth and composed letters are their plain forms."""
+    return unicodedata.normalize("NFKC", os.fspath(text)).casefold()
+
+
+def _env_key() -> tuple[str | None, ...]:
+    names = ("HOME", "CAIRN_HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_DATA_HOME")
+    return tuple(os.environ.get(n) for n in names)
+
+
 def home_dir() -> Path:
+    return _home_dir(_env_key())
+
+
+@functools.lru_cache(maxsize=8)
+def _home_dir(_key: tuple[str | None, ...]) -> Path:
+    # Cached per environment: resolving it for every path word was most of the policy's time.
     return Path(os.path.realpath(os.path.expanduser("~")))
 
 
 def cairn_dirs() -> list[Path]:
     """cairn's own state and config directories: its settings, checkpoints (with session
     rules) and memory notes live there, so the agent may not write them."""
+    return list(_cairn_dirs(_env_key()))
+
+
+@functools.lru_cache(maxsize=8)
+def _cairn_dirs(_key: tuple[str | None, ...]) -> tuple[Path, ...]:
     dirs: list[Path] = []
     cairn_home = os.environ.get("CAIRN_HOME")
     if cairn_home:
@@ -108,7 +193,7 @@ def cairn_dirs() -> list[Path]:
             dirs.append(Path(os.path.realpath(fn("cairn"))))
     except Exception:
         pass
-    return dirs
+    return tuple(dirs)
 
 
 def resolve_path(given: str, workspace: Workspace, cwd: Path | None = None) -> PathInfo:
@@ -122,14 +207,32 @@ def resolve_path(given: str, workspace: Workspace, cwd: Path | None = None) -> P
 
 
 def _under(path: Path, base: Path) -> bool:
-    return path == base or path.is_relative_to(base)
+    """``path`` is ``base`` or below it, compared case-folded and Unicode-normalized."""
+    p, b = fold(path), fold(base)
+    return p == b or p.startswith(b.rstrip("/") + "/")
 
 
 def _home_match(path: Path, names: tuple[str, ...] | list[str], home: Path) -> str | None:
+    p, h = fold(path), fold(home).rstrip("/") + "/"
+    if not p.startswith(h):
+        return None
+    rel = p[len(h) :]
     for name in names:
-        target = home / name
-        if _under(path, target):
+        low = name.casefold()
+        if rel == low or rel.startswith(low + "/"):
             return "~/" + name
+    return None
+
+
+def _home_glob(path: Path, globs: tuple[str, ...], home: Path) -> str | None:
+    p, h = fold(path), fold(home).rstrip("/") + "/"
+    if not p.startswith(h):
+        return None
+    parts = p[len(h) :].split("/")
+    for pattern in globs:
+        depth = pattern.count("/") + 1
+        if len(parts) >= depth and fnmatch.fnmatchcase("/".join(parts[:depth]), pattern):
+            return "~/" + pattern
     return None
 
 
@@ -150,6 +253,12 @@ def device_reason(path: Path) -> str | None:
 
 def protected_reason(info: PathInfo, workspace: Workspace) -> str | None:
     """Why writing this path is refused in every mode, or ``None``."""
+    return _protected(info.path, info.lexical, workspace, _env_key())
+
+
+@functools.lru_cache(maxsize=4096)
+def _protected(real: Path, lexical: Path, workspace: Workspace, _key: tuple[str | None, ...]) -> str | None:
+    info = PathInfo(given="", path=real, lexical=lexical, inside=False)
     home = home_dir()
     for path in {info.path, info.lexical}:
         if is_neutral_device(path):
@@ -162,8 +271,9 @@ def protected_reason(info: PathInfo, workspace: Workspace) -> str | None:
 
 def _protected_one(path: Path, workspace: Workspace, home: Path) -> str | None:
     root = workspace.root
-    if workspace.contains(path):
-        rel = path.relative_to(root).parts
+    rel_text = _relative(path, root)
+    if rel_text is not None:
+        rel = [fold(part) for part in rel_text.split("/") if part]
         if ".git" in rel:
             return f"{path} is inside a .git directory (git internals, hooks and config run code)"
         if len(rel) >= 2 and rel[0] == ".cairn" and rel[1].startswith("settings"):
@@ -188,33 +298,68 @@ def _personal_reason(path: Path, home: Path) -> str | None:
     name = _home_match(path, _HOME_CREDENTIALS, home)
     if name:
         return f"{name} holds credentials or configuration that runs code"
-    name = _home_match(path, _HOME_PERSISTENCE, home)
+    name = _home_match(path, _HOME_PERSISTENCE, home) or _home_glob(path, _HOME_PERSISTENCE_GLOBS, home)
     if name:
-        return f"{name} is an autostart, PATH or agent configuration location"
+        return f"{name} is an autostart, PATH, startup or agent configuration location (runs later)"
     for base in cairn_dirs():
         if _under(path, base):
             return f"{path} is cairn's own state or configuration"
     return None
 
 
-def sensitive_write_reason(info: PathInfo, workspace: Workspace) -> str | None:
-    """Inside the workspace, but run automatically by other tools: always ask."""
-    if not info.inside:
-        return None
-    rel = info.path.relative_to(workspace.root).parts
-    for part in rel:
-        if part in _AUTO_EXEC_NAMES:
-            return f"{part} is run or loaded automatically by other tools (IDE, direnv, git hooks, agents)"
+def _relative(path: Path, root: Path) -> str | None:
+    """``path`` relative to ``root`` (case-folded comparison), or ``None`` when outside."""
+    p, r = os.fspath(path), os.fspath(root).rstrip("/")
+    if fold(p) == fold(r):
+        return ""
+    if fold(p).startswith(fold(r) + "/") and len(p) > len(r):
+        return p[len(r) + 1 :]
     return None
+
+
+_AUTO_EXEC_FOLDED = frozenset(n.casefold() for n in _AUTO_EXEC_NAMES)
+
+
+def sensitive_write_reason(info: PathInfo, workspace: Workspace) -> str | None:
+    """Inside the workspace, but run later by other tools or loaded into cairn's own prompt
+    (AGENTS.md, CONTEXT.md): always ask, even in accept-edits mode."""
+    for path in {info.path, info.lexical}:
+        rel = _relative(path, workspace.root)
+        if not rel:
+            continue
+        for part in rel.split("/"):
+            low = fold(part)
+            if low in _AUTO_EXEC_FOLDED or any(fnmatch.fnmatchcase(low, g) for g in _AUTO_EXEC_GLOBS):
+                return (
+                    f"{part} is run or loaded automatically later (by builds, package managers, "
+                    "IDEs, direnv, git, other agents, or cairn's own prompt)"
+                )
+    return None
+
+
+def _secret_name(name: str) -> bool:
+    low = fold(name)
+    if low.endswith(_SECRET_TEMPLATES):
+        return False
+    return low in _SECRET_FILE_NAMES or any(fnmatch.fnmatchcase(low, g) for g in _SECRET_FILE_GLOBS)
 
 
 def sensitive_read_reason(info: PathInfo) -> str | None:
     """Why reading this path exposes credentials, or ``None``."""
+    return _sensitive_read(info.path, info.lexical, _env_key())
+
+
+@functools.lru_cache(maxsize=4096)
+def _sensitive_read(real: Path, lexical: Path, _key: tuple[str | None, ...]) -> str | None:
+    # Pure string work on the two paths (home and cairn's dirs are cached per environment),
+    # so the answer is cached: the walker and the decision ask it several times per path.
     home = home_dir()
-    for path in (info.path, info.lexical):
+    for path in (real, lexical):
         name = _home_match(path, _SENSITIVE_READ, home)
         if name:
             return f"{name} holds credentials"
+        if _secret_name(path.name):
+            return f"{path.name} is a file that holds credentials or private keys"
         for base in cairn_dirs():
             if _under(path, base):
                 return f"{path} is cairn's state (transcripts, settings)"
@@ -240,4 +385,21 @@ def critical_reason(path: Path, workspace: Workspace) -> str | None:
         return "the workspace root itself"
     if _under(workspace.root, path):
         return f"{path} contains the workspace"
+    return None
+
+
+def hard_link_reason(info: PathInfo) -> str | None:
+    """Why writing an existing file with more than one name is unsafe, or ``None``.
+
+    A hard link is the same file under another name: ``ln .git/hooks/pre-commit x`` then
+    ``echo … > x`` writes the hook.  Which other names a file has cannot be known cheaply.
+    """
+    try:
+        st = os.lstat(info.path)
+    except OSError:
+        return None
+    import stat as stat_mod
+
+    if stat_mod.S_ISREG(st.st_mode) and st.st_nlink > 1:
+        return f"{info.path} has {st.st_nlink} hard links (another name of it may be a protected file)"
     return None

@@ -25,7 +25,9 @@ if TYPE_CHECKING:
 #: Called before every request and redirect hop: ``None`` when the URL may be fetched,
 #: ``"deny: <reason>"`` to refuse it, ``"ask: <reason>"`` when a person must approve it (a redirect
 #: hop then stops and the model is told to fetch that URL itself), a plain reason = deny.
-UrlGuard = Callable[[str], str | None]
+#: A guard that also takes ``addresses=`` keyword gets the host's addresses, resolved once by the
+#: web tool, which then connects only to them (DNS pinning).
+UrlGuard = Callable[..., str | None]
 #: ``runner(description, prompt, ctx) -> {"text", "session_id", "tool_calls", "error"}``.
 SubagentRunner = Callable[[str, str, Any], dict[str, Any]]
 #: ``summarize(url, question, page_markdown) -> PageSummary``; raises on failure.

@@ -284,15 +284,18 @@ class Session(DecisionsMixin):
             self._rules = session_rules(self.workspace, self._extra_rules, self.registry)
         return self._rules
 
-    def _url_guard(self, url: str) -> str | None:
-        """The web tool asks this before the first request and every redirect hop.
+    def _url_guard(self, url: str, addresses: list[str] | None = None) -> str | None:
+        """The web tool asks this before the first request and every redirect hop, after the
+        call was approved.  ``addresses`` are the host's addresses, resolved once by the tool,
+        which connects only to them (DNS pinning); they are what the policy judges.
 
         A hop the policy would ask about stops the fetch (the model is told to fetch that URL
         itself, which goes through approval); the first URL was already approved as a call.
         """
         from cairn import policy
 
-        verdict = policy.check_url(url, rules=self.rules)
+        resolver = (lambda _host: list(addresses)) if addresses is not None else None
+        verdict = policy.check_url(url, rules=self.rules, resolver=resolver)
         decision = str(verdict.decision)
         if decision == "allow":
             return None

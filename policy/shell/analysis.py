@@ -8,7 +8,7 @@ can be seen, and a textual backstop covers what cannot.
 
 from __future__ import annotations
 
-import shlex
+import re
 from pathlib import Path
 
 import bashlex
@@ -17,6 +17,7 @@ from cairn.policy.shell.arith import input_in_arithmetic
 from cairn.policy.shell.commands import classify
 from cairn.policy.shell.result import ShellAnalysis, StageInfo
 from cairn.policy.shell.rewrite import rewrite
+from cairn.policy.shell.state import MAX_UNITS
 from cairn.policy.shell.static import backstop, prescan
 from cairn.policy.shell.walker import Shared, Walker
 from cairn.tools.workspace import Workspace
@@ -24,7 +25,6 @@ from cairn.tools.workspace import Workspace
 __all__ = ["MAX_CHARS", "analyse", "parse_into"]
 
 MAX_CHARS = 10_000
-_PARSE_LIMIT = 100_000  # beyond this, only the textual checks run
 
 
 def analyse(command: str, workspace: Workspace, cwd: Path | None = None) -> ShellAnalysis:
@@ -32,13 +32,19 @@ def analyse(command: str, workspace: Workspace, cwd: Path | None = None) -> Shel
     shared = Shared(workspace=workspace, result=result, parse_nested=parse_into)
     for problem in prescan(command):
         result.add_fail(problem)
-    if len(command) > MAX_CHARS:
-        result.add_fail(f"the command is {len(command):,} characters long (over {MAX_CHARS:,})")
     if not command.strip():
         return result
-    if len(command) > _PARSE_LIMIT:
-        for found in backstop(command):
-            result.add_hard_deny(f"the command contains {found}")
+    if len(command) > MAX_CHARS:
+        # Fail closed before the (costly) parse: only the textual hard-deny checks run.
+        result.add_fail(f"the command is {len(command):,} characters long (over {MAX_CHARS:,})")
+        _textual_only(command, result)
+        return result
+    separators = _quick_separators(command)
+    if separators > 2 * MAX_UNITS:
+        # Far over the limit: fail closed on a linear, C-speed count (quotes respected),
+        # before the scanner and the parser (issue 17: a 10 KB chain costs milliseconds).
+        result.add_fail(f"more than {MAX_UNITS} simple commands ({separators} command separators)")
+        _fallback(command, shared)  # word lists only: hard-deny and deny rules still apply
         return result
     start = cwd if cwd is not None else workspace.root
     parse_into(command.replace("\x00", " "), shared, frozenset({Path(start)}), 0, "")
@@ -55,6 +61,11 @@ def parse_into(code: str, shared: Shared, cwds: frozenset[Path] | None, depth: i
     """Rewrite, parse and walk ``code``, adding what is found to ``shared.result``."""
     result = shared.result
     rewritten = rewrite(code)
+    if depth == 0 and rewritten.commands > MAX_UNITS:
+        # Fail closed before the parse: the walker's own count would only confirm it, later.
+        result.add_fail(f"more than {MAX_UNITS} simple commands ({rewritten.commands})")
+        _fallback(code, shared)  # word lists only: hard-deny and deny rules still apply
+        return StageInfo(text=code)
     shared.arith.extend(rewritten.arith)
     prefix = f"{why}: " if why else ""
     for reason in rewritten.fail:
@@ -78,6 +89,48 @@ def parse_into(code: str, shared: Shared, cwds: frozenset[Path] | None, depth: i
     return info
 
 
+_TOKENS = re.compile(r"""'[^']*'|"(?:\\.|[^"\\])*"|\\.|(&&|\|\||[;&|\n])|[^'"\\;&|\n]+""", re.DOTALL)
+
+
+def _quick_separators(command: str) -> int:
+    """Command separators outside quotes (``;``, ``&&``, ``||``, ``|``, ``&``, newlines).
+    Here-documents make it unreliable (their bodies are data), so they count as 0."""
+    if "<<" in command:
+        return 0
+    return sum(1 for m in _TOKENS.finditer(command) if m.group(1))
+
+
+_WORD_PIECES = re.compile(
+    r"""'([^']*)'?|"((?:\\.|[^"\\])*)"?|\\(.)|(&&|\|\||[;&|()<>\n])|(\s+)|([^\s'"\\;&|()<>]+)""",
+    re.DOTALL,
+)
+
+
+def _fast_tokens(code: str) -> list[str]:
+    """Words (quotes removed) and operators, at regex speed: enough for the fallback's word lists."""
+    tokens: list[str] = []
+    word: list[str] | None = None
+    for m in _WORD_PIECES.finditer(code):
+        single, double, escaped, op, space, plain = m.groups()
+        if op is not None or space is not None:
+            if word is not None:
+                tokens.append("".join(word))
+                word = None
+            if op is not None:
+                tokens.append(op if op != "\n" else ";")
+            continue
+        piece = single if single is not None else double if double is not None else escaped or plain or ""
+        word = (word or []) + [piece]
+    if word is not None:
+        tokens.append("".join(word))
+    return tokens
+
+
+def _textual_only(code: str, result: ShellAnalysis) -> None:
+    for found in backstop(code):
+        result.add_hard_deny(f"the command contains {found}")
+
+
 def result_risk_high():
     from cairn.policy.levels import RiskLevel
 
@@ -95,17 +148,15 @@ def _fallback(code: str, shared: Shared) -> None:
     result = shared.result
     for found in backstop(code):
         result.add_hard_deny(f"the command contains {found}")
-    lexer = shlex.shlex(code, posix=True, punctuation_chars=";&|()<>")
-    lexer.whitespace_split = True
-    lexer.commenters = ""
-    try:
-        tokens = list(lexer)
-    except ValueError:
-        tokens = code.split()
+    tokens = _fast_tokens(code)
     argv: list[str] = []
+    seen: set[str] = set()  # a repeated command gives the same findings: judged once
     for token in [*tokens, ";"]:
         if token and all(c in ";&|()<>" for c in token):
-            if argv:
+            if argv and " ".join(argv) in seen:
+                argv = []
+            elif argv:
+                seen.add(" ".join(argv))
                 cls = classify(argv)
                 for reason in cls.hard_deny:
                     result.add_hard_deny(f"{reason}: {' '.join(argv)}")

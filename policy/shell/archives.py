@@ -14,6 +14,9 @@ __all__ = ["compress", "tar", "unzip", "zip_cmd"]
 LOW, MEDIUM, HIGH = RiskLevel.LOW, RiskLevel.MEDIUM, RiskLevel.HIGH
 
 
+_REMOTE_ARCHIVE = re.compile(r"^[^/]*:")
+
+
 def tar(name: str, args: list[str]) -> Classified:
     words = list(args)
     if words and not words[0].startswith("-") and re.fullmatch(r"[A-Za-z]+", words[0]):
@@ -52,6 +55,13 @@ def tar(name: str, args: list[str]) -> Classified:
     )
     letters = {o for o, _ in opts}
     archive = next((v for o, v in opts if o in ("-f", "--file") and v), None)
+    if archive and _REMOTE_ARCHIVE.match(archive) and "--force-local" not in letters:
+        return _c(
+            "network",
+            HIGH,
+            f"tar -f {archive} names a remote archive (tar runs rsh/ssh for host:file)",
+            network=True,
+        )
     directory = next((v for o, v in opts if o in ("-C", "--directory") and v), ".")
     if letters & {"-t", "--list"}:
         return _c("read", LOW, "tar -t only lists an archive", reads=[archive] if archive else [])

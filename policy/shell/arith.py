@@ -23,7 +23,7 @@ from collections.abc import Iterable
 
 from cairn.policy.vocab import words
 
-__all__ = ["arith_texts", "input_in_arithmetic", "input_names", "subscript_code"]
+__all__ = ["arith_texts", "dynamic_name", "input_in_arithmetic", "input_names", "subscript_code"]
 
 _SUBSCRIPT_CODE = re.compile(r"\[[^\]]*(\$\(|`)")
 _CODE = re.compile(r"\$\(|`")
@@ -112,4 +112,43 @@ def input_in_arithmetic(texts: Iterable[str], inputs: set[str]) -> str | None:
         for found in _NAME.findall(text):
             if found in inputs:
                 return found
+    return None
+
+
+def _name_operands(name: str, args: list[str]) -> list[str]:
+    """The arguments a builtin takes as variable names (not values)."""
+    if name in ("printf",):
+        return args[1:2] if args[:1] == ["-v"] else []
+    if name in ("test", "["):
+        return [args[k + 1] for k, a in enumerate(args[:-1]) if a == "-v"]
+    if name == "getopts":
+        return args[1:2]
+    if name == "read":
+        arrays, operands = _options(args, _READ_VALUE_OPTS)
+        return arrays + operands
+    if name in ("mapfile", "readarray"):
+        _, operands = _options(args, _MAPFILE_VALUE_OPTS)
+        return operands
+    if name == "unset":
+        return [a for a in args if not a.startswith("-")]
+    if name in ("declare", "typeset", "local", "export", "readonly"):
+        names = [a.split("=", 1)[0] for a in args if not a.startswith(("-", "+"))]
+        if any(a.startswith("-") and "n" in a[1:] for a in args):
+            # a nameref's value is itself a variable name, evaluated (subscript included) on use
+            names += [a.split("=", 1)[1] for a in args if "=" in a and not a.startswith(("-", "+"))]
+        return names
+    return []
+
+
+def dynamic_name(name: str, args: list[str], unknown: str) -> str | None:
+    """Why a builtin would evaluate a variable name only known at run time, or ``None``.
+
+    ``printf -v "$(cat f)"``, ``declare "$x"``, ``read "$name"``, ``test -v "$v"``: bash
+    evaluates a subscript in such a name, so a name like ``a[$(cmd)]`` read from a file runs cmd.
+    """
+    if name not in _BUILTINS:
+        return None
+    for operand in _name_operands(name, args):
+        if unknown in operand:
+            return f"{name} takes a variable name that is only known at run time (a name such as a[$(cmd)] runs cmd)"
     return None

@@ -22,6 +22,7 @@ __all__ = [
     "SHELLS",
     "SYSTEM_BIN",
     "SYSTEM_HIGH",
+    "VERSION_SAFE",
 ]
 
 SYSTEM_BIN = ("/bin/", "/usr/bin/", "/usr/local/bin/", "/sbin/", "/usr/sbin/", "/opt/homebrew/bin/")
@@ -157,6 +158,7 @@ READERS: dict[str, tuple[str, str, tuple[str, ...]]] = {
     "lsattr": ("list", "", ()),
     "namei": ("list", "", ()),
     "getfacl": ("list", "", ()),
+    "lsof": ("list", "cdgpuskrDTFEK", ()),
 }
 LISTERS_NO_PATHS = words(
     """ps pgrep pidof free top htop vmstat iostat lsblk lscpu lsusb lspci lsmod who w last lastlog
@@ -251,3 +253,16 @@ SYSTEM_HIGH = words(
     fsck losetup cryptsetup"""
 )
 DISK_WIPERS = {"wipefs", "blkdiscard", "mke2fs", "mkfs", "newfs", "format"}
+#: Programs known to print their version (``X --version`` / ``X -V``) without reading project
+#: files first.  Launchers that read the project before they answer are left out on purpose:
+#: cargo/rustc/rustup (rust-toolchain.toml installs and runs a toolchain), go (go.mod's
+#: toolchain line), yarn (.yarnrc.yml yarnPath runs a project file), mvn (.mvn/), gradle and
+#: sbt (project wrappers and launchers), npm/pnpm/npx (.npmrc, corepack), bundle, poetry...
+VERSION_SAFE = words(
+    """git python python2 python3 pypy pypy3 node nodejs perl ruby php lua luajit bash sh zsh
+    dash ksh fish tcsh gcc g++ cc c++ clang clang++ ld make gmake cmake ninja java javac jq yq
+    gojq rg fd fdfind bat batcat grep egrep fgrep sed gsed awk gawk mawk tar gzip bzip2 xz zstd
+    ls cat head tail wc sort uniq cut tr diff cmp find xargs less more file stat du df date
+    tree sqlite3 psql mysql redis-cli curl wget ssh rsync openssl gpg docker podman kubectl
+    helm pip pip3 pipx ruff black shellcheck shfmt hadolint jless htop tmux vim nvim nano"""
+)

@@ -19,17 +19,18 @@ from cairn.policy.shell.cmdtables import (
     LISTERS_NO_PATHS,
     NET_DIAG,
     NEUTRAL,
-    PRIVILEGE,
     PROJECT_RUNNERS,
     PROJECT_SUBCOMMANDS,
     READERS,
     SHELLS,
     SYSTEM_BIN,
     SYSTEM_HIGH,
+    VERSION_SAFE,
 )
 from cairn.policy.shell.options import split_args
-from cairn.policy.shell.result import Classified
+from cairn.policy.shell.result import READ_ONLY_CATEGORIES, Classified
 from cairn.policy.shell.result import make as _c
+from cairn.policy.shell.safeflags import unsafe_option
 
 __all__ = ["classify", "command_name"]
 
@@ -48,7 +49,30 @@ def command_name(word: str) -> tuple[str, bool]:
 
 
 def classify(argv: list[str]) -> Classified:
-    """Classify one simple command (already expanded and split)."""
+    """Classify one simple command (already expanded and split).
+
+    A command judged read-only (LOW) stays LOW only when every option it is given is on its
+    program's list of known-safe options (:mod:`cairn.policy.shell.safeflags`).
+    """
+    result = _classify(argv)
+    if result.risk != LOW or result.category not in READ_ONLY_CATEGORIES or not argv:
+        return result
+    name, _ = command_name(argv[0])
+    if name in VERSION_SAFE and argv[1:] in (["--version"], ["-V"]):
+        return result
+    bad = unsafe_option(name, argv[1:])
+    if bad is None:
+        return result
+    return _c(
+        "general",
+        MEDIUM,
+        f"{name} {bad} is not on the list of {name} options known to be read-only",
+        reads=result.reads,
+        writes=result.writes,
+    )
+
+
+def _classify(argv: list[str]) -> Classified:
     if not argv:
         return _c("neutral", LOW, "no command")
     word = argv[0]
@@ -56,9 +80,7 @@ def classify(argv: list[str]) -> Classified:
     args = argv[1:]
     if by_path:
         return _c("general", HIGH, f"runs the program {word} by path", exec_files=[word])
-    if (args == ["--version"] and name not in PRIVILEGE) or (
-        args == ["-V"] and name in SHELLS | INTERPRETERS
-    ):
+    if name in VERSION_SAFE and (args == ["--version"] or (args == ["-V"] and name in SHELLS | INTERPRETERS)):
         return _c("neutral", LOW, f"{name} {args[0]} only prints a version")
     from cairn.policy.shell.handlers import HANDLERS
 
@@ -102,6 +124,8 @@ _PATH_OPTIONS = {
     "--relative-to",
     "--relative-base",
     "--magic-file",
+    "--from-file",
+    "--to-file",
 }
 _PATH_SHORT = {"du": {"-X"}, "file": {"-f", "-m"}, "diff": {"-X"}}
 

@@ -67,10 +67,18 @@ class EffectsMixin(Base):
             if value == "/":
                 value = "/"
         if os.path.isabs(os.path.expanduser(value)):
-            return [resolve_path(value, self.ws)]
+            return [self._resolved(value, None)]
         if cwds is None:
             return [None]
-        return [resolve_path(value, self.ws, cwd) for cwd in sorted(cwds)]
+        return [self._resolved(value, cwd) for cwd in sorted(cwds)]
+
+    def _resolved(self, value: str, cwd: Any) -> Any:
+        """``resolve_path``, cached for this evaluation (one realpath per path and directory)."""
+        key = (value, cwd)
+        found = self.s.resolved.get(key)
+        if found is None:
+            found = self.s.resolved[key] = resolve_path(value, self.ws, cwd)
+        return found
 
     def effect(
         self, kind: str, word: str, cwds: Cwds, source: str, index: int | None, via_redirect: bool = False

@@ -20,7 +20,22 @@ _DANGEROUS = words(
     PIP_INDEX_URL PIP_EXTRA_INDEX_URL NPM_CONFIG_REGISTRY CARGO_HOME RUSTC_WRAPPER CC CXX SHELL
     TERMINAL TERMINFO HISTFILE"""
 )
-_DANGEROUS_PREFIXES = ("LD_", "DYLD_", "GIT_CONFIG", "npm_config_", "NPM_CONFIG_", "BASH_FUNC_")
+_DANGEROUS_PREFIXES = (
+    "LD_",
+    "DYLD_",
+    "GIT_CONFIG",
+    "npm_config_",
+    "NPM_CONFIG_",
+    "BASH_FUNC_",
+    "BAT_",  # BAT_PAGER, BAT_CONFIG_PATH
+    "LESSKEY",
+    "GROFF_",
+    "MANROFF",
+    "JQ_",
+    "YQ_",
+)
+#: Any variable naming a pager runs it: PAGER, GIT_PAGER, BAT_PAGER, DELTA_PAGER, AWS_PAGER...
+_DANGEROUS_SUFFIXES = ("PAGER", "_EDITOR", "_PROGRAM", "_COMMAND", "_CMD", "_ASKPASS", "_SHELL")
 _HARMLESS = words(
     """CI NODE_ENV RUST_BACKTRACE RUST_LOG PYTHONUNBUFFERED PYTHONDONTWRITEBYTECODE PYTHONIOENCODING
     NO_COLOR FORCE_COLOR CLICOLOR TERM LANG LANGUAGE TZ DEBUG VERBOSE GOOS GOARCH CGO_ENABLED
@@ -30,11 +45,15 @@ _HARMLESS = words(
 
 def dangerous_env(name: str, value: str | None = None) -> bool:
     """Whether setting ``name`` can make commands run other code or read other config."""
-    if name in ("PAGER", "GIT_PAGER", "MANPAGER") and value in ("cat", "less", "more", ""):
+    if name.upper().endswith("PAGER") and value in ("cat", "less", "more", ""):
         return False
     if name == "IFS" and value in (" \t\n", "\n", "\t", ",", ":", "", " "):
         return False
-    return name in _DANGEROUS or name.startswith(_DANGEROUS_PREFIXES)
+    return (
+        name in _DANGEROUS
+        or name.startswith(_DANGEROUS_PREFIXES)
+        or name.upper().endswith(_DANGEROUS_SUFFIXES)
+    )
 
 
 def harmless_env(name: str) -> bool:

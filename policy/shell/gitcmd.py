@@ -19,11 +19,11 @@ __all__ = ["git"]
 LOW, MEDIUM, HIGH = RiskLevel.LOW, RiskLevel.MEDIUM, RiskLevel.HIGH
 
 READ_SUBS = words(
-    """status log show diff blame annotate shortlog describe rev-parse rev-list ls-files ls-tree cat-
-    file grep whatchanged range-diff cherry diff-tree diff-files diff-index merge-base name-rev for-
-    each-ref show-ref show-branch count-objects check-ignore check-attr var verify-commit verify-tag
-    version fsck show-index get-tar-commit-id check-ref-format column interpret-trailers check-
-    mailmap"""
+    """status log show diff blame annotate shortlog describe rev-parse rev-list ls-files ls-tree
+    cat-file grep whatchanged range-diff cherry diff-tree diff-files diff-index merge-base
+    name-rev for-each-ref show-ref show-branch count-objects check-ignore check-attr var
+    verify-commit verify-tag version fsck show-index get-tar-commit-id check-ref-format column
+    interpret-trailers check-mailmap"""
 )
 NETWORK_SUBS = {
     "fetch",
@@ -128,7 +128,7 @@ def _subcommand(sub: str, rest: list[str]) -> Classified:
     if bad:
         return _c("exec", HIGH, f"git {sub} {bad[0]} runs another program")
     if sub in READ_SUBS:
-        reads = _paths(rest)
+        reads = _paths(rest) + _repository_paths(rest)
         if sub == "diff" and "--no-index" in flags:
             reads = [a for a in rest if not a.startswith("-")]
         if sub == "blame" and "--contents" in flags:
@@ -227,6 +227,21 @@ def _subcommand(sub: str, rest: list[str]) -> Classified:
     if sub == "filter-branch":
         return _c("exec", HIGH, "git filter-branch rewrites history by running commands")
     return _c("general", HIGH, f"git {sub} is not a known subcommand (it may be an alias)")
+
+
+def _repository_paths(rest: list[str]) -> list[str]:
+    """Paths a read-only subcommand shows from the repository: ``REV:PATH`` objects and the
+    pathspecs after ``--`` (``git show HEAD:.env`` reads .env as committed)."""
+    out: list[str] = []
+    for k, arg in enumerate(rest):
+        if arg == "--":
+            out.extend(a for a in rest[k + 1 :] if a and not a.startswith(":"))
+            break
+        if not arg.startswith("-") and ":" in arg and "://" not in arg:
+            path = arg.split(":", 1)[1]
+            if path and not path.startswith(("/", "~")):
+                out.append(path.removeprefix("./"))
+    return out
 
 
 def _operands_after_values(rest: list[str], valued: set[str]) -> list[str]:

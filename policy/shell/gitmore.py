@@ -47,6 +47,9 @@ def _config(rest: list[str], flags: set[str]) -> Classified:
         "--get-colorbool",
     }
     operands = [a for a in rest if not a.startswith("-")]
+    source = _config_file(rest)
+    if source is not None or flags & {"--blob", "--includes"}:
+        operands = [a for a in operands if a != source]
     if (
         flags & read_flags
         or (operands[:1] in (["get"], ["list"]))
@@ -65,6 +68,10 @@ def _config(rest: list[str], flags: set[str]) -> Classified:
             }
         )
     ):
+        if source is not None:
+            return _c("read", LOW, f"git config reads {source}", reads=[source])
+        if flags & {"--blob"}:
+            return _c("read", MEDIUM, "git config --blob reads settings from a blob")
         return _c("read", LOW, "git config only reads settings")
     if flags & {"-e", "--edit"}:
         return _c("general", HIGH, "git config --edit opens an editor on the configuration")
@@ -91,6 +98,8 @@ def _config(rest: list[str], flags: set[str]) -> Classified:
 
 def _multi(sub: str, rest: list[str], flags: set[str]) -> Classified:
     action = next((a for a in rest if not a.startswith("-")), "")
+    if sub == "reflog" and action not in ("expire", "delete", "drop", "write"):
+        return _c("read", LOW, "git reflog only reads")
     reads = {
         "stash": {"list", "show"},
         "worktree": {"list"},
@@ -123,3 +132,13 @@ def _multi(sub: str, rest: list[str], flags: set[str]) -> Classified:
         f"git {sub} {action or 'push'} changes the repository".replace("  ", " "),
         destructive=destructive,
     )
+
+
+def _config_file(rest: list[str]) -> str | None:
+    """The file ``git config -f FILE`` / ``--file=FILE`` reads or writes."""
+    for k, arg in enumerate(rest):
+        if arg.startswith("--file="):
+            return arg.split("=", 1)[1]
+        if arg in ("-f", "--file"):
+            return rest[k + 1] if k + 1 < len(rest) else ""
+    return None

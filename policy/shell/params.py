@@ -29,8 +29,13 @@ class Expander:
                 targets = self.lookup(name)
                 out: list[str] = []
                 for t in targets:
+                    if not _NAME.fullmatch(t):
+                        # ${!x} evaluates x's value as a name: 'a[$(cmd)]' runs cmd
+                        self.r.evaluates = f"${{!{name}}} uses a variable name only known at run time"
                     out.extend(self.lookup(t) if _NAME.fullmatch(t) else [UNKNOWN])
                 return out[:MAX_CANDIDATES] or [UNKNOWN]
+            if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*(\*|@|\[[@*]\])", name):
+                self.r.evaluates = f"${{!{name}}} is an indirect expansion the policy cannot follow"
             return [UNKNOWN]
         if expr.startswith("#") and len(expr) > 1:
             return ["0"]
@@ -84,6 +89,8 @@ class Expander:
         }
         if rest in case_ops:
             return [v if v == UNKNOWN else case_ops[rest](v) for v in values]
+        if rest.startswith("@") and "P" in rest[1:]:
+            self.r.evaluates = f"${{{name}@P}} expands the value as a prompt, which runs $(…) in it"
         return [UNKNOWN]
 
     def lookup(self, name: str) -> list[str]:
@@ -102,6 +109,7 @@ class Expander:
         sub = self.expand_word(raw, self.env, self.subst, split=False)
         self.r.unknown |= sub.unknown
         self.r.subst |= sub.subst
+        self.r.evaluates = self.r.evaluates or sub.evaluates
         return [" ".join(v) for v in sub.values] or [""]
 
     def command(self, inner: str) -> list[str]:

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 from cairn.policy.levels import RiskLevel
-from cairn.policy.shell.arith import arith_texts, input_names, subscript_code
+from cairn.policy.shell.arith import arith_texts, dynamic_name, input_names, subscript_code
 from cairn.policy.shell.commands import classify, command_name
 from cairn.policy.shell.envvars import dangerous_env
+from cairn.policy.shell.gitrepo import shipped_repo
 from cairn.policy.shell.result import Classified, PathEffect, StageInfo, Unit
 from cairn.policy.shell.state import MAX_UNITS, Base, Ctx, Cwds, short
 from cairn.policy.shell.static import backstop
@@ -91,7 +95,9 @@ class ProcessMixin(Base):
         for reason in cls.hard_deny:
             self.r.add_hard_deny(f"{reason}: {where}")
         self.mentions(argv, cwds)
-        hidden = subscript_code(name, argv[1:])
+        if name == "git":
+            self.git_repository(argv[1:], cwds, where)
+        hidden = subscript_code(name, argv[1:]) or dynamic_name(name, argv[1:], UNKNOWN)
         if hidden:
             self.r.add_fail(f"{hidden}: {where}")
         self.s.input_vars.update(input_names(name, argv[1:]))
@@ -153,6 +159,39 @@ class ProcessMixin(Base):
         if cls.inner:
             self.follow_inner(cls, name, cwds, ctx, index, source)
         return succ
+
+    def git_repository(self, args: list[str], cwds: Cwds, where: str) -> None:
+        """git run in a repository the workspace ships asks (its config can run programs)."""
+        dirs = [args[k + 1] for k, a in enumerate(args[:-1]) if a == "-C"]
+        starts: list[Path | None] = []
+        if cwds is None:
+            starts = [None]
+        elif not dirs:
+            starts = list(cwds)
+        else:
+            for cwd in sorted(cwds):
+                base = cwd
+                for d in dirs:
+                    if UNKNOWN in d:
+                        base = None
+                        break
+                    base = Path(os.path.normpath(os.path.join(base, os.path.expanduser(d))))
+                starts.append(base)
+        for start in starts:
+            if start is None:
+                self.r.add_ask(HIGH, f"git runs in a directory only known at run time: {where}")
+                return
+            key = str(start)
+            if key not in self.s.git_repos:
+                self.s.git_repos[key] = shipped_repo(start, self.ws.root)
+            why = self.s.git_repos[key]
+            if why:
+                self.r.add_ask(
+                    HIGH,
+                    f"git would use a repository the workspace ships ({why}); its config can run "
+                    f"programs (core.fsmonitor, hooks, filters, aliases): {where}",
+                )
+                return
 
     def follow_inner(self, cls: Classified, name: str, cwds: Cwds, ctx: Ctx, index: int, source: str) -> None:
         """Classify the command a wrapper runs (with xargs input spelled out when it is known)."""

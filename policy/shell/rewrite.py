@@ -119,6 +119,8 @@ class _Scanner(WordScanner):
                 continue
             if cmd_pos and ASSIGN_RE.match(raw):
                 continue
+            if cmd_pos:
+                self.r.commands += 1
             cmd_pos = False
         if closer == ")":
             self.fail("unterminated '$(' or '('")
@@ -187,6 +189,12 @@ class _Scanner(WordScanner):
                     self.r.arith.append(self.src[start:wstart])  # operands are evaluated as arithmetic
                 if re.search(r"\$\(|`|<\(|>\(", self.src[start:wstart]):
                     self.fail("command substitution inside [[ ... ]]")
+                for name in re.findall(r"(?:^|\s)-v\s+(\S+)", self.src[start:wstart]):
+                    if name.lstrip("\"'").startswith("$"):
+                        # the name is a variable's value: bash evaluates a subscript in it
+                        self.fail("[[ -v ]] takes a variable name from a variable (a[$(cmd)] would run cmd)")
+                    elif "[" in name:
+                        self.r.arith.append(name)  # the subscript is evaluated as arithmetic
                 return "true"
             if self.i == wstart:
                 self.i += 1

@@ -50,6 +50,11 @@ class Rewritten:
     fail: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     arith: list[str] = field(default_factory=list)  # texts bash evaluates as arithmetic
+    commands: int = 0  # simple commands seen (for the early fail-closed limit)
+
+
+#: Characters with no special meaning inside a word (everything scan_word handles one by one).
+_PLAIN_RUN = re.compile(r"[^\s\\'\"`$;&|()<>]+")
 
 
 class WordScanner:
@@ -133,8 +138,10 @@ class WordScanner:
             if ch == "$":
                 out.append(self.scan_dollar(in_double=False))
                 continue
-            out.append(ch)
-            self.i += 1
+            m = _PLAIN_RUN.match(self.src, self.i)  # a run of ordinary characters at once
+            end = m.end() if m else self.i + 1
+            out.append(self.src[self.i : end])
+            self.i = end
         return "".join(out)
 
     def scan_double_quoted(self) -> str:

@@ -107,6 +107,9 @@ def awk(name: str, args: list[str]) -> Classified:
                 "exec",
                 HIGH,
                 f"the {name} program uses {m.group().strip()!r}, which can run commands or write files",
+                reads=[
+                    q for q in re.findall(r'"([^"\n]+)"', program) if "/" in q or q.startswith((".", "~"))
+                ],
             )
     files = [o for o in operands if not re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", o)]
     return _c("read", LOW, f"{name} only prints", reads=files)

@@ -94,6 +94,38 @@ def cd(name: str, args: list[str]) -> Classified:
     return _c("silent", LOW, f"{name} changes the directory", cd=target)
 
 
+_PRINTS_ENV = "{name} prints every variable of the shell (values the secret filter may miss)"
+
+
+def compgen(name: str, args: list[str]) -> Classified:
+    """compgen -C/-F run a command or function; -W expands its word list ($(…) included)."""
+    for arg in args:
+        if arg.startswith("-") and set(arg[1:]) & set("CFW"):
+            return _c("exec", HIGH, f"{name} {arg} evaluates a string as shell code")
+    return _c("neutral", LOW, f"{name} only lists completions")
+
+
+def complete(name: str, args: list[str]) -> Classified:
+    if all(a in ("-p", "--") for a in args):
+        return _c("neutral", LOW, f"{name} only lists completion settings")
+    return _c("exec", HIGH, f"{name} defines code that completion runs later (-C/-F/-W evaluate strings)")
+
+
+def mapfile(name: str, args: list[str]) -> Classified:
+    for arg in args:
+        if arg == "--":
+            break
+        if arg.startswith("-") and "C" in arg[1:]:
+            return _c("exec", HIGH, f"{name} -C runs a callback as shell code for every line read")
+    return _c("neutral", LOW, f"{name} reads lines into an array")
+
+
+def printenv(name: str, args: list[str]) -> Classified:
+    if not [a for a in args if not a.startswith("-")]:
+        return _c("general", MEDIUM, _PRINTS_ENV.format(name=name))
+    return _c("neutral", LOW, f"{name} prints the named variables")
+
+
 def set_builtin(name: str, args: list[str]) -> Classified:
     safe = {
         "-e",
@@ -128,6 +160,8 @@ def set_builtin(name: str, args: list[str]) -> Classified:
         "-xeuo",
         "-eou",
     }
+    if not args:
+        return _c("general", MEDIUM, _PRINTS_ENV.format(name="set"))
     if all(a in safe for a in args):
         return _c("silent", LOW, "set only changes shell options")
     if args and args[0] == "--":
@@ -206,6 +240,8 @@ def declare(name: str, args: list[str]) -> Classified:
 
     flags = [a for a in args if a.startswith(("-", "+"))]
     assigned = [a for a in args if re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", a)]
+    if len(flags) == len(args) and not any("f" in f[1:] or "F" in f[1:] for f in flags):
+        return _c("general", MEDIUM, _PRINTS_ENV.format(name=name))
     result = _c("silent", LOW, f"{name} sets shell variables", assignments=assigned)
     if any("f" in f[1:] for f in flags):
         result.risk, result.category = MEDIUM, "general"
@@ -219,6 +255,11 @@ def declare(name: str, args: list[str]) -> Classified:
 
 
 HANDLERS = {
+    "compgen": compgen,
+    "complete": complete,
+    "mapfile": mapfile,
+    "readarray": mapfile,
+    "printenv": printenv,
     "echo": echo,
     "printf": printf,
     "date": date,

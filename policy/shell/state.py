@@ -35,6 +35,10 @@ class Shared:
     input_vars: set[str] = field(default_factory=set)  # filled from input by read/mapfile/getopts
     arith: list[str] = field(default_factory=list)  # texts evaluated as arithmetic
     units: int = 0
+    git_repos: dict[str, str | None] = field(default_factory=dict)
+    resolved: dict[tuple[str, Any], Any] = field(
+        default_factory=dict
+    )  # (word, cwd) -> PathInfo  # start dir -> shipped repo reason
     #: Analyses nested shell code (``bash -c``, ``eval``); set by ``analysis`` so the walker,
     #: which it drives, need not import it back.
     parse_nested: Any = None

@@ -122,6 +122,13 @@ def man(name: str, args: list[str]) -> Classified:
     opts, operands = split_args(args, "PHMCRLmSsEe", ("--pager", "--html", "--manpath", "--config-file"))
     if any(o in ("-P", "--pager", "-H", "--html") for o, _ in opts):
         return _c("exec", HIGH, "man -P/-H runs another program")
+    if any(o in ("-l", "--local-file") for o, _ in opts) or any("/" in o for o in operands):
+        return _c(
+            "read",
+            MEDIUM,
+            "man formats a file (its roff requests can include other files and run preprocessors)",
+            reads=[o for o in operands if "/" in o],
+        )
     return _c("read", LOW, "man only shows manual pages", reads=[o for o in operands if "/" in o])
 
 
@@ -166,6 +173,15 @@ def jq(name: str, args: list[str]) -> Classified:
         i += 1
     files = positional if has_filter_file else positional[1:]
     category = "read"
+    program = positional[0] if positional and not has_filter_file else ""
+    if has_filter_file or _JQ_MODULES.search(program):
+        why = "is read from a file" if has_filter_file else "imports modules"
+        return _c(
+            "read",
+            MEDIUM,
+            f"the {name} program {why} (modules are read from anywhere on its search path)",
+            reads=files + reads,
+        )
     if name == "yq":
         if any(
             a in ("-i", "--inplace") or (a.startswith("-") and not a.startswith("--") and "i" in a[1:])
@@ -177,6 +193,9 @@ def jq(name: str, args: list[str]) -> Classified:
         if positional and re.search(r"\bload(_str|_xml|_props|_base64)?\s*\(", positional[0]):
             return _c("read", MEDIUM, "the yq expression loads other files")
     return _c(category, LOW, f"{name} only prints", reads=files + reads)
+
+
+_JQ_MODULES = re.compile(r"\b(import|include|modulemeta|get_search_list)\b")
 
 
 def tree(name: str, args: list[str]) -> Classified:

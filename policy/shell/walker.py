@@ -198,6 +198,9 @@ class Walker(EffectsMixin, WordsMixin, ProcessMixin):
         for assignment in assignments:
             self.visit_substitutions(assignment, cwds, ctx)
         exps = [self.expand(w, cwds) for w in words]
+        for exp in exps:
+            if exp.evaluates:
+                self.r.add_fail(f"{exp.evaluates} (a value such as a[$(cmd)] would run cmd): {short(source)}")
         argvs = argv_candidates(exps)
         # prefix assignments apply to this command only; standalone ones persist
         for assignment in assignments:

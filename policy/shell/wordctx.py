@@ -59,6 +59,8 @@ class WordsMixin(Base):
         name, value_raw = m.group(1), m.group(3)
         exp = expand_word(value_raw, self.env_view(cwds), self.subst_eval, split=False, assignment=True)
         values = [" ".join(v) for v in exp.values] or [""]
+        if exp.evaluates:
+            self.r.add_fail(f"{exp.evaluates} (a value such as a[$(cmd)] would run cmd): {short(source)}")
         if dangerous_env(name, values[0] if len(values) == 1 else None):
             self.r.add_ask(HIGH, f"sets {name}, which can make commands run other code: {short(source)}")
         if persist:
@@ -178,6 +180,8 @@ class WordsMixin(Base):
                 self.visit(part.command, cwds, Ctx(upstream=feeds))
                 return
         exp = self.expand(target, cwds)
+        if exp.evaluates:
+            self.r.add_fail(f"{exp.evaluates}: {short(source)}")
         values = [v[0] if v else "" for v in exp.values] or [""]
         for value in values:
             if re.match(r"^/dev/(tcp|udp)/", value):

@@ -38,3 +38,4 @@ class WordExp:
     subst: bool = False  # command substitution involved
     quoted: bool = False  # quotes or backslashes in the raw text
     indirect: bool = False  # ${!name} indirection
+    evaluates: str = ""  # why expanding this word runs code (${x@P}, ${!x} with an unknown name)

@@ -100,15 +100,15 @@ def env(name: str, args: list[str]) -> Classified:
             nested_code=[" ".join([split_string, *rest])],
             writes=writes,
         )
-    result = _c(
-        "wrapper" if rest else "list",
-        LOW,
-        f"env runs {rest[0]}" if rest else "env prints the environment",
-        inner=rest or None,
-    )
+    if not rest:
+        return _c("general", MEDIUM, _PRINTS_ENV.format(name="env"), assignments=assignments)
+    result = _c("wrapper", LOW, f"env runs {rest[0]}", inner=rest)
     result.reads = [chdir] if chdir else []
     result.assignments = assignments
     return result
+
+
+_PRINTS_ENV = "{name} prints every variable of the environment (values the secret filter may miss)"
 
 
 def privilege(name: str, args: list[str]) -> Classified:

@@ -99,6 +99,16 @@ def copy_move(name: str, args: list[str]) -> Classified:
         result.writes.extend(sources)
         result.critical.extend((s, "mv") for s in sources)
         result.reason = f"mv moves {' '.join(sources)} to {' '.join(dests)}"
+    names = {o for o, _ in opts}
+    hard = (name == "ln" and not names & {"-s", "--symbolic"}) or (name == "cp" and names & {"-l", "--link"})
+    if hard:
+        # a hard link is the source file under a second name: writing the link writes the source
+        result.writes.extend(sources)
+        result.auto_edit = False
+        result.reason = (
+            f"{name} makes a hard link to {' '.join(sources)} (the same file, writable by the new name)"
+        )
+        return result
     if name == "ln":
         result.reads = []
         result.auto_edit = False
@@ -108,6 +118,11 @@ def copy_move(name: str, args: list[str]) -> Classified:
     if name == "install":
         result.reason = f"install copies files to {' '.join(dests)}"
     return result
+
+
+def link(name: str, args: list[str]) -> Classified:
+    """link SOURCE NEW: a hard link (see copy_move)."""
+    return _c("write", MEDIUM, f"link makes a hard link to {args[0] if args else '?'}", writes=list(args[:2]))
 
 
 def chmod_chown(name: str, args: list[str]) -> Classified:
@@ -179,6 +194,7 @@ HANDLERS = {
     "cp": copy_move,
     "mv": copy_move,
     "ln": copy_move,
+    "link": link,
     "install": copy_move,
     "chmod": chmod_chown,
     "chown": chmod_chown,

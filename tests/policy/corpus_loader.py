@@ -30,6 +30,7 @@ class Case:
     setup: list[dict[str, str]] = field(default_factory=list)
     reason: str = ""  # a substring the verdict's reason must contain
     dns: dict[str, list[str]] = field(default_factory=dict)
+    bypass: str = ""  # the decision a must-refuse case still gets in bypass mode
 
 
 def load_cases() -> list[Case]:

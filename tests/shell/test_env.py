@@ -48,6 +48,40 @@ PUBLIC = {
 }
 
 
+BROADER_FAMILIES = [
+    "DATABASE_URL",
+    "REDIS_URL",
+    "MONGODB_URI",
+    "SENTRY_DSN",
+    "SLACK_WEBHOOK_URL",
+    "APIKEY",
+    "GITHUB_PAT",
+    "JWT",
+    "SESSION_COOKIE",
+    "NPM_AUTH_TOKEN",
+    "CREDENTIALS",
+    "GOOGLE_APPLICATION_CREDENTIALS_JSON",
+]
+
+
+@pytest.mark.parametrize("name", BROADER_FAMILIES)
+def test_connection_strings_webhooks_and_auth_families_are_secret(name):
+    assert SecretFilter().is_secret(name)
+
+
+@pytest.mark.parametrize("name", ["GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "SSH_AUTH_SOCK", "XAUTHORITY"])
+def test_author_and_agent_socket_are_kept(name):
+    assert not SecretFilter().is_secret(name)
+
+
+def test_a_url_with_a_password_is_secret_whatever_its_name():
+    env, withheld = build_env(
+        {"HTTPS_PROXY": "http://user:hunter2@proxy:3128", "HTTP_PROXY": "http://proxy:3128", "PATH": "/bin"}
+    )
+    assert withheld == ["HTTPS_PROXY"]
+    assert env["HTTP_PROXY"] == "http://proxy:3128"
+
+
 @pytest.mark.parametrize("name", sorted(SECRETS))
 def test_secret_names_are_recognised(name):
     assert SecretFilter().is_secret(name)

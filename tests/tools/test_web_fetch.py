@@ -715,3 +715,46 @@ def test_credentials_in_the_first_url_are_refused_without_a_guard(workspace):
     net = FakeNet({"b.example": [PUBLIC_IP]})
     result = _unguarded(workspace, net).execute({"url": "https://user:pw@b.example/"})
     assert not result.ok and "credentials" in result.error and net.requested == []
+
+
+class AddressGuard:
+    """A guard that takes the resolved addresses (as the session's does) and records them."""
+
+    def __init__(self) -> None:
+        self.seen: list[tuple[str, list[str]]] = []
+
+    def __call__(self, url: str, addresses: list[str] | None = None) -> str | None:
+        self.seen.append((url, list(addresses or [])))
+        return None
+
+
+def test_the_connection_goes_to_the_address_that_was_checked(workspace, server):
+    """DNS pinning: the name is resolved once, the guard judges those addresses, and the
+    connection goes to them; the system resolver never sees the (unresolvable) name."""
+    port = server.rsplit(":", 1)[1]
+    lookups: list[str] = []
+
+    def resolve(host: str, _port: int) -> list[str]:
+        lookups.append(host)
+        return ["127.0.0.1"]
+
+    ws = Workspace(workspace)
+    guard = AddressGuard()
+    tool = WebFetchTool(ws, ToolServices(ws, url_guard=guard))
+    tool.resolver = resolve
+    result = tool.execute({"url": f"http://pinned-host.invalid:{port}/page.html", "prompt": "x"})
+    assert result.ok, result.error
+    assert lookups == ["pinned-host.invalid"]  # resolved once, for check and connection alike
+    assert guard.seen == [(f"http://pinned-host.invalid:{port}/page.html", ["127.0.0.1"])]
+
+
+def test_a_name_that_resolves_differently_later_still_connects_to_the_checked_address(workspace, server):
+    """A rebinding DNS server answers once for the check; the connection does not ask again."""
+    port = server.rsplit(":", 1)[1]
+    answers = iter([["127.0.0.1"], ["10.0.0.1"]])
+    ws = Workspace(workspace)
+    tool = WebFetchTool(ws, ToolServices(ws, url_guard=AddressGuard()))
+    tool.resolver = lambda _host, _port: next(answers)
+    result = tool.execute({"url": f"http://rebind.invalid:{port}/page.html", "prompt": "x"})
+    assert result.ok, result.error
+    assert next(answers) == ["10.0.0.1"]  # the second answer was never asked for

@@ -22,6 +22,7 @@ from __future__ import annotations
 import ctypes
 import fnmatch
 import os
+import re
 import sys
 from collections.abc import Iterable, Mapping
 
@@ -40,6 +41,18 @@ SECRET_NAMES: tuple[str, ...] = (
     "GITHUB_TOKEN",
     "GH_TOKEN",
     "HF_TOKEN",
+    "APIKEY",
+    "JWT",
+    "CREDENTIALS",
+    "DATABASE_URL",
+    "REDIS_URL",
+    "MONGO_URL",
+    "AMQP_URL",
+    "RABBITMQ_URL",
+    "CELERY_BROKER_URL",
+    "SENTRY_DSN",
+    "NPM_AUTH",
+    "PGPASSFILE",
 )
 
 #: Name patterns withheld (fnmatch, case-insensitive).
@@ -51,7 +64,30 @@ SECRET_PATTERNS: tuple[str, ...] = (
     "*PASSWORD*",
     "*PASSWD*",
     "*_PWD",  # MYSQL_PWD (PWD and OLDPWD have no underscore before it)
+    "*_URI",  # MONGODB_URI, DATABASE_URI: connection strings carry passwords
+    "*_DSN",  # SENTRY_DSN, DB_DSN
+    "*DATABASE_URL*",
+    "*_DB_URL",
+    "*REDIS*URL*",
+    "*CONNECTION_STRING*",
+    "*CONN_STR*",
+    "*WEBHOOK*",  # SLACK_WEBHOOK_URL: posting to it is the secret
+    "*APIKEY*",
+    "*API_KEY*",
+    "*_PAT",  # GITHUB_PAT, AZURE_DEVOPS_PAT
+    "*_PAT_*",
+    "*JWT*",
+    "*COOKIE*",
+    "*AUTH*",  # *_AUTH_TOKEN, NPM_AUTH, BASIC_AUTH (AUTHOR and SSH_AUTH_SOCK are kept, below)
+    "*CREDENTIAL*",
+    "*PASSPHRASE*",
+    "*PRIVATE*",
+    "*_SALT",
+    "*SIGNING*",
 )
+
+#: Names kept although a pattern matches: not secrets, and needed (git commits, the ssh agent).
+KEEP_NAMES: tuple[str, ...] = ("SSH_AUTH_SOCK", "*AUTHOR*", "XAUTHORITY", "*AUTHORITY*")
 
 #: Set unless the person's environment already sets them (the person knows best).
 DEFAULTS_IF_UNSET: dict[str, str] = {
@@ -79,6 +115,8 @@ _INTERNAL = ("BASH_ENV", "__CAIRN_CWD_FILE", "__CAIRN_BASH_ENV")
 
 
 _PR_SET_DUMPABLE = 4
+#: ``scheme://user:password@host``: a URL carrying a password, whatever the variable is called.
+_PASSWORD_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^/\s:@]*:[^/\s@]+@")
 
 
 def protect_agent_environment() -> bool:
@@ -98,12 +136,22 @@ class SecretFilter:
     """Decides which environment variable names are secrets."""
 
     def __init__(self, extra_patterns: Iterable[str] = ()) -> None:
+        extra_patterns = tuple(extra_patterns)
         self.names = frozenset(n.upper() for n in SECRET_NAMES)
         self.patterns = tuple(p.upper() for p in (*SECRET_PATTERNS, *extra_patterns) if p)
+        self.extra = frozenset(p.upper() for p in extra_patterns if p and "*" not in p)
 
-    def is_secret(self, name: str) -> bool:
+    def is_secret(self, name: str, value: str | None = None) -> bool:
+        """Whether ``name`` (or, when given, ``value``: a URL with a password, as in
+        ``HTTPS_PROXY=http://user:pw@proxy``) is a secret."""
         upper = name.upper()
-        return upper in self.names or any(fnmatch.fnmatchcase(upper, p) for p in self.patterns)
+        if value is not None and _PASSWORD_URL.search(value):
+            return True
+        if upper in self.names:
+            return True
+        if not any(fnmatch.fnmatchcase(upper, p) for p in self.patterns):
+            return False
+        return not any(fnmatch.fnmatchcase(upper, p) for p in KEEP_NAMES) or upper in self.extra
 
 
 def build_env(
@@ -117,7 +165,7 @@ def build_env(
     for name, value in source.items():
         if name in _INTERNAL:
             continue
-        if secrets.is_secret(name):
+        if secrets.is_secret(name, value):
             withheld.append(name)
             continue
         env[name] = value

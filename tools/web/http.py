@@ -18,8 +18,9 @@ import httpx
 
 from cairn.tools.services import UrlGuard
 from cairn.tools.web.decode import ACCEPT_ENCODING, BoundedDecoder, EncodingError
+from cairn.tools.web.pinning import PinnedBackend, pinned_transport
 from cairn.tools.web.ssrf import Resolver
-from cairn.tools.web.urlcheck import FetchError, check_url
+from cairn.tools.web.urlcheck import FetchError, check_url, resolve_once
 
 REDIRECT_CODES = frozenset({301, 302, 303, 307, 308})
 USER_AGENT = "cairn-agent/0.1 (web_fetch; +https://pypi.org/project/cairn-agent/)"
@@ -69,9 +70,19 @@ def fetch(
     seen = {url}
     # Only encodings that decode.BoundedDecoder can inflate within the cap (never br or zstd).
     headers = {"User-Agent": USER_AGENT, "Accept": ACCEPT, "Accept-Encoding": ACCEPT_ENCODING}
+    backend: PinnedBackend | None = None
+    if transport is None:  # the real network: resolve once, check, connect to what was checked
+        backend = PinnedBackend()
+        transport = pinned_transport(backend)
     with httpx.Client(follow_redirects=False, headers=headers, transport=transport) as client:
         for hop in range(limits.max_redirects + 1):
-            check_url(url, guard, hop, redirects, resolver)
+            if backend is not None:
+                addresses = resolve_once(url, resolver, redirects)
+                fixed: Resolver = lambda _host, _port, found=addresses: list(found)  # noqa: E731
+                check_url(url, guard, hop, redirects, fixed, addresses=addresses)
+                backend.pin(httpx.URL(url).host, addresses)
+            else:
+                check_url(url, guard, hop, redirects, resolver)
             response = _open(client, url, deadline, limits, stop, redirects)
             try:
                 if response.status_code not in REDIRECT_CODES:

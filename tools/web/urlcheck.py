@@ -12,10 +12,12 @@ only absolute http(s) URLs pass, and a redirect may not add credentials (``user:
 
 from __future__ import annotations
 
+import inspect
+
 import httpx
 
 from cairn.tools.services import UrlGuard
-from cairn.tools.web.ssrf import Resolver, check_public
+from cairn.tools.web.ssrf import Resolver, check_public, literal_address, system_resolver
 
 
 class FetchError(Exception):
@@ -57,12 +59,49 @@ def _redacted(url: httpx.URL) -> str:
     return str(url.copy_with(username=None, password=None)) if url.userinfo else str(url)
 
 
+def resolve_once(url: str, resolver: Resolver | None, redirects: list[str]) -> list[str]:
+    """The addresses of ``url``'s host, resolved once for both the check and the connection
+    (the caller pins the connection to them).  A literal address is its own answer."""
+    try:
+        parsed = httpx.URL(url)
+    except Exception as exc:
+        raise FetchError("bad_url", f"Invalid URL {url!r}: {exc}", redirects=redirects) from exc
+    if parsed.scheme not in ("http", "https") or not parsed.host:
+        return []  # check_url refuses it with the right message
+    literal = literal_address(parsed.host)
+    if literal is not None:
+        return [str(literal)]
+    port = parsed.port or (443 if parsed.scheme == "https" else 80)
+    try:
+        found = (resolver or system_resolver)(parsed.host, port)
+    except (OSError, UnicodeError) as exc:
+        raise FetchError(
+            "dns", f"DNS lookup failed for {parsed.host!r}: {exc}. Check the host name.", redirects=redirects
+        ) from exc
+    if not found:
+        raise FetchError("dns", f"DNS lookup for {parsed.host!r} returned no address.", redirects=redirects)
+    return list(dict.fromkeys(found))
+
+
+def _ask_guard(guard: UrlGuard, url: str, addresses: list[str] | None) -> str | None:
+    """Call the guard with the addresses that will be connected to, when it accepts them."""
+    if addresses is not None:
+        try:
+            inspect.signature(guard).bind(url, addresses=addresses)
+        except (TypeError, ValueError):
+            return guard(url)
+        return guard(url, addresses=addresses)  # type: ignore[call-arg]
+    return guard(url)
+
+
 def check_url(
     url: str,
     guard: UrlGuard | None,
     hop: int,
     redirects: list[str],
     resolver: Resolver | None = None,
+    *,
+    addresses: list[str] | None = None,
 ) -> None:
     """Raise ``FetchError`` if ``url`` may not be requested. Called before every request.
 
@@ -101,7 +140,7 @@ def check_url(
             )
         raise FetchError(kind, f"{reason}.", redirects=redirects)
     try:
-        decision, reason = guard_verdict(guard(url))
+        decision, reason = guard_verdict(_ask_guard(guard, url, addresses))
     except Exception as exc:  # a broken guard fails closed
         decision, reason = "deny", f"URL check failed ({type(exc).__name__}: {exc})"
     if decision == "deny":
