@@ -27,12 +27,15 @@ from cairn.tools.shell.process import (
     live_session_members,
     session_alive,
     signal_session,
+    spared_members,
 )
 from cairn.tools.shell.progress import LineFeed
 
 #: After the shell exits, how long its pipes may stay open before leftovers are looked for.
 DRAIN_GRACE_S = 0.2
 _TICK_S = 0.05
+#: How long a sandbox's own processes may take to exit after the command did.
+SPARE_GRACE_S = 1.0
 
 
 class RunningCommand:
@@ -50,6 +53,8 @@ class RunningCommand:
         term_grace_s: float = TERM_GRACE_S,
         kill_grace_s: float = KILL_GRACE_S,
         on_finish: Callable[[RunningCommand], None] | None = None,
+        spare_on_term: tuple[str, ...] = (),
+        sandbox: str = "off",
     ) -> None:
         self.proc = proc
         self.pid = self.pgid = proc.pid
@@ -63,6 +68,10 @@ class RunningCommand:
         self.ended: float | None = None
         self.deadline = None if timeout_s is None else self.started + timeout_s
         self.timeout_s = timeout_s
+        #: The sandbox profile it runs in ("off", "read-only", "workspace-write").
+        self.sandbox = sandbox
+        #: Sandbox processes (bwrap) the graceful SIGTERM skips; SIGKILL reaches them.
+        self._spare = spare_on_term
         self.status = "running"
         self.exit_code: int | None = None
         self.signal: str | None = None
@@ -124,7 +133,7 @@ class RunningCommand:
                 if stopping is None and reason is not None and exited_at is None:
                     self._stopped_as = reason
                     stopping, phase_end = "term", now + self._term_grace
-                    signal_session(self.pgid, signal.SIGTERM)
+                    signal_session(self.pgid, signal.SIGTERM, self._spare)
                     continue
                 if stopping is None and exited_at is not None:
                     if streams and now - exited_at < DRAIN_GRACE_S:
@@ -132,9 +141,15 @@ class RunningCommand:
                     leftovers = live_session_members(self.pgid)
                     if not leftovers and not (leftovers is None and session_alive(self.pgid, self.proc)):
                         break
-                    self.leftovers_stopped = len(leftovers or ())
+                    counted = len(leftovers or ())
+                    if leftovers and self._spare:
+                        # The sandbox's own init may still be on its way out: not a leftover.
+                        counted = len(spared_members(self.pgid, self._spare))
+                        if not counted and now - exited_at < SPARE_GRACE_S:
+                            continue
+                    self.leftovers_stopped = counted
                     stopping, phase_end = "term", now + self._term_grace
-                    signal_session(self.pgid, signal.SIGTERM)
+                    signal_session(self.pgid, signal.SIGTERM, self._spare)
                     continue
                 if stopping is not None:
                     if not session_alive(self.pgid, self.proc):
