@@ -135,7 +135,9 @@ class SandboxSettings:
     off_by: str | None = None
 
 
-def load_sandbox_settings(workspace: str | os.PathLike[str], *, user_config: Path | None = None) -> SandboxSettings:
+def load_sandbox_settings(
+    workspace: str | os.PathLike[str], *, user_config: Path | None = None
+) -> SandboxSettings:
     """Read the sandbox keys of the project's and the user's settings files."""
     from cairn.policy.settings import project_settings_path, user_settings_path
 
