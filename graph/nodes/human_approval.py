@@ -176,8 +176,8 @@ def _apply(call: ToolCallInfo, decision: CallDecision, ctx: AgentContext, rules:
                 if rule not in rules:
                     rules.append(rule)
                 call.decision = f"approved always ({rule})"
-        if decision.sandbox == "off" and call.sandbox == "off":
-            call.decision += " without sandbox"
+            if decision.sandbox == "off" and call.sandbox == "off":
+                call.decision += " without sandbox"
         return False
     if action == "edit":
         return _apply_edit(call, decision, ctx)
