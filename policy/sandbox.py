@@ -100,6 +100,39 @@ READ_ONLY_IN_WORKSPACE = (
 )
 
 
+#: Under the home directory: read-only when a writable root contains the home directory (a
+#: workspace that is ~ itself or one of its ancestors): startup files and autostart locations.
+READ_ONLY_IN_HOME = (
+    ".bashrc",
+    ".bash_profile",
+    ".bash_login",
+    ".bash_logout",
+    ".profile",
+    ".zshrc",
+    ".zshenv",
+    ".zprofile",
+    ".zlogin",
+    ".inputrc",
+    ".gitconfig",
+    ".config/git",
+    ".config/fish",
+    ".config/autostart",
+    ".config/systemd",
+    ".config/environment.d",
+    ".local/bin",
+    ".local/lib",
+    "bin",
+    ".pam_environment",
+    ".ipython",
+    ".pythonrc",
+    ".claude",
+    ".codex",
+    ".gemini",
+    ".cursor",
+    ".config/Code/User",
+)
+
+
 def apply_sandbox(name: str, verdict: Verdict, mode: str, state: str = "on") -> Verdict:
     """``verdict`` with its ``sandbox`` profile set by the rule above (only for ``bash``)."""
     if name != "bash" or verdict.decision == Decision.DENY:
@@ -192,6 +225,9 @@ def protected_in_workspace(root: str | os.PathLike[str]) -> tuple[tuple[str, ...
         read_only.append(sub)
     for sub in glob.glob(os.path.join(glob.escape(git), "modules", "**", "hooks"), recursive=True):
         read_only.append(sub)
+    home = str(home_dir())
+    if home == root or home.startswith(root.rstrip("/") + "/"):
+        read_only += [os.path.join(home, name) for name in READ_ONLY_IN_HOME]
     placeholders = [os.path.join(root, ".cairn")]
     if os.path.isdir(git):
         placeholders.append(os.path.join(git, "hooks"))
