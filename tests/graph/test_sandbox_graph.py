@@ -27,7 +27,7 @@ def place(tmp_path):
     if not detect_backend().available:
         pytest.skip(f"no sandbox backend works here: {detect_backend().problem}")
     base = Path(os.path.realpath(tempfile.mkdtemp(prefix="cairn-sbx-graph-", dir="/var/tmp")))
-    (base / "ws").mkdir()
+    (base / "ws" / "sub").mkdir(parents=True)  # writes go to sub/: Landlock cannot allow the root
     (base / "outside").mkdir()
     yield base
     shutil.rmtree(base, ignore_errors=True)
@@ -62,12 +62,12 @@ def test_a_command_the_classifier_wrongly_rates_low_runs_read_only(place, monkey
 
 
 def test_an_approved_command_runs_workspace_write(place):
-    s = _session(place, f"printf x > made.txt; printf x > {place / 'outside' / 'marker'}; echo ran")
+    s = _session(place, f"printf x > sub/made.txt; printf x > {place / 'outside' / 'marker'}; echo ran")
     r = s.send("go")
     assert r.status == "awaiting_approval" and r.pending[0].sandbox == "workspace-write"
     r = s.approve()
     assert r.status == "done"
-    assert (place / "ws" / "made.txt").read_text() == "x"
+    assert (place / "ws" / "sub" / "made.txt").read_text() == "x"
     assert not (place / "outside" / "marker").exists()
     assert _call(s).metadata["sandbox"] == "workspace-write"
     s.close()
@@ -99,19 +99,19 @@ def test_decide_takes_the_sandbox_choice_and_refuses_it_on_a_reject(place):
 
 
 def test_bypass_mode_runs_in_workspace_write(place):
-    s = _session(place, f"printf x > made.txt; printf x > {place / 'outside' / 'marker'}", mode="bypass")
+    s = _session(place, f"printf x > sub/made.txt; printf x > {place / 'outside' / 'marker'}", mode="bypass")
     r = s.send("go")
     assert r.status == "done"
     assert _call(s).sandbox == "workspace-write"
-    assert (place / "ws" / "made.txt").exists() and not (place / "outside" / "marker").exists()
+    assert (place / "ws" / "sub" / "made.txt").exists() and not (place / "outside" / "marker").exists()
     s.close()
 
 
 def test_allow_rule_runs_in_workspace_write(place):
-    s = _session(place, "touch made.txt", rules={"allow": ["bash(touch:*)"]})
+    s = _session(place, "touch sub/made.txt", rules={"allow": ["bash(touch:*)"]})
     r = s.send("go")
     assert r.status == "done" and _call(s).sandbox == "workspace-write"
-    assert (place / "ws" / "made.txt").exists()
+    assert (place / "ws" / "sub" / "made.txt").exists()
     s.close()
 
 
