@@ -27,15 +27,12 @@ from cairn.tools.shell.process import (
     live_session_members,
     session_alive,
     signal_session,
-    spared_members,
 )
 from cairn.tools.shell.progress import LineFeed
 
 #: After the shell exits, how long its pipes may stay open before leftovers are looked for.
 DRAIN_GRACE_S = 0.2
 _TICK_S = 0.05
-#: How long a sandbox's own processes may take to exit after the command did.
-SPARE_GRACE_S = 1.0
 
 
 class RunningCommand:
@@ -54,6 +51,7 @@ class RunningCommand:
         kill_grace_s: float = KILL_GRACE_S,
         on_finish: Callable[[RunningCommand], None] | None = None,
         spare_on_term: tuple[str, ...] = (),
+        contained: bool = False,
         sandbox: str = "off",
     ) -> None:
         self.proc = proc
@@ -72,6 +70,9 @@ class RunningCommand:
         self.sandbox = sandbox
         #: Sandbox processes (bwrap) the graceful SIGTERM skips; SIGKILL reaches them.
         self._spare = spare_on_term
+        #: In a PID namespace (bwrap): once the launcher exited, the kernel kills whatever is
+        #: left in the sandbox, so there are no leftovers to look for.
+        self._contained = contained
         self.status = "running"
         self.exit_code: int | None = None
         self.signal: str | None = None
@@ -138,16 +139,12 @@ class RunningCommand:
                 if stopping is None and exited_at is not None:
                     if streams and now - exited_at < DRAIN_GRACE_S:
                         continue
+                    if self._contained:
+                        break
                     leftovers = live_session_members(self.pgid)
                     if not leftovers and not (leftovers is None and session_alive(self.pgid, self.proc)):
                         break
-                    counted = len(leftovers or ())
-                    if leftovers and self._spare:
-                        # The sandbox's own init may still be on its way out: not a leftover.
-                        counted = len(spared_members(self.pgid, self._spare))
-                        if not counted and now - exited_at < SPARE_GRACE_S:
-                            continue
-                    self.leftovers_stopped = counted
+                    self.leftovers_stopped = len(leftovers or ())
                     stopping, phase_end = "term", now + self._term_grace
                     signal_session(self.pgid, signal.SIGTERM, self._spare)
                     continue

@@ -188,6 +188,7 @@ class ShellState:
                 kill_grace_s=self.kill_grace_s,
                 on_finish=self._finished,
                 spare_on_term=launch.wrapper_names if launch is not None else (),
+                contained=launch.contains_processes if launch is not None else False,
                 sandbox=sandbox.profile if sandbox is not None else "off",
             )
             if not background:
