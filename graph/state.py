@@ -60,6 +60,9 @@ class ToolCallInfo(BaseModel):
     preview: str | None = None
     #: Incremented by an explicit retry, so the journal tells a fresh retry from a crashed run.
     attempt: int = 0
+    #: The OS sandbox profile a shell call runs in (from the verdict, or "off" when a person
+    #: chose "run without sandbox"); None for other tools.
+    sandbox: str | None = None
 
     def to_state(self) -> dict[str, Any]:
         return self.model_dump(mode="json", exclude_defaults=True) | {

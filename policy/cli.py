@@ -1,7 +1,9 @@
 """``cairn policy check TOOL 'JSON-ARGS' [--workspace DIR] [--mode MODE] [--json]``.
 
 Prints the verdict a call would get with the workspace's rules, so people can see why something
-asks and test their rules.  Exit 0 after printing a verdict, 2 on usage errors or bad JSON.
+asks and test their rules; for shell commands also the sandbox profile they run in (which needs
+detecting the sandbox backend, as a session does).  Exit 0 after printing a verdict, 2 on usage
+errors or bad JSON.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import sys
 from cairn.policy.errors import PolicyConfigError
 from cairn.policy.evaluate import evaluate
 from cairn.policy.levels import MODES
+from cairn.policy.sandbox import load_sandbox_settings, sandbox_state
 from cairn.policy.settings import load_rules
 from cairn.policy.urls import no_dns, system_resolver
 
@@ -61,9 +64,15 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         rules = load_rules(opts.workspace)
+        sandbox = load_sandbox_settings(opts.workspace)
     except PolicyConfigError as exc:
         print(f"cairn policy: error: {exc}", file=sys.stderr)
         return 2
+    state = "off"
+    if sandbox.enabled:
+        from cairn.tools.shell.sandbox import detect_backend
+
+        state = sandbox_state(sandbox, detect_backend().available)
     verdict = evaluate(
         opts.tool,
         args,
@@ -71,6 +80,7 @@ def main(argv: list[str] | None = None) -> int:
         mode=opts.mode,
         rules=rules,
         resolver=system_resolver if opts.dns and not opts.no_dns else no_dns,
+        sandbox=state,
     )
     if opts.json:
         print(json.dumps(verdict.to_dict()))
@@ -79,7 +89,19 @@ def main(argv: list[str] | None = None) -> int:
         print(f"risk:     {verdict.risk}")
         print(f"reason:   {verdict.reason}")
         print(f"rule:     {verdict.rule or '-'}")
+        if verdict.sandbox is not None:
+            print(f"sandbox:  {_sandbox_line(verdict.sandbox, str(verdict.decision), state)}")
     return 0
+
+
+def _sandbox_line(profile: str, decision: str, state: str) -> str:
+    if state == "off":
+        return 'off (settings: sandbox = "off")'
+    if state == "unavailable":
+        return "off (no sandbox backend works on this machine; a person must approve)"
+    if decision == "ask":
+        return f"{profile} once approved (or off, if the person picks 'run without sandbox')"
+    return profile
 
 
 if __name__ == "__main__":

@@ -22,6 +22,7 @@ from cairn.policy.filetools import assess_file_tool
 from cairn.policy.levels import MODES, Decision, RiskLevel, Verdict, max_risk
 from cairn.policy.matching import path_matches
 from cairn.policy.rules import Rule, Rules
+from cairn.policy.sandbox import SANDBOX_STATES, apply_sandbox
 from cairn.policy.table import (
     DEFAULT_TOOL_RISK,
     DEFAULT_UNKNOWN_RISK,
@@ -53,10 +54,18 @@ def evaluate(
     cwd: str | os.PathLike[str] | None = None,
     resolver: Resolver | None = None,
     resolve_dns: bool = False,
+    sandbox: str = "on",
 ) -> Verdict:
-    """Judge one tool call.  ``cwd`` is the shell's working directory when it is not the root."""
+    """Judge one tool call.  ``cwd`` is the shell's working directory when it is not the root.
+
+    ``sandbox`` says whether shell commands can be sandboxed: ``"on"`` (a backend works),
+    ``"off"`` (settings turned it off) or ``"unavailable"`` (fail closed: what would run
+    sandboxed without a person asks).  See :mod:`cairn.policy.sandbox`.
+    """
     if mode not in MODES:
         raise ValueError(f"unknown mode {mode!r}; expected one of {', '.join(MODES)}")
+    if sandbox not in SANDBOX_STATES:
+        raise ValueError(f"unknown sandbox state {sandbox!r}; expected one of {', '.join(SANDBOX_STATES)}")
     try:
         ws = as_workspace(workspace)
         rules = rules if rules is not None else Rules()
@@ -68,12 +77,15 @@ def evaluate(
             return Verdict(Decision.ASK, MEDIUM, f"arguments for {tool_name} are not an object")
         start = Path(os.path.realpath(os.path.join(ws.root, os.fspath(cwd)))) if cwd is not None else None
         dns = resolver if resolver is not None else (system_resolver if resolve_dns else no_dns)
-        verdict = _evaluate(canonical_tool_name(tool_name), args, ws, mode, rules, start, dns)
-        return _apply_risk_override(canonical_tool_name(tool_name), verdict, rules, mode)
+        name = canonical_tool_name(tool_name)
+        verdict = _evaluate(name, args, ws, mode, rules, start, dns)
+        verdict = _apply_risk_override(name, verdict, rules, mode)
+        return apply_sandbox(name, verdict, mode, sandbox)
     except Exception as exc:  # fail closed: a policy bug must never allow a call
-        return Verdict(
+        verdict = Verdict(
             Decision.ASK, HIGH, f"the policy could not evaluate this call ({type(exc).__name__}: {exc})"
         )
+        return apply_sandbox(canonical_tool_name(tool_name), verdict, mode, sandbox)
 
 
 def _evaluate(

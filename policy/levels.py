@@ -57,13 +57,16 @@ class Verdict:
     """The policy's answer for one call, with the reason a person or the model is shown.
 
     ``rule`` is the configured rule that decided (``"bash(git status)"``), or ``None`` when the
-    built-in table, a classifier or the mode decided.
+    built-in table, a classifier or the mode decided.  ``sandbox`` is the OS sandbox profile a
+    shell command runs in (``"read-only"``, ``"workspace-write"``, ``"off"``; for an ``ask``,
+    the profile a person's approval gives), ``None`` for other tools and refused calls.
     """
 
     decision: Decision
     risk: RiskLevel
     reason: str
     rule: str | None = None
+    sandbox: str | None = None
 
     def to_dict(self) -> dict[str, str | None]:
         return {
@@ -71,6 +74,7 @@ class Verdict:
             "risk": str(self.risk),
             "reason": self.reason,
             "rule": self.rule,
+            "sandbox": self.sandbox,
         }
 
     @property

@@ -23,7 +23,17 @@ SOURCE_DIRS = {
     "cairn.policy": ROOT / "policy",
     "cairn.checkpoints": ROOT / "checkpoints",
 }
-GRAPH_CORE = ("state", "context", "messages", "prompts", "rules", "call_details", "loops", "profiles")
+GRAPH_CORE = (
+    "state",
+    "context",
+    "messages",
+    "prompts",
+    "rules",
+    "call_details",
+    "loops",
+    "profiles",
+    "sandboxing",
+)
 #: (module prefix, unit, rank): the longest matching prefix names a module's unit. A unit may
 #: import from units of a lower rank only.
 LAYERS: list[tuple[str, str, int]] = [

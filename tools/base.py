@@ -20,12 +20,15 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from cairn.tools.services import ToolServices
 from cairn.tools.workspace import Workspace
+
+if TYPE_CHECKING:
+    from cairn.tools.shell.sandbox.spec import SandboxSpec
 
 
 class RiskLevel(StrEnum):
@@ -94,6 +97,9 @@ class ToolContext:
     on_progress: ProgressCallback | None = None
     #: The risk the policy assigned to this call ("LOW"/"MEDIUM"/"HIGH"), if known.
     risk: str | None = None
+    #: The OS sandbox a shell command runs in, filled by the graph from the policy's verdict
+    #: (``None``: no sandbox, as for direct tool use).  Tools never import the policy.
+    sandbox: SandboxSpec | None = None
 
     def progress(self, line: str) -> None:
         if self.on_progress is not None:

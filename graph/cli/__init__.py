@@ -18,6 +18,7 @@ def main(argv: list[str] | None = None) -> int:
 
     argv = list(sys.argv[1:] if argv is None else argv)
     command, rest = split_command(argv)
+    _plain_warnings()
     try:
         if command == "policy":
             from cairn.graph.cli.policy_cmd import run_policy
@@ -45,6 +46,21 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     except Exception as exc:  # storage trouble and the unexpected: one line, traceback with -v
         return _unexpected(exc, verbose="-v" in argv or "--verbose" in argv)
+
+
+def _plain_warnings() -> None:
+    """cairn's own warnings (no sandbox) as one plain stderr line, not Python's file:line form."""
+    import warnings
+
+    original = warnings.showwarning
+
+    def show(message, category, filename, lineno, file=None, line=None):  # type: ignore[no-untyped-def]
+        if category.__name__ == "SandboxWarning":
+            print(f"cairn: {message}", file=file or sys.stderr)
+            return
+        original(message, category, filename, lineno, file, line)
+
+    warnings.showwarning = show
 
 
 def _unexpected(exc: Exception, *, verbose: bool) -> int:

@@ -1,7 +1,8 @@
 """Asking a person about gated calls: what it is, why it asks, and their decision.
 
 Awaiting approval: ``y`` yes · ``n`` no (with feedback for the model) · ``a`` always for this
-session · ``e`` edit the arguments ($EDITOR, or inline) · ``Y``/``N`` for all remaining.
+session · ``e`` edit the arguments ($EDITOR, or inline) · ``u`` yes, without the OS sandbox (shell
+commands that would run sandboxed) · ``Y``/``N`` for all remaining.
 Interrupted: ``r`` retry · ``c`` cancel · ``R``/``C`` for all remaining.
 The answer is a ``{call_id: decision}`` map for ``Session.decide``.
 """
@@ -19,6 +20,7 @@ from cairn.graph.cli.edit import edit_arguments
 
 PREVIEW_LINES = 40
 ASK = "yneaYN"
+UNSANDBOXED = "u"
 ASK_INTERRUPTED = "rcRC"
 
 
@@ -85,6 +87,9 @@ class Approver:
             if args.get("run_in_background"):
                 body.append("\n    (in the background)", style="dim")
             self.console.print(body, soft_wrap=True)
+            sandbox = getattr(call, "sandbox", None)
+            if sandbox and call.status != "interrupted":
+                self.console.print(Text(f"    sandbox: {sandbox_note(sandbox)}", style="dim"), soft_wrap=True)
             return
         if call.tool_name == "web_fetch" and args.get("url"):
             self.console.print(Text(f"    {fmt.visible(args['url'])}", style="underline"), soft_wrap=True)
@@ -115,14 +120,16 @@ class Approver:
             key = self.prompter.key(prompt, choices)
             return ("retry" if key.lower() == "r" else "cancel"), key.isupper()
         choices = ASK if many else ASK[:4]
-        prompt = _menu(
-            [("y", "yes"), ("n", "no, tell it why"), ("a", "always (this session)"), ("e", "edit")],
-            many,
-            "Y/N: all remaining",
-            "Allow?",
-        )
+        items = [("y", "yes"), ("n", "no, tell it why"), ("a", "always (this session)"), ("e", "edit")]
+        sandboxed = getattr(call, "sandbox", None) not in (None, "off")
+        if sandboxed:
+            choices += UNSANDBOXED
+            items.insert(1, ("u", "yes, without sandbox"))
+        prompt = _menu(items, many, "Y/N: all remaining", "Allow?")
         while True:
             key = self.prompter.key(prompt, choices)
+            if key == "u":
+                return {"action": "approve", "sandbox": "off"}, False
             if key in "yY":
                 return "approve", key == "Y"
             if key == "a":
@@ -133,6 +140,15 @@ class Approver:
             edited = edit_arguments(call, self.prompter, self.console)
             if edited is not None:
                 return {"edit": edited}, False
+
+
+def sandbox_note(profile: str) -> str:
+    """What a person's approval lets a shell command do."""
+    if profile == "off":
+        return "off (runs with your full user rights)"
+    return (
+        f"{profile} (workspace writable except .git/hooks, .git/config, .cairn; no network; secrets hidden)"
+    )
 
 
 def _menu(items: list[tuple[str, str]], many: bool, bulk: str, question: str) -> Text:

@@ -99,6 +99,7 @@ def call_json(call: Any) -> dict[str, Any]:
         "reason": call.reason,
         "result": result,
         "decision": call.decision,
+        "sandbox": call.sandbox,
         "display": call.display,
     }
 
@@ -147,7 +148,10 @@ def _print(shown: Shown, *, verbose: bool) -> None:
                 if call is None:
                     continue
                 asked = call.reason if call.risk and call.risk != "LOW" and call.reason else None
-                renderer.print_call(call.model_dump(mode="json"), note=f"policy: {asked}" if asked else None)
+                note = f"policy: {asked}" if asked else None
+                if call.sandbox:
+                    note = f"{note} · sandbox: {call.sandbox}" if note else f"sandbox: {call.sandbox}"
+                renderer.print_call(call.model_dump(mode="json"), note=note)
 
 
 def _image_count(message: Any) -> int:

@@ -44,6 +44,9 @@ def warm_imports(spec: str) -> None:
     from cairn.tools import builtin_tool_classes
 
     builtin_tool_classes()
+    from cairn.tools.shell.sandbox import detect_backend
+
+    detect_backend()  # the probe (one bwrap run), cached for the session's first command
     if spec.startswith("script:"):
         import cairn.graph.models.scripted  # noqa: F401
     else:

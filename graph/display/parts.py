@@ -192,6 +192,8 @@ def approval_html(call: ToolCallInfo) -> str:
     ]
     if call.reason:
         body.append(f"<div><b>why:</b> {esc(call.reason)}</div>")
+    if call.sandbox and call.status != "interrupted":
+        body.append(f"<div><b>sandbox:</b> {esc(call.sandbox)} once approved</div>")
     if call.error_msg and call.status == "interrupted":
         body.append(f"<div>{esc(call.error_msg)}</div>")
     if call.preview:
@@ -205,9 +207,10 @@ def how_to_decide(call: ToolCallInfo) -> str:
     cid = json.dumps(call.call_id)
     if call.status == "interrupted":
         return f"session.retry({cid})  # or session.cancel({cid})"
+    unsandboxed = f', session.approve({cid}, sandbox="off")' if call.sandbox not in (None, "off") else ""
     return (
         f'session.approve({cid})  # or session.approve({cid}, always=True), session.reject({cid}, "why"),'
-        f" session.edit({cid}, {{...new args...}})"
+        f" session.edit({cid}, {{...new args...}}){unsandboxed}"
     )
 
 

@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from cairn import policy
 from cairn.graph.context import AgentContext
+from cairn.graph.nodes.tool_routing import sandbox_state
 from cairn.graph.state import GATED_STATUSES, AgentState, ToolCallInfo, calls, dump_calls
 from cairn.tools.base import ToolResult
 
@@ -26,6 +27,10 @@ class CallDecision(BaseModel):
     action: Literal["approve", "always", "reject", "edit", "retry", "cancel"]
     message: str = Field(default="", description="Feedback for the model (reject).")
     args: dict[str, Any] | None = Field(default=None, description="New arguments (edit).")
+    sandbox: Literal["off"] | None = Field(
+        default=None,
+        description='"off": run this shell call without the OS sandbox (approve, always, edit).',
+    )
 
 
 class ApprovalResponse(BaseModel):
@@ -51,6 +56,7 @@ def approval_request(pending: list[ToolCallInfo]) -> dict[str, Any]:
                 "risk": c.risk,
                 "reason": c.reason,
                 "preview": c.preview,
+                "sandbox": c.sandbox,
                 "choices": ["retry", "cancel"]
                 if c.status == "interrupted"
                 else ["approve", "always", "reject", "edit"],
@@ -125,8 +131,10 @@ def _apply_edit(call: ToolCallInfo, decision: CallDecision, ctx: AgentContext) -
         workspace=ctx.workspace,
         mode=ctx.mode,
         rules=ctx.rules,
+        sandbox=sandbox_state(ctx),
     )
     call.risk, call.reason = str(verdict.risk), verdict.reason
+    call.sandbox = _approved_sandbox(verdict.sandbox, decision)
     if str(verdict.decision) == "deny":
         call.status, call.decision = "cancelled", "edited"
         call.error_msg = (
@@ -138,6 +146,16 @@ def _apply_edit(call: ToolCallInfo, decision: CallDecision, ctx: AgentContext) -
     return False
 
 
+def _approved_sandbox(profile: str | None, decision: CallDecision) -> str | None:
+    """A person approved the call: workspace-write (or what the verdict said when the sandbox is
+    off or unavailable), unless they chose to run it without the sandbox."""
+    if profile is None:
+        return None
+    if decision.sandbox == "off":
+        return "off"
+    return "off" if profile == "off" else "workspace-write"
+
+
 def _apply(call: ToolCallInfo, decision: CallDecision, ctx: AgentContext, rules: list[str]) -> bool:
     """Apply one decision; returns True when the call is finished (cancelled)."""
     action = decision.action
@@ -147,6 +165,9 @@ def _apply(call: ToolCallInfo, decision: CallDecision, ctx: AgentContext, rules:
         action = "approve"
     if action in ("approve", "always"):
         call.status, call.decision = "pending", "approved"
+        call.sandbox = _approved_sandbox(call.sandbox, decision)
+        if decision.sandbox == "off" and call.sandbox == "off":
+            call.decision = "approved without sandbox"
         if action == "always":
             rule = _session_rule(call, ctx)
             if rule is None:
@@ -155,6 +176,8 @@ def _apply(call: ToolCallInfo, decision: CallDecision, ctx: AgentContext, rules:
                 if rule not in rules:
                     rules.append(rule)
                 call.decision = f"approved always ({rule})"
+            if decision.sandbox == "off" and call.sandbox == "off":
+                call.decision += " without sandbox"
         return False
     if action == "edit":
         return _apply_edit(call, decision, ctx)

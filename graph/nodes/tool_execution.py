@@ -118,6 +118,7 @@ def _run_one(call: ToolCallInfo, ctx: AgentContext) -> None:
         cancel=ctx.cancel,
         on_progress=lambda line: ctx.emit("tool_progress", call_id=call.call_id, line=line),
         risk=call.risk,
+        sandbox=_sandbox_spec(call, ctx),
     )
     result = ctx.registry.execute(call.tool_name, call.arguments, tool_ctx)
     stopped = bool(result.metadata.get("cancelled")) or (ctx.cancel.is_set() and not result.ok)
@@ -136,6 +137,16 @@ def _run_one(call: ToolCallInfo, ctx: AgentContext) -> None:
     else:
         _adopt(call, status, data)
     ctx.emit("tool_end", call=call.to_state())
+
+
+def _sandbox_spec(call: ToolCallInfo, ctx: AgentContext) -> Any:
+    """The OS sandbox for a shell call, from the profile its verdict (or a person) chose."""
+    tool = ctx.registry.get(call.tool_name)
+    if ctx.sandbox is None or tool is None or tool.name != "bash":
+        return None
+    from cairn.graph.rules import is_builtin
+
+    return ctx.sandbox.spec(call.sandbox) if is_builtin(tool) else None
 
 
 def _journal_result(ctx: AgentContext, record: dict[str, Any], result: dict[str, Any]) -> None:

@@ -65,8 +65,9 @@ def tool_routing(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str,
             mode=mode,
             rules=rules,
             cwd=_shell_cwd(call, ctx),
+            sandbox=sandbox_state(ctx),
         )
-        call.risk, call.reason = str(verdict.risk), verdict.reason
+        call.risk, call.reason, call.sandbox = str(verdict.risk), verdict.reason, verdict.sandbox
         decision = str(verdict.decision)
         if decision == "allow":
             pending.append(call)
@@ -96,6 +97,11 @@ def _answer_repeat(call: ToolCallInfo, repeat: loops.Repeat, ctx: AgentContext) 
         call.display = f"repeat of {repeat.earlier}: not run again"
     ctx.emit("tool_end", call=call.to_state())
     return call
+
+
+def sandbox_state(ctx: AgentContext) -> str:
+    """What the policy is told about sandboxing: on, off (settings) or unavailable."""
+    return ctx.sandbox.state if ctx.sandbox is not None else "off"
 
 
 def _policy_name(call: ToolCallInfo, ctx: AgentContext) -> str:

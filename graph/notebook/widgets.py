@@ -67,6 +67,11 @@ class ApprovalPanel:
             inputs = [feedback, args]
             choices = [
                 ("Approve", "success", lambda: "approve"),
+                *(
+                    [("Approve without sandbox", "warning", lambda: {"action": "approve", "sandbox": "off"})]
+                    if call.sandbox not in (None, "off")
+                    else []
+                ),
                 ("Always allow", "info", lambda: "always"),
                 ("Reject", "danger", lambda: {"reject": feedback.value}),
                 ("Edit and run", "warning", lambda: {"edit": json.loads(args.value)}),

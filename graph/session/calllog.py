@@ -63,6 +63,7 @@ def assemble_calls(
                 original_arguments=details.get("original_arguments"),
                 preview=details.get("preview"),
                 attempt=details.get("attempt") or 0,
+                sandbox=details.get("sandbox"),
             )
         )
     return out

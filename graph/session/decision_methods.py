@@ -22,8 +22,17 @@ class DecisionsMixin:
     Each continues the run once nothing is left undecided and returns a ``RunResult``.
     """
 
-    def approve(self, call_id: str = "all", *, always: bool = False, **kw: Any) -> RunResult:
-        return self._decide_each(call_id, {"action": "always" if always else "approve"}, **kw)
+    def approve(
+        self, call_id: str = "all", *, always: bool = False, sandbox: str | None = None, **kw: Any
+    ) -> RunResult:
+        """Approve (``always``: and allow calls like it for the session).  ``sandbox="off"`` runs
+        an approved shell command without the OS sandbox (otherwise: workspace-write)."""
+        if sandbox not in (None, "off"):
+            raise ValueError(f'sandbox must be None or "off", not {sandbox!r}')
+        decision: dict[str, Any] = {"action": "always" if always else "approve"}
+        if sandbox is not None:
+            decision["sandbox"] = sandbox
+        return self._decide_each(call_id, decision, **kw)
 
     def reject(self, call_id: str = "all", message: str = "", **kw: Any) -> RunResult:
         return self._decide_each(call_id, {"action": "reject", "message": message}, **kw)
@@ -41,7 +50,8 @@ class DecisionsMixin:
         self, decisions: Mapping[str, Any], *, stream: bool = False, on_event: EventCallback | None = None
     ) -> RunResult:
         """Several decisions at once: ``{call_id: "approve" | "always" | "reject" | {"reject": msg} |
-        {"edit": args} | "retry" | "cancel"}``. The run continues once every gated call is decided."""
+        {"edit": args} | "retry" | "cancel" | {"action": "approve", "sandbox": "off"}}``. The run
+        continues once every gated call is decided."""
         snap = self._snapshot()
         if not snap.interrupts and snap.next:
             # Cut off before it reached the approval prompt (killed mid-turn): recover first,

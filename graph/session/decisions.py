@@ -20,7 +20,8 @@ def normalize_decisions(
     """Validate ``{call_id: decision}`` against the gated calls; returns CallDecision dicts.
 
     Accepted forms: ``"approve"``, ``"always"``, ``"reject"``, ``"retry"``, ``"cancel"``,
-    ``{"reject": "message"}``, ``{"edit": {...args}}``, or a CallDecision-shaped dict.
+    ``{"reject": "message"}``, ``{"edit": {...args}}``, or a CallDecision-shaped dict such as
+    ``{"action": "approve", "sandbox": "off"}`` (run a shell call without the OS sandbox).
     """
     out: dict[str, dict[str, Any]] = {}
     for call_id, raw in decisions.items():
@@ -36,6 +37,8 @@ def normalize_decisions(
             raise DecisionError(
                 f"{call_id} ({call.tool_name}) is {call.status}: choose one of {', '.join(allowed)}"
             )
+        if decision.sandbox is not None and decision.action not in ("approve", "always", "edit"):
+            raise DecisionError(f'{call_id}: sandbox="off" goes with approve, always or edit')
         if decision.action == "edit":
             checked = registry.validate(call.tool_name, decision.args or {})
             if isinstance(checked, ToolResult):
@@ -56,7 +59,10 @@ def _parse(raw: Any) -> CallDecision:
         return CallDecision(action=action)  # type: ignore[arg-type]
     if isinstance(raw, Mapping):
         if "action" in raw:
-            return CallDecision.model_validate(dict(raw))
+            try:
+                return CallDecision.model_validate(dict(raw))
+            except ValueError as exc:
+                raise DecisionError(f"invalid decision {dict(raw)!r}: {exc}") from None
         if len(raw) == 1:
             ((key, value),) = raw.items()
             if key == "reject":

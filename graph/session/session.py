@@ -92,6 +92,7 @@ class Session(DecisionsMixin):
         for tool in tools or ():
             self.registry.register(tool)
         self._rules: Any = None
+        self._sandbox: Any = None
         from cairn.graph.build import build_graph
 
         self._graph = build_graph(self.store.saver)
@@ -283,6 +284,16 @@ class Session(DecisionsMixin):
 
             self._rules = session_rules(self.workspace, self._extra_rules, self.registry)
         return self._rules
+
+    @property
+    def sandbox(self) -> Any:
+        """The session's ``SandboxSetup``: settings, the backend detected, the state (on/off/unavailable)."""
+        if self._sandbox is None:
+            from cairn.graph.sandboxing import SandboxSetup, warn_once
+
+            self._sandbox = SandboxSetup.detect(self.workspace.root)
+            warn_once(self._sandbox)
+        return self._sandbox
 
     def _url_guard(self, url: str, addresses: list[str] | None = None) -> str | None:
         """The web tool asks this before the first request and every redirect hop, after the

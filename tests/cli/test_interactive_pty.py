@@ -417,3 +417,28 @@ def test_resume_flags_on_a_crashed_session_interactively(spawn, script, cli_env,
     assert finish(child) == 0
     [b1] = show_json(cli_env, workspace)["tool_calls"]
     assert b1["status"] == "success" and "ran" in b1["result"]
+
+
+def test_approval_shows_the_sandbox_and_u_runs_without_it(spawn, script, workspace, cli_env):
+    turns = [
+        {"content": "", "tool_calls": [call("bash", "b1", command="touch made.txt")]},
+        {"content": "", "tool_calls": [call("bash", "b2", command="touch again.txt")]},
+        {"content": "Touched."},
+    ]
+    child = spawn("--model", script(turns), "touch files")
+    child.expect("\\$ touch made.txt")
+    child.expect("sandbox: workspace-write")
+    child.expect("u yes, without sandbox")
+    child.expect(MENU_END)
+    child.send("u")
+    child.expect("\\$ touch again.txt")
+    child.expect(MENU_END)
+    child.send("y")
+    child.expect("Touched.")
+    child.expect(MENU_END)
+    child.sendeof()
+    assert finish(child) == 0
+    assert Path(workspace, "made.txt").exists() and Path(workspace, "again.txt").exists()
+    calls = {c["call_id"]: c for c in show_json(cli_env, workspace)["tool_calls"]}
+    assert calls["b1"]["sandbox"] == "off" and calls["b1"]["decision"] == "approved without sandbox"
+    assert calls["b2"]["sandbox"] == "workspace-write"

@@ -38,8 +38,9 @@ def test_json_output_with_a_rule_from_settings(ws: Path, capsys: pytest.CaptureF
     code, out, _ = _run(argv, capsys)
     assert code == 0
     data = json.loads(out)
-    assert set(data) == {"decision", "risk", "reason", "rule"}
+    assert set(data) == {"decision", "risk", "reason", "rule", "sandbox"}
     assert data["decision"] == "deny" and data["rule"] == "bash(git push:*)"
+    assert data["sandbox"] is None  # a refused call runs nowhere
 
 
 def test_mode_option(ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -134,6 +135,7 @@ def test_installed_cairn_command_dispatches_to_the_policy_cli(ws: Path) -> None:
         "risk": "LOW",
         "reason": "read-only inside the workspace: git status",
         "rule": None,
+        "sandbox": "read-only",
     }
 
 

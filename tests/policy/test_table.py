@@ -119,9 +119,15 @@ def test_an_internal_error_fails_closed(ws: Path, monkeypatch: pytest.MonkeyPatc
 
 
 def test_verdict_to_dict_is_plain_json() -> None:
-    verdict = Verdict(Decision.ALLOW, RiskLevel.LOW, "read-only", "bash(ls)")
+    verdict = Verdict(Decision.ALLOW, RiskLevel.LOW, "read-only", "bash(ls)", "workspace-write")
     data = verdict.to_dict()
-    assert data == {"decision": "allow", "risk": "LOW", "reason": "read-only", "rule": "bash(ls)"}
+    assert data == {
+        "decision": "allow",
+        "risk": "LOW",
+        "reason": "read-only",
+        "rule": "bash(ls)",
+        "sandbox": "workspace-write",
+    }
     assert all(type(v) is str for v in data.values())
     assert json.loads(json.dumps(data)) == data
     assert verdict.allowed and not Verdict(Decision.ASK, RiskLevel.LOW, "x").allowed

@@ -12,7 +12,7 @@ from cairn.tools.shell.command import RunningCommand
 from cairn.tools.shell.parse import programs, short_command
 from cairn.tools.shell.progress import LineFeed
 from cairn.tools.shell.render import format_duration, render_result
-from cairn.tools.shell.state import ShellClosedError
+from cairn.tools.shell.state import SandboxUnavailableError, ShellClosedError
 
 DEFAULT_TIMEOUT_MS = 120_000
 MAX_TIMEOUT_MS = 600_000
@@ -81,20 +81,31 @@ class BashTool(Tool):
         state = self.services.shell
         read_only = (ctx.risk or "").upper() == RiskLevel.LOW
         label = bash_label(command, ctx.risk)
-        meta: dict[str, Any] = {"label": label, "programs": programs(command), "read_only": read_only}
+        sandbox = ctx.sandbox
+        meta: dict[str, Any] = {
+            "label": label,
+            "programs": programs(command),
+            "read_only": read_only,
+            "sandbox": sandbox.profile if sandbox is not None else "off",
+        }
         if params.description:
             meta["description"] = short_command(params.description, 200)
         timeout_s = params.timeout / 1000
         try:
             if params.run_in_background:
                 explicit = "timeout" in params.model_fields_set
-                return self._start_background(state, params, timeout_s if explicit else None, meta)
-            before = None if read_only else state.changes.snapshot()
+                return self._start_background(state, params, timeout_s if explicit else None, meta, sandbox)
+            writes = not read_only and (
+                sandbox is None or bool(sandbox.writable_roots) or not sandbox.enabled
+            )
+            before = state.changes.snapshot() if writes else None
             feed = LineFeed() if ctx.on_progress is not None else None
             ctx.progress(label)
-            run, notes = state.start(command, timeout_s=timeout_s, feed=feed)
+            run, notes = state.start(command, timeout_s=timeout_s, feed=feed, sandbox=sandbox)
         except ShellClosedError as exc:
             return ToolResult.fail(f"Cannot run the command: {exc}.")
+        except SandboxUnavailableError as exc:
+            return ToolResult.fail(f"The command was not run: {exc}.", **meta)
         except OSError as exc:
             return ToolResult.fail(f"Could not start bash: {exc}")
         self._wait(run, ctx, feed)
@@ -171,9 +182,11 @@ class BashTool(Tool):
     # -- background ------------------------------------------------------------------------
     @staticmethod
     def _start_background(
-        state: Any, params: BashArgs, timeout_s: float | None, meta: dict[str, Any]
+        state: Any, params: BashArgs, timeout_s: float | None, meta: dict[str, Any], sandbox: Any = None
     ) -> ToolResult:
-        task = state.start_task(params.command, timeout_s=timeout_s, description=params.description)
+        task = state.start_task(
+            params.command, timeout_s=timeout_s, description=params.description, sandbox=sandbox
+        )
         limit = (
             f"It will be stopped after {format_duration(timeout_s)}."
             if timeout_s

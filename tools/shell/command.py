@@ -50,6 +50,9 @@ class RunningCommand:
         term_grace_s: float = TERM_GRACE_S,
         kill_grace_s: float = KILL_GRACE_S,
         on_finish: Callable[[RunningCommand], None] | None = None,
+        spare_on_term: tuple[str, ...] = (),
+        contained: bool = False,
+        sandbox: str = "off",
     ) -> None:
         self.proc = proc
         self.pid = self.pgid = proc.pid
@@ -63,6 +66,13 @@ class RunningCommand:
         self.ended: float | None = None
         self.deadline = None if timeout_s is None else self.started + timeout_s
         self.timeout_s = timeout_s
+        #: The sandbox profile it runs in ("off", "read-only", "workspace-write").
+        self.sandbox = sandbox
+        #: Sandbox processes (bwrap) the graceful SIGTERM skips; SIGKILL reaches them.
+        self._spare = spare_on_term
+        #: In a PID namespace (bwrap): once the launcher exited, the kernel kills whatever is
+        #: left in the sandbox, so there are no leftovers to look for.
+        self._contained = contained
         self.status = "running"
         self.exit_code: int | None = None
         self.signal: str | None = None
@@ -124,17 +134,19 @@ class RunningCommand:
                 if stopping is None and reason is not None and exited_at is None:
                     self._stopped_as = reason
                     stopping, phase_end = "term", now + self._term_grace
-                    signal_session(self.pgid, signal.SIGTERM)
+                    signal_session(self.pgid, signal.SIGTERM, self._spare)
                     continue
                 if stopping is None and exited_at is not None:
                     if streams and now - exited_at < DRAIN_GRACE_S:
                         continue
+                    if self._contained:
+                        break
                     leftovers = live_session_members(self.pgid)
                     if not leftovers and not (leftovers is None and session_alive(self.pgid, self.proc)):
                         break
                     self.leftovers_stopped = len(leftovers or ())
                     stopping, phase_end = "term", now + self._term_grace
-                    signal_session(self.pgid, signal.SIGTERM)
+                    signal_session(self.pgid, signal.SIGTERM, self._spare)
                     continue
                 if stopping is not None:
                     if not session_alive(self.pgid, self.proc):

@@ -16,6 +16,10 @@ import signal
 import subprocess
 import sys
 from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from cairn.tools.shell.sandbox.backend import Launch
 
 #: Graceful stop: SIGTERM to the group, this long to exit, then SIGKILL, then this long.
 TERM_GRACE_S = 5.0
@@ -49,25 +53,56 @@ def spawn(
     cwd_file: str,
     user_bash_env: str | None = None,
     die_with_parent: bool = True,
+    launch: Launch | None = None,
 ) -> subprocess.Popen[bytes]:
-    """Start ``command`` under bash in a new session; stdout and stderr are pipes."""
+    """Start ``command`` under bash in a new session; stdout and stderr are pipes.
+
+    With ``launch`` (a sandbox backend's answer) bash starts inside the sandbox: behind its
+    argv prefix (bubblewrap) and/or after its ``preexec`` (Landlock).
+    """
     full_env = dict(env)
     full_env["BASH_ENV"] = init_file
     full_env["__CAIRN_CWD_FILE"] = cwd_file
     if user_bash_env:
         full_env["__CAIRN_BASH_ENV"] = user_bash_env
-    return subprocess.Popen(
-        ["bash", "-c", command],  # $0 and error messages say "bash", as in a terminal
-        executable=bash_path(),
-        cwd=cwd,
-        env=full_env,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        close_fds=True,
-        start_new_session=True,
-        preexec_fn=_pdeathsig_preexec() if die_with_parent else None,
-    )
+    argv: list[str] = ["bash", "-c", command]  # $0 and error messages say "bash", as in a terminal
+    executable: str | None = bash_path()
+    preexecs = [_pdeathsig_preexec() if die_with_parent else None]
+    if launch is not None:
+        full_env.update(launch.env)
+        if launch.argv_prefix:
+            argv, executable = [*launch.argv_prefix, bash_path(), "-c", command], None
+        preexecs.append(launch.preexec)
+    try:
+        return subprocess.Popen(
+            argv,
+            executable=executable,
+            cwd=cwd,
+            env=full_env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            close_fds=True,
+            start_new_session=True,
+            preexec_fn=_chain(*preexecs),
+        )
+    finally:
+        if launch is not None and launch.cleanup is not None:
+            launch.cleanup()
+
+
+def _chain(*fns: Callable[[], None] | None) -> Callable[[], None] | None:
+    steps = [fn for fn in fns if fn is not None]
+    if not steps:
+        return None
+    if len(steps) == 1:
+        return steps[0]
+
+    def run() -> None:
+        for step in steps:
+            step()
+
+    return run
 
 
 def _pdeathsig_preexec() -> Callable[[], None] | None:
@@ -145,16 +180,42 @@ def live_session_members(sid: int) -> list[tuple[int, int]] | None:
     return members
 
 
-def signal_session(sid: int, sig: int) -> bool:
+def signal_session(sid: int, sig: int, spare: tuple[str, ...] = ()) -> bool:
     """Send ``sig`` to the group ``sid`` and to every other process group of session ``sid``.
 
     All those groups belong to the session (``setpgid`` cannot cross sessions), so nothing
     outside the command is signalled.  False when nothing was there to signal.
+
+    ``spare`` names processes (``comm``) that are signalled one by one *except* those: the
+    sandbox's own processes, which would take the whole sandbox down with SIGKILL on SIGTERM.
     """
+    if spare:
+        sent = False
+        for pid in spared_members(sid, spare):
+            try:
+                os.kill(pid, sig)
+                sent = True
+            except (ProcessLookupError, PermissionError):
+                pass
+        return sent
     sent = signal_group(sid, sig)
     for pgid in {pgid for _, pgid in live_session_members(sid) or () if pgid != sid}:
         sent = signal_group(pgid, sig) or sent
     return sent
+
+
+def spared_members(sid: int, spare: tuple[str, ...]) -> list[int]:
+    """Pids of session ``sid``'s live processes whose name is not in ``spare``."""
+    pids = []
+    for pid, _ in live_session_members(sid) or ():
+        try:
+            with open(f"/proc/{pid}/comm", encoding="utf-8", errors="replace") as fh:
+                name = fh.read().strip()
+        except OSError:
+            continue
+        if name not in spare:
+            pids.append(pid)
+    return pids
 
 
 def session_alive(sid: int, leader: subprocess.Popen[bytes]) -> bool:

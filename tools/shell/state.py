@@ -26,6 +26,7 @@ from cairn.tools.shell.command import RunningCommand
 from cairn.tools.shell.env import SecretFilter, build_env, protect_agent_environment
 from cairn.tools.shell.process import INIT_SCRIPT, KILL_GRACE_S, TERM_GRACE_S, spawn
 from cairn.tools.shell.progress import LineFeed
+from cairn.tools.shell.sandbox import BackendStatus, Launch, Private, SandboxSpec, detect_backend
 from cairn.tools.shell.watchdog import Watchdog
 from cairn.tools.workspace import Workspace
 
@@ -34,10 +35,20 @@ class ShellClosedError(RuntimeError):
     """The session's shell was closed; no new commands start."""
 
 
+class SandboxUnavailableError(RuntimeError):
+    """A command must run sandboxed and no sandbox backend works here: it is not started."""
+
+
 class ShellState:
     """Shell state shared by ``bash``, ``bash_output`` and ``kill_bash`` within one session."""
 
-    def __init__(self, workspace: Workspace | str | os.PathLike[str], *, extra_secret_patterns=()) -> None:
+    def __init__(
+        self,
+        workspace: Workspace | str | os.PathLike[str],
+        *,
+        extra_secret_patterns=(),
+        sandbox_backend: BackendStatus | None = None,
+    ) -> None:
         self.workspace = workspace if isinstance(workspace, Workspace) else Workspace(workspace)
         self.root: Path = self.workspace.root
         self.secrets = SecretFilter(tuple(extra_secret_patterns or ()))
@@ -53,6 +64,8 @@ class ShellState:
         self._tmpdir: str | None = None
         self._counter = 0
         self._closed = False
+        #: Injected by tests; otherwise detected (once per process) on the first sandboxed command.
+        self._sandbox_backend = sandbox_backend
         self.changes = GitChanges(self.root, self.environment()[0])
         self._atexit_hook = functools.partial(_close_at_exit, weakref.ref(self))
         atexit.register(self._atexit_hook)
@@ -103,11 +116,32 @@ class ShellState:
 
     # -- starting ----------------------------------------------------------------------
     def _private_dir(self) -> str:
+        """``init/init.sh`` (read-only in a sandbox), ``cwd/`` (exit-trap files), ``tmp/``."""
         if self._tmpdir is None:
             self._tmpdir = tempfile.mkdtemp(prefix="cairn-shell-")
-            with open(os.path.join(self._tmpdir, "init.sh"), "w", encoding="utf-8") as fh:
+            for sub in ("init", "cwd", "tmp"):
+                os.mkdir(os.path.join(self._tmpdir, sub), 0o700)
+            with open(os.path.join(self._tmpdir, "init", "init.sh"), "w", encoding="utf-8") as fh:
                 fh.write(INIT_SCRIPT)
         return self._tmpdir
+
+    @property
+    def sandbox_backend(self) -> BackendStatus:
+        if self._sandbox_backend is None:
+            self._sandbox_backend = detect_backend()
+        return self._sandbox_backend
+
+    def _launch(self, spec: SandboxSpec | None, cwd: str, private: str) -> Launch | None:
+        if spec is None or not spec.enabled:
+            return None
+        status = self.sandbox_backend
+        if status.backend is None:
+            raise SandboxUnavailableError(
+                f"this command must run in the {spec.profile} sandbox, and no sandbox backend works "
+                f"on this machine ({status.problem})"
+            )
+        paths = Private(*(os.path.join(private, sub) for sub in ("init", "cwd", "tmp")))
+        return status.backend.launch(spec, cwd=cwd, private=paths)
 
     def start(
         self,
@@ -116,24 +150,31 @@ class ShellState:
         timeout_s: float | None,
         background: bool = False,
         feed: LineFeed | None = None,
+        sandbox: SandboxSpec | None = None,
     ) -> tuple[RunningCommand, list[str]]:
-        """Start ``command`` in the current directory; returns it and notes for the model."""
+        """Start ``command`` in the current directory; returns it and notes for the model.
+
+        ``sandbox`` confines it (``None`` or profile ``off``: no sandbox); raises
+        ``SandboxUnavailableError`` when it must be confined and cannot be.
+        """
         with self._lock:
             if self._closed:
                 raise ShellClosedError("the shell of this session is closed")
             cwd, note = self._usable_cwd()
             self._counter += 1
             private = self._private_dir()
-            cwd_file = os.path.join(private, f"cwd-{self._counter}")
+            cwd_file = os.path.join(private, "cwd", f"cwd-{self._counter}")
             env, _ = self.environment(str(cwd))
+            launch = self._launch(sandbox, str(cwd), private)
             proc = spawn(
                 command,
                 cwd=str(cwd),
                 env=env,
-                init_file=os.path.join(private, "init.sh"),
+                init_file=os.path.join(private, "init", "init.sh"),
                 cwd_file=cwd_file,
                 user_bash_env=os.environ.get("BASH_ENV"),
                 die_with_parent=not background,  # PDEATHSIG would fire when this thread ends
+                launch=launch,
             )
             self._watchdog.register(proc.pid)
             run = RunningCommand(
@@ -146,6 +187,9 @@ class ShellState:
                 term_grace_s=self.term_grace_s,
                 kill_grace_s=self.kill_grace_s,
                 on_finish=self._finished,
+                spare_on_term=launch.wrapper_names if launch is not None else (),
+                contained=launch.contains_processes if launch is not None else False,
+                sandbox=sandbox.profile if sandbox is not None else "off",
             )
             if not background:
                 self._foreground.add(run)
@@ -157,9 +201,14 @@ class ShellState:
             self._foreground.discard(run)
 
     def start_task(
-        self, command: str, *, timeout_s: float | None, description: str | None = None
+        self,
+        command: str,
+        *,
+        timeout_s: float | None,
+        description: str | None = None,
+        sandbox: SandboxSpec | None = None,
     ) -> BackgroundTask:
-        run, _ = self.start(command, timeout_s=timeout_s, background=True)
+        run, _ = self.start(command, timeout_s=timeout_s, background=True, sandbox=sandbox)
         return self._tasks.add(run, description=description, cwd=self.display(run.cwd))
 
     # -- tasks -------------------------------------------------------------------------

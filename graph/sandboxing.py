@@ -1,0 +1,89 @@
+"""A session's sandbox: the settings, the detected backend, and the spec each shell call gets.
+
+The policy chooses a profile per call (``Verdict.sandbox``, stored on the call); this module
+turns it into the :class:`~cairn.tools.shell.sandbox.SandboxSpec` the ``bash`` tool runs
+under, with the workspace's protected paths and the secret locations to hide.  Detection runs
+one probe per process (cached by the tools layer).
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+
+from cairn.policy.sandbox import (
+    OFF,
+    WORKSPACE_WRITE,
+    SandboxSettings,
+    hidden_paths,
+    load_sandbox_settings,
+    protected_in_workspace,
+    sandbox_state,
+)
+from cairn.tools.shell.sandbox import SandboxSpec, detect_backend
+
+
+class SandboxWarning(UserWarning):
+    """Shell commands run without an OS sandbox in this session (turned off, or none works)."""
+
+
+@dataclass(frozen=True)
+class SandboxSetup:
+    """What a session knows about sandboxing: ``state`` is ``on``, ``off`` or ``unavailable``."""
+
+    state: str
+    backend: str
+    root: Path
+    settings: SandboxSettings
+    problem: str | None = None
+
+    @classmethod
+    def detect(cls, root: Path, settings: SandboxSettings | None = None) -> SandboxSetup:
+        settings = settings if settings is not None else load_sandbox_settings(root)
+        if not settings.enabled:
+            return cls("off", "none", root, settings)
+        status = detect_backend()
+        return cls(sandbox_state(settings, status.available), status.name, root, settings, status.problem)
+
+    def spec(self, profile: str | None) -> SandboxSpec | None:
+        """The spec for a shell call whose verdict chose ``profile`` (``None``: unsandboxed)."""
+        if self.state != "on":
+            return None
+        profile = profile or WORKSPACE_WRITE  # a call routed before sandboxes existed
+        if profile == OFF:
+            return None
+        read_only, placeholders = protected_in_workspace(self.root)
+        return SandboxSpec.for_workspace(
+            profile,
+            self.root,
+            read_only_paths=read_only,
+            placeholder_dirs=placeholders,
+            hidden_paths=hidden_paths(self.settings.hidden),
+        )
+
+    def notice(self) -> str | None:
+        """The one line to show at startup when commands are not sandboxed, else ``None``."""
+        if self.state == "off":
+            return (
+                f'WARNING: the shell sandbox is OFF (sandbox = "off" in {self.settings.off_by}): '
+                "commands the policy allows run with your full user rights, as in cairn < 0.2."
+            )
+        if self.state == "unavailable":
+            return (
+                f"WARNING: no shell sandbox works on this machine ({self.problem}); commands that "
+                "would have run sandboxed without asking now ask you first."
+            )
+        return None
+
+
+_warned: set[tuple[str, str]] = set()
+
+
+def warn_once(setup: SandboxSetup) -> None:
+    """Say once per process (per workspace) that commands are not sandboxed."""
+    message = setup.notice()
+    key = (str(setup.root), setup.state)
+    if message and key not in _warned:
+        _warned.add(key)
+        warnings.warn(message, SandboxWarning, stacklevel=3)

@@ -1,0 +1,106 @@
+"""What the OS sandbox adds to a command: ``true`` through the bash tool with and without it.
+
+Run: ``.venv/bin/python tests/benchmarks/bench_sandbox.py [REPEATS]`` (default 21).  One
+session; the three variants are interleaved round by round so machine load hits them alike;
+medians.  The specs are the ones the graph builds (protected paths, hidden secret locations).
+The target is at most ~15 ms added per command.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+
+from cairn.policy.sandbox import hidden_paths, protected_in_workspace
+from cairn.tools.base import RiskLevel, ToolContext
+from cairn.tools.services import ToolServices
+from cairn.tools.shell.bash import BashTool
+from cairn.tools.shell.sandbox import SandboxSpec, detect_backend
+from cairn.tools.workspace import Workspace
+
+
+def spec(profile: str, root: str) -> SandboxSpec:
+    read_only, placeholders = protected_in_workspace(root)
+    return SandboxSpec.for_workspace(
+        profile, root, read_only_paths=read_only, placeholder_dirs=placeholders, hidden_paths=hidden_paths()
+    )
+
+
+def main(repeats: int) -> None:
+    started = time.perf_counter()
+    status = detect_backend()
+    print(
+        f"backend: {status.name} (detected in {(time.perf_counter() - started) * 1000:.1f} ms, once per process)"
+    )
+    if not status.available:
+        print(f"no sandbox backend: {status.problem}")
+        return
+    root = os.path.realpath(tempfile.mkdtemp(prefix="cairn-bench-sandbox-"))
+    os.makedirs(os.path.join(root, ".git", "hooks"))
+    ws = Workspace(root)
+    services = ToolServices(ws)
+    tool = BashTool(ws, services)
+    variants = {
+        "no sandbox": None,
+        "read-only": spec("read-only", root),
+        "workspace-write": spec("workspace-write", root),
+    }
+    times: dict[str, list[float]] = {name: [] for name in variants}
+    try:
+        for sandbox in variants.values():  # warm up each path once
+            assert tool.execute({"command": "true"}, ToolContext(risk=RiskLevel.LOW, sandbox=sandbox)).ok
+        for _ in range(repeats):
+            for name, sandbox in variants.items():
+                ctx = ToolContext(risk=RiskLevel.LOW, sandbox=sandbox)
+                t0 = time.perf_counter()
+                result = tool.execute({"command": "true"}, ctx)
+                times[name].append(time.perf_counter() - t0)
+                assert result.ok, result.error
+        raw = raw_bwrap(root, repeats) if status.name == "bwrap" else None
+    finally:
+        services.close()
+        shutil.rmtree(root, ignore_errors=True)
+    report(f"`true` through the bash tool, median of {repeats} (interleaved):", times, "no sandbox")
+    if raw is not None:
+        report(f"the bwrap launch alone (no cairn), median of {repeats}:", raw, "true")
+    print(f"load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} CPUs")
+
+
+def report(title: str, times: dict[str, list[float]], baseline: str) -> None:
+    base = statistics.median(times[baseline]) * 1000
+    print(title)
+    for name, values in times.items():
+        med = statistics.median(values) * 1000
+        extra = "" if name == baseline else f"  +{med - base:.1f} ms  ({med / base:.2f} x)"
+        print(f"  {name:16s} {med:6.1f} ms{extra}")
+
+
+def raw_bwrap(root: str, repeats: int) -> dict[str, list[float]]:
+    """``bwrap ARGS -- /bin/true`` with the read-only profile's arguments, beside ``/bin/true``."""
+    import subprocess
+
+    from cairn.tools.shell.sandbox import Private
+    from cairn.tools.shell.sandbox.bwrap import BwrapBackend
+
+    scratch = tempfile.mkdtemp(prefix="cairn-bench-private-")
+    private = Private(*(os.path.join(scratch, d) for d in ("init", "cwd", "tmp")))
+    for path in private.__dict__.values():
+        os.mkdir(path)
+    launch = BwrapBackend().launch(spec("read-only", root), cwd=root, private=private)
+    variants = {"true": ["/bin/true"], "bwrap true": [*launch.argv_prefix[:-3], "--", "/bin/true"]}
+    times: dict[str, list[float]] = {name: [] for name in variants}
+    for _ in range(repeats):
+        for name, argv in variants.items():
+            t0 = time.perf_counter()
+            subprocess.run(argv, check=True)
+            times[name].append(time.perf_counter() - t0)
+    shutil.rmtree(scratch, ignore_errors=True)
+    return times
+
+
+if __name__ == "__main__":
+    main(int(sys.argv[1]) if len(sys.argv) > 1 else 21)

@@ -1,0 +1,119 @@
+"""Which sandbox backend works on this machine: decided once per process, by running a probe.
+
+A backend "works" when a command started under its ``read-only`` profile runs *and* its
+attempt to write into a directory outside the sandbox fails.  The answer is cached.
+
+``CAIRN_SANDBOX_BACKEND`` chooses: ``auto`` (default: bubblewrap, then Landlock), ``bwrap``,
+``landlock``, or ``none`` (behave as if no backend worked: what would run sandboxed without
+a person then asks).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import tempfile
+import threading
+from dataclasses import dataclass
+
+from cairn.tools.shell.sandbox.backend import Private, SandboxBackend
+from cairn.tools.shell.sandbox.bwrap import BwrapBackend
+from cairn.tools.shell.sandbox.landlock_backend import LandlockBackend
+from cairn.tools.shell.sandbox.spec import READ_ONLY, SandboxSpec
+
+CHOICES = ("auto", "bwrap", "landlock", "none")
+_PROBE_TIMEOUT_S = 10.0
+_PROBE = '( : > "$1/escaped" ) 2>/dev/null && exit 3; exit 0'
+
+
+@dataclass(frozen=True)
+class BackendStatus:
+    """The outcome of detection: a working backend, or why there is none."""
+
+    backend: SandboxBackend | None
+    problem: str | None = None
+
+    @property
+    def name(self) -> str:
+        return self.backend.name if self.backend is not None else "none"
+
+    @property
+    def available(self) -> bool:
+        return self.backend is not None
+
+
+_cache: dict[str, BackendStatus] = {}
+_lock = threading.Lock()
+
+
+def backend_choice() -> str:
+    choice = (os.environ.get("CAIRN_SANDBOX_BACKEND") or "auto").strip().lower()
+    return choice if choice in CHOICES else "auto"
+
+
+def detect_backend(choice: str | None = None) -> BackendStatus:
+    """The working backend for ``choice`` (default: ``CAIRN_SANDBOX_BACKEND``), cached."""
+    choice = choice or backend_choice()
+    with _lock:
+        if choice not in _cache:
+            _cache[choice] = _detect(choice)
+        return _cache[choice]
+
+
+def _detect(choice: str) -> BackendStatus:
+    if choice == "none":
+        return BackendStatus(None, "sandboxing is turned off by CAIRN_SANDBOX_BACKEND=none")
+    candidates: list[SandboxBackend] = []
+    if choice in ("auto", "bwrap"):
+        candidates.append(BwrapBackend())
+    if choice in ("auto", "landlock"):
+        candidates.append(LandlockBackend())
+    problems: list[str] = []
+    for backend in candidates:
+        problem = backend.problem() or probe(backend)
+        if problem is None:
+            return BackendStatus(backend)
+        problems.append(f"{backend.name}: {problem}")
+    return BackendStatus(None, "; ".join(problems))
+
+
+def probe(backend: SandboxBackend) -> str | None:
+    """Run a harmless command under ``backend``'s read-only profile; ``None`` if it was confined."""
+    base = tempfile.mkdtemp(prefix="cairn-sandbox-probe-")
+    try:
+        outside = os.path.join(base, "outside")
+        private = Private(*(os.path.join(base, d) for d in ("init", "cwd", "tmp")))
+        for path in (outside, *private.__dict__.values()):
+            os.mkdir(path)
+        spec = SandboxSpec(READ_ONLY, visible_roots=(outside,))
+        launch = backend.launch(spec, cwd=outside, private=private)
+        try:
+            done = subprocess.run(
+                [*launch.argv_prefix, "/bin/sh", "-c", _PROBE, "sh", outside],
+                env={**os.environ, **launch.env},
+                stdin=subprocess.DEVNULL,
+                capture_output=True,
+                timeout=_PROBE_TIMEOUT_S,
+                preexec_fn=launch.preexec,
+                close_fds=True,
+            )
+        finally:
+            if launch.cleanup is not None:
+                launch.cleanup()
+        if os.path.exists(os.path.join(outside, "escaped")):
+            return "the probe could write outside its sandbox"
+        if done.returncode != 0:
+            err = done.stderr.decode("utf-8", "replace").strip().splitlines()
+            return f"the probe failed (exit {done.returncode}){': ' + err[-1] if err else ''}"
+        return None
+    except (OSError, subprocess.SubprocessError, ValueError) as exc:
+        return f"the probe could not run: {exc}"
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def reset_cache() -> None:
+    """Forget detected backends (tests that change CAIRN_SANDBOX_BACKEND)."""
+    with _lock:
+        _cache.clear()

@@ -1,0 +1,96 @@
+"""What a sandboxed command may see and touch: plain data, filled by the caller.
+
+The tools never import the policy.  The graph turns the policy's verdict (a profile name)
+into a :class:`SandboxSpec` and hands it to the ``bash`` tool through ``ToolContext``;
+a backend (:mod:`.bwrap`, :mod:`.landlock_backend`) turns the spec into a launch.
+
+Profiles:
+
+* ``read-only``: the whole filesystem read-only (the workspace too), a private writable
+  ``/tmp``, no network, the hidden paths empty or unreadable;
+* ``workspace-write``: the same, plus ``writable_roots`` (the workspace) writable, except
+  ``read_only_paths`` inside them (``.git/hooks``, ``.git/config``, ``.cairn``, ...);
+* ``off``: no sandbox; the command runs as the agent's user, as before.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+READ_ONLY = "read-only"
+WORKSPACE_WRITE = "workspace-write"
+OFF = "off"
+PROFILES = (READ_ONLY, WORKSPACE_WRITE, OFF)
+
+
+@dataclass(frozen=True)
+class SandboxSpec:
+    """One command's sandbox.  Paths are absolute; missing ones are skipped by the backends."""
+
+    profile: str
+    #: Directories the command may write (workspace-write: the workspace root).
+    writable_roots: tuple[str, ...] = ()
+    #: Paths inside ``writable_roots`` that stay read-only (protected: hooks, config, settings).
+    read_only_paths: tuple[str, ...] = ()
+    #: Protected directories, read-only like ``read_only_paths``, and created empty when
+    #: missing so they can be mounted (an empty directory is invisible to git): ``.cairn``,
+    #: ``.git/hooks``.
+    placeholder_dirs: tuple[str, ...] = ()
+    #: Secret locations shown empty (directories) or unreadable (files).
+    hidden_paths: tuple[str, ...] = ()
+    #: Directories that must stay visible read-only even under the private /tmp (the workspace).
+    visible_roots: tuple[str, ...] = ()
+    #: Network access.  Off for every profile today; ``allowed_domains`` is reserved for a
+    #: later proxy that opens named hosts (it must stay empty until then).
+    network: bool = False
+    allowed_domains: tuple[str, ...] = field(default=())
+
+    def __post_init__(self) -> None:
+        if self.profile not in PROFILES:
+            raise ValueError(
+                f"unknown sandbox profile {self.profile!r}; expected one of {', '.join(PROFILES)}"
+            )
+        if self.allowed_domains:
+            raise ValueError("allowed_domains is not supported yet: sandboxed commands have no network")
+        if self.profile == READ_ONLY and self.writable_roots:
+            raise ValueError("a read-only sandbox has no writable roots")
+
+    @property
+    def enabled(self) -> bool:
+        return self.profile != OFF
+
+    @classmethod
+    def off(cls) -> SandboxSpec:
+        return cls(OFF)
+
+    @classmethod
+    def for_workspace(
+        cls,
+        profile: str,
+        root: str | os.PathLike[str],
+        *,
+        read_only_paths: tuple[str, ...] = (),
+        placeholder_dirs: tuple[str, ...] = (),
+        hidden_paths: tuple[str, ...] = (),
+    ) -> SandboxSpec:
+        """The usual spec: ``root`` visible, and writable in ``workspace-write``."""
+        root = os.fspath(root)
+        if profile == OFF:
+            return cls.off()
+        writable = (root,) if profile == WORKSPACE_WRITE else ()
+        return cls(
+            profile,
+            writable_roots=writable,
+            read_only_paths=read_only_paths if writable else (),
+            placeholder_dirs=placeholder_dirs if writable else (),
+            hidden_paths=hidden_paths,
+            visible_roots=(root,),
+        )
+
+    def describe(self) -> str:
+        """One line for people: what the command can do."""
+        if self.profile == OFF:
+            return "no sandbox"
+        what = "workspace writable" if self.writable_roots else "read-only filesystem"
+        return f"sandbox {self.profile}: {what}, private /tmp, no network, secrets hidden"
