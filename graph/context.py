@@ -42,6 +42,8 @@ class AgentContext:
     session_context: str | None = None
     #: ``full`` or ``lean`` (``cairn.graph.profiles``).
     tool_profile: str = "full"
+    #: Takes rewind snapshots around calls that may change files (``before``/``after(call_id)``).
+    snapshots: Any = None
     _bound: dict[str, Any] = field(default_factory=dict)
 
     def emit(self, kind: str, **payload: Any) -> None:

@@ -48,6 +48,7 @@ def make_context(session: SessionHost, stream: bool, on_event: EventCallback | N
         system_prompt=system_prompt,
         session_context=build_session_context(session.workspace.root, memory=load_memory(session.workspace)),
         tool_profile=profile,
+        snapshots=session.snapshotter,
     )
 
 

@@ -1,0 +1,61 @@
+"""Taking a session's snapshots: the shadow repository plus the snapshot log.
+
+``before`` runs before a call's ``executing`` record, ``after`` the moment its tool
+returns.  A failed snapshot (git missing, a disk error) never stops the call: the
+failure is logged with the call so a later rewind can say why it cannot restore.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+
+from cairn.checkpoints.location import state_dir
+from cairn.checkpoints.shadow_repo import DEFAULT_MAX_FILE_BYTES, ShadowRepo, SnapshotError, shadow_dir_for
+from cairn.checkpoints.snapshot_log import SnapshotLog
+
+MAX_BYTES_ENV = "CAIRN_SNAPSHOT_MAX_FILE_BYTES"
+
+
+def max_file_bytes(explicit: int | None = None) -> int:
+    """The per-file size bound: the argument, else ``$CAIRN_SNAPSHOT_MAX_FILE_BYTES``, else 10 MiB."""
+    if explicit is not None:
+        return explicit
+    raw = os.environ.get(MAX_BYTES_ENV, "").strip()
+    try:
+        return int(raw) if raw else DEFAULT_MAX_FILE_BYTES
+    except ValueError:
+        return DEFAULT_MAX_FILE_BYTES
+
+
+class Snapshotter:
+    """Snapshots of one session's workspace, recorded against its call ids."""
+
+    def __init__(
+        self, log: SnapshotLog, thread_id: str, workspace: Path, *, max_bytes: int | None = None
+    ) -> None:
+        self.log = log
+        self.thread_id = thread_id
+        self.repo = ShadowRepo(
+            shadow_dir_for(state_dir(), workspace),
+            workspace,
+            index_name=thread_id,
+            max_file_bytes=max_file_bytes(max_bytes),
+        )
+        self._lock = threading.Lock()  # one index per session: parallel calls take turns
+
+    def take(self, call_id: str, phase: str) -> None:
+        with self._lock:
+            try:
+                snap = self.repo.snapshot()
+            except (SnapshotError, OSError) as exc:
+                self.log.record(self.thread_id, call_id, phase, tree=None, error=str(exc))
+                return
+            self.log.record(self.thread_id, call_id, phase, tree=snap.tree, skipped=snap.skipped)
+
+    def before(self, call_id: str) -> None:
+        self.take(call_id, "before")
+
+    def after(self, call_id: str) -> None:
+        self.take(call_id, "after")
