@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import os
 from pathlib import Path
 
@@ -77,7 +78,7 @@ def _same_git(ws: Path, before: dict[str, str], *, status: bool) -> None:
 
 def test_rewind_to_each_call_restores_exact_bytes_and_modes(ran):
     s, ws, states, git_before = ran
-    assert all(a != b for a, b in zip(states, states[1:], strict=False))  # every call changed something
+    assert all(a != b for a, b in itertools.pairwise(states))  # every call changed something
     for index, group in enumerate(CALLS):
         call_id = group[-1]["id"]
         r = s.rewind(call_id, code=True, conversation=False)
@@ -91,7 +92,7 @@ def test_rewind_to_each_call_restores_exact_bytes_and_modes(ran):
 
 
 def test_snapshots_skip_read_only_calls_and_come_before_the_executing_record(ran):
-    s, _ws_, _states, _git = ran
+    s, *_ = ran
     snaps = s.store.snapshots.snapshots(s.id)
     snapped = {r.call_id for r in snaps}
     assert "read1" not in snapped and snapped == {g[-1]["id"] for g in CALLS}
@@ -172,7 +173,7 @@ def test_dry_run_shows_diffs_and_changes_nothing(ran):
 
 
 def test_undo_one_call_where_it_is_the_latest_change(ran):
-    s, ws, states, _git = ran
+    s, ws, *_ = ran
     assert s.undo_problem("mv1") is None
     assert "changed the same files later" in (s.undo_problem("edit1") or "")
     r = s.undo_call("mv1")
@@ -229,7 +230,7 @@ def test_the_shadow_repository_lives_in_the_state_directory(ran):
 
 
 def test_a_stale_index_lock_from_a_killed_snapshot_is_cleared(ran):
-    s, ws, _states, _git = ran
+    s, *_ = ran
     repo = s.snapshotter.repo
     Path(f"{repo.index}.lock").write_text("")
     assert repo.snapshot().tree
