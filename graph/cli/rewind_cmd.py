@@ -11,7 +11,7 @@ from cairn.graph.cli.options import Options
 
 
 def run_rewind(ns: Any, opts: Options) -> int:
-    from cairn import Session, SessionError
+    from cairn.graph.session import Session, SessionError
 
     chosen = sum(x is not None and x is not False for x in (ns.call_id, ns.turn, ns.redo or None))
     if chosen != 1:
