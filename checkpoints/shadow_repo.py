@@ -125,8 +125,8 @@ class ShadowRepo:
                     self.git("config", key, value, work_tree=False)
             info = self.git_dir / "info"
             info.mkdir(exist_ok=True)
-            (info / "attributes").write_text(_ATTRIBUTES)
-            (info / "exclude").write_text(self._excludes())
+            _write_if_changed(info / "attributes", _ATTRIBUTES)
+            _write_if_changed(info / "exclude", self._excludes())
             self.index.parent.mkdir(exist_ok=True)
             self._seed_index()
             self._ready = True
@@ -136,7 +136,11 @@ class ShadowRepo:
         """A new session starts from the newest index of the workspace: its stat cache is warm."""
         if self.index.exists():
             return
-        others = [p for p in self.index.parent.glob("*") if not p.name.endswith(".lock")]
+        others = [
+            p
+            for p in self.index.parent.glob("*")
+            if not p.name.endswith(".lock") and not p.name.startswith(".")
+        ]
         if others:
             newest = max(others, key=lambda p: p.stat().st_mtime)
             tmp = self.index.with_name(self.index.name + ".seed")
@@ -145,7 +149,7 @@ class ShadowRepo:
 
     def _excludes(self) -> str:
         """The workspace repository's ``info/exclude`` (read only), plus cairn's own."""
-        lines = [".git/", ".cairn/runs/"]
+        lines = [".git/"]
         user_git = _find_git_dir(self.workspace)
         if user_git is not None:
             try:
@@ -190,7 +194,7 @@ class ShadowRepo:
             self.git("update-index", "--add", "--remove", "--replace", "-z", "--stdin", data=_nul(update))
         if remove:
             self.git("update-index", "--force-remove", "-z", "--stdin", data=_nul(remove))
-        tree = self.git("write-tree").decode().strip()
+        tree = self.git("write-tree", "--missing-ok").decode().strip()
         return Snapshot(tree, skipped)
 
     def keep(self, ref: str, tree: str) -> None:
@@ -250,6 +254,18 @@ class ShadowRepo:
             found[blob] = out[end + 1 : end + 1 + size]
             pos = end + 1 + size + 1
         return found
+
+
+def _write_if_changed(path: Path, text: str) -> None:
+    """Atomically, and only when needed: another session may be reading it."""
+    try:
+        if path.read_text() == text:
+            return
+    except OSError:
+        pass
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(text)
+    os.replace(tmp, path)
 
 
 def _without(env: dict[str, str], *names: str) -> dict[str, str]:

@@ -44,8 +44,41 @@ class Snapshotter:
             max_file_bytes=max_file_bytes(max_bytes),
         )
         self._lock = threading.Lock()  # one index per session: parallel calls take turns
+        self._warming: threading.Thread | None = None
+
+    def warm(self) -> None:
+        """Build the index once in the background, so the first call does not wait for it.
+
+        The first snapshot of a workspace hashes every file (seconds on a large tree); later
+        ones only look at what changed.  The warm-up writes its own index file and moves it
+        into place when done, so it never contends for the session's index lock and may
+        outlive the run; the first snapshot waits for it instead of doing the work twice.
+        """
+        if self._warming is not None or self.repo.index.exists():
+            return
+        self._warming = threading.Thread(target=self._warm, name="cairn-snapshot-warmup", daemon=True)
+        self._warming.start()
+
+    def _warm(self) -> None:
+        repo = self.repo
+        scratch = ShadowRepo(
+            repo.git_dir,
+            repo.workspace,
+            index_name=f".warm-{self.thread_id}-{os.getpid()}",
+            max_file_bytes=repo.max_file_bytes,
+        )
+        try:
+            scratch.snapshot()
+            if not repo.index.exists():
+                os.replace(scratch.index, repo.index)
+        except (SnapshotError, OSError):
+            pass  # the call's own snapshot reports the problem
+        finally:
+            scratch.index.unlink(missing_ok=True)
 
     def take(self, call_id: str, phase: str) -> None:
+        if self._warming is not None:
+            self._warming.join()
         with self._lock:
             try:
                 snap = self.repo.snapshot()

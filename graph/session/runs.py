@@ -66,6 +66,8 @@ def run_graph(
     context = make_context(session, stream, on_event)
     store = session.store
     store.sessions.update(session.id, status="running")
+    if session.snapshotter is not None:
+        session.snapshotter.warm()
     error: str | None = None
     try:
         updates = session._graph.stream(
