@@ -12,7 +12,13 @@ import threading
 from pathlib import Path
 
 from cairn.checkpoints.location import state_dir
-from cairn.checkpoints.shadow_repo import DEFAULT_MAX_FILE_BYTES, ShadowRepo, SnapshotError, shadow_dir_for
+from cairn.checkpoints.shadow_repo import (
+    DEFAULT_MAX_FILE_BYTES,
+    ShadowRepo,
+    Snapshot,
+    SnapshotError,
+    shadow_dir_for,
+)
 from cairn.checkpoints.snapshot_log import SnapshotLog
 
 MAX_BYTES_ENV = "CAIRN_SNAPSHOT_MAX_FILE_BYTES"
@@ -76,16 +82,20 @@ class Snapshotter:
         finally:
             scratch.index.unlink(missing_ok=True)
 
-    def take(self, call_id: str, phase: str) -> None:
+    def snapshot(self) -> Snapshot:
+        """The workspace now (after any warm-up); raises ``SnapshotError``."""
         if self._warming is not None:
             self._warming.join()
         with self._lock:
-            try:
-                snap = self.repo.snapshot()
-            except (SnapshotError, OSError) as exc:
-                self.log.record(self.thread_id, call_id, phase, tree=None, error=str(exc))
-                return
-            self.log.record(self.thread_id, call_id, phase, tree=snap.tree, skipped=snap.skipped)
+            return self.repo.snapshot()
+
+    def take(self, call_id: str, phase: str) -> None:
+        try:
+            snap = self.snapshot()
+        except (SnapshotError, OSError) as exc:
+            self.log.record(self.thread_id, call_id, phase, tree=None, error=str(exc))
+            return
+        self.log.record(self.thread_id, call_id, phase, tree=snap.tree, skipped=snap.skipped)
 
     def before(self, call_id: str) -> None:
         self.take(call_id, "before")

@@ -130,7 +130,7 @@ def _plan(
 ) -> CodePlan:
     repo = _repo(session)
     try:
-        now = repo.snapshot()
+        now = session.snapshotter.snapshot()
         return plan_restore(repo, target, now, later=later, paths=paths, force=force)
     except SnapshotError as exc:
         raise SessionError(f"cannot snapshot the workspace: {exc}") from None
@@ -177,7 +177,7 @@ def _apply(session: SessionHost, rewind_id: str, data: dict[str, Any]) -> Rewind
         result.restored = [p for p in result.restored if p not in failed]
         result.deleted = [p for p in result.deleted if p not in failed]
         try:
-            data["after_tree"] = repo.snapshot().tree
+            data["after_tree"] = session.snapshotter.snapshot().tree
         except SnapshotError:
             data["after_tree"] = None
     if data.get("conversation"):

@@ -83,5 +83,5 @@ def one_call_per_turn(calls: list[list[dict]]) -> list[dict]:
     return turns
 
 
-def session(ws: Path, db: str, turns: list[dict], **kwargs) -> Session:
-    return Session(ws, model=ScriptedChatModel.from_turns(turns), db=db, mode="bypass", **kwargs)
+def session(ws: Path, db: str, turns: list[dict], mode: str = "bypass", **kwargs) -> Session:
+    return Session(ws, model=ScriptedChatModel.from_turns(turns), db=db, mode=mode, **kwargs)

@@ -234,3 +234,18 @@ def test_a_stale_index_lock_from_a_killed_snapshot_is_cleared(ran):
     repo = s.snapshotter.repo
     Path(f"{repo.index}.lock").write_text("")
     assert repo.snapshot().tree
+
+
+def test_rewinding_a_paused_session_drops_its_undecided_calls(tmp_path):
+    ws = _ws(tmp_path)
+    s = session(ws, str(tmp_path / "cairn.db"), one_call_per_turn(CALLS[1:3]))
+    s.send("write")
+    s.set_mode("default")
+    r = s.send("sed")
+    assert r.status == "awaiting_approval" and [c.call_id for c in r.pending] == ["sed1"]
+    s.rewind(turn=2)
+    assert s.pending() == [] and s.state["pending_tool_calls"] == []
+    assert (ws / "new" / "w.txt").exists()  # turn 1's write stays
+    again = s.send("sed, again")
+    assert again.status == "awaiting_approval"  # a fresh branch from turn 2
+    assert [m.content for m in s.history() if isinstance(m, HumanMessage)] == ["write", "sed, again"]
