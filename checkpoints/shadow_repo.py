@@ -173,7 +173,7 @@ class ShadowRepo:
                 continue
             try:
                 st = os.lstat(self.workspace / path)
-            except FileNotFoundError:
+            except (FileNotFoundError, NotADirectoryError):
                 update.append(path)  # deleted: update-index --remove drops it
                 continue
             except OSError as exc:
