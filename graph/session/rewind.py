@@ -105,7 +105,8 @@ def undo_problem(session: SessionHost, call_id: str) -> str | None:
 
 def _undo_scope(session: SessionHost, items: list[CallSnapshots], call_id: str) -> tuple[int, list[str]]:
     repo = _repo(session)
-    found = [i for i, item in enumerate(items) if item.call_id == call_id or item.call_id.startswith(call_id)]
+    found = [i for i, item in enumerate(items) if item.call_id == call_id]
+    found = found or [i for i, item in enumerate(items) if item.call_id.startswith(call_id)]
     if len(found) != 1:
         raise SessionError(f"no file-changing call matching {call_id!r}")
     index = found[0]

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from langchain_core.messages import AIMessage, BaseMessage
 
 from cairn.checkpoints.code_rewind import CallSnapshots, call_snapshots, files_changed_by
+from cairn.checkpoints.shadow_repo import SnapshotError
 from cairn.checkpoints.snapshot_log import SnapshotRecord
 from cairn.graph.messages import is_person_message
 from cairn.graph.session.errors import SessionError
@@ -118,7 +119,10 @@ def rewind_points(session: SessionHost, messages: list[BaseMessage], *, limit: i
         elif isinstance(message, AIMessage) and turn and repo is not None:
             for cid in call_ids(message):
                 item = items.get(cid)
-                files = files_changed_by(repo, item) if item is not None else []
+                try:
+                    files = files_changed_by(repo, item) if item is not None else []
+                except SnapshotError:
+                    files = []
                 if files:
                     points.append(RewindPoint(turn, cid, cid, files))
     first_kept = max(0, turn - limit + 1)

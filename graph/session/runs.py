@@ -66,7 +66,7 @@ def run_graph(
     context = make_context(session, stream, on_event)
     store = session.store
     store.sessions.update(session.id, status="running")
-    if session.snapshotter is not None:
+    if session.snapshotter is not None and session.mode != "plan":
         session.snapshotter.warm()
     error: str | None = None
     try:
