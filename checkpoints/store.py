@@ -14,6 +14,7 @@ from cairn.checkpoints.journal import ToolJournal
 from cairn.checkpoints.location import resolve_location
 from cairn.checkpoints.pruning import prune_thread
 from cairn.checkpoints.sessions import SessionIndex
+from cairn.checkpoints.snapshot_log import SnapshotLog
 from cairn.checkpoints.transcript import Transcript
 
 
@@ -32,6 +33,7 @@ class Store:
     transcript: Transcript
     sessions: SessionIndex
     file_reads: FileReadLog
+    snapshots: SnapshotLog
 
     def prune(self, thread_id: str, *, keep_last: int = 20, min_batch: int = 40) -> int:
         return prune_thread(self.db, self.saver.serde, thread_id, keep_last=keep_last, min_batch=min_batch)
@@ -42,6 +44,7 @@ class Store:
         self.transcript.delete_thread(thread_id)
         self.sessions.delete(thread_id)
         self.file_reads.delete_thread(thread_id)
+        self.snapshots.delete_thread(thread_id)
 
     def close(self) -> None:
         conn: Any = getattr(self.saver, "conn", None)
@@ -84,4 +87,5 @@ def open_store(location: str | os.PathLike[str] | None = None) -> Store:
         transcript=Transcript(db),
         sessions=SessionIndex(db),
         file_reads=FileReadLog(db),
+        snapshots=SnapshotLog(db),
     )

@@ -82,7 +82,7 @@ def _dispatch(command: str | None, ns: object) -> int:
 
     opts = Options.from_args(ns)  # type: ignore[arg-type]
     if command != "demo" and not getattr(ns, "version", False):
-        opts.check_storage(create=command not in ("sessions", "show"))
+        opts.check_storage(create=command not in ("sessions", "show", "rewind"))
     if command is None:
         from cairn.graph.cli.run import run_main
 
@@ -99,6 +99,10 @@ def _dispatch(command: str | None, ns: object) -> int:
         from cairn.graph.cli.show import run_show
 
         return run_show(ns, opts)
+    if command == "rewind":
+        from cairn.graph.cli.rewind_cmd import run_rewind
+
+        return run_rewind(ns, opts)
     from cairn.graph.cli.demo import run_demo
 
     return run_demo(ns, opts)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import argparse
 
-SUBCOMMANDS = ("resume", "sessions", "show", "policy", "models", "demo")
+SUBCOMMANDS = ("resume", "sessions", "show", "rewind", "policy", "models", "demo")
 MODES = ("default", "accept-edits", "plan", "bypass")
 OUTPUT_FORMATS = ("text", "json", "stream-json")
 #: Options that take a value, so the scanner does not mistake the value for a subcommand.
@@ -45,6 +45,7 @@ commands:
   cairn resume [ID | --last]  continue a session (decide paused calls with --approve/--reject/...)
   cairn sessions [--all]      list sessions of this workspace
   cairn show ID [--json]      transcript and every tool call of a session
+  cairn rewind ID [CALL_ID | --turn N]   undo the agent's changes back to a call or turn
   cairn policy check ...      ask the policy what it would do with a call
   cairn models check          probe an OpenAI-compatible endpoint (tool calls, streaming, context)
   cairn demo                  offline tour with a scripted model (no key needed)
@@ -196,6 +197,34 @@ def show_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def rewind_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="cairn rewind",
+        description="Return the workspace and/or the conversation to just before a tool call or a "
+        "turn of yours. Files you changed since are conflicts, left alone unless --force. The "
+        "transcript keeps the rewound messages (cairn show lists them); --redo undoes the last rewind.",
+        epilog="exit codes: 0 done · 1 some files were not restored (listed) · 2 usage error",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        parents=[common_flags()],
+    )
+    parser.add_argument("session_id", metavar="SESSION_ID", help="id or unique prefix")
+    parser.add_argument("call_id", nargs="?", metavar="CALL_ID", help="rewind to just before this call")
+    parser.add_argument(
+        "--turn", type=_positive_int, metavar="N", help="rewind to just before your N-th message"
+    )
+    parser.add_argument("--redo", action="store_true", help="undo the last rewind")
+    what = parser.add_mutually_exclusive_group()
+    what.add_argument("--code", dest="scope", action="store_const", const="code", help="files only")
+    what.add_argument(
+        "--conversation", dest="scope", action="store_const", const="conversation", help="conversation only"
+    )
+    what.add_argument("--both", dest="scope", action="store_const", const="both", help="both (the default)")
+    parser.add_argument("--dry-run", action="store_true", help="list what would change, with diffs")
+    parser.add_argument("--force", action="store_true", help="also overwrite files changed since by you")
+    parser.add_argument("--json", action="store_true", help="one JSON object")
+    return parser
+
+
 def demo_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="cairn demo",
@@ -215,5 +244,6 @@ PARSERS = {
     "resume": resume_parser,
     "sessions": sessions_parser,
     "show": show_parser,
+    "rewind": rewind_parser,
     "demo": demo_parser,
 }

@@ -11,7 +11,7 @@ from typing import Any
 
 from rich.text import Text
 
-from cairn.graph.cli import slash
+from cairn.graph.cli import rewind_ui, slash
 from cairn.graph.cli.approval import Approver
 from cairn.graph.cli.driver import Driver
 from cairn.graph.cli.exits import AWAITING_APPROVAL, DONE, INTERRUPTED
@@ -35,6 +35,8 @@ class Interactive:
         self.mode = session.mode if session is not None else (opts.approval or "default")
         self._warm: Background | None = None
         self._driver: Driver | None = None
+        #: The call ``u`` at the prompt undoes (set after each run by ``rewind_ui.offer_undo``).
+        self.undo_offer: str | None = None
 
     # -- lifecycle -------------------------------------------------------------------------------
     def banner(self, root: str) -> None:
@@ -54,15 +56,18 @@ class Interactive:
         setup_history(str(state_dir() / "history"))
         try:
             if first:
-                self.driver().send(first)
+                self.send(first)
             while True:
                 text = self.read_message()
                 if not text:
                     continue
+                if text == "u" and self.undo_offer:
+                    rewind_ui.undo(self)
+                    continue
                 if text.startswith("/"):
                     slash.handle(text, self)
                     continue
-                self.driver().send(text)
+                self.send(text)
         except (EOFError, slash.Leave):
             self.console.print()
         return self.goodbye()
@@ -129,6 +134,9 @@ class Interactive:
             self.renderer.note(saved_note(self.opts, self.session.id[:12]))
 
     # -- pieces the slash commands use ------------------------------------------------------------
+    def send(self, text: str) -> None:
+        rewind_ui.offer_undo(self, self.driver().send(text))
+
     def driver(self) -> Driver:
         if self._driver is None:
             self._driver = Driver(self.get_session(), self.renderer, self.ctrlc, self.approver)
@@ -163,7 +171,7 @@ class Interactive:
         if self.session is None:
             self.renderer.note("  nothing to continue yet")
             return
-        self.driver().continue_()
+        rewind_ui.offer_undo(self, self.driver().continue_())
 
 
 def _home(path: str) -> str:

@@ -44,6 +44,8 @@ def open_session(ns: argparse.Namespace, opts: Options) -> Any:
         session = Session.resume(sid, db=opts.db, model=model, mode=opts.approval, max_steps=opts.max_steps)
     except (SessionError, ValueError) as exc:
         raise CliError(str(exc)) from exc
+    for done in session.recovered:  # a rewind a crash had cut short, completed now
+        print(done.summary(), file=sys.stderr)
     spec = session.model_spec
     if spec:
         preflight_model(spec)

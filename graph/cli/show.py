@@ -30,6 +30,7 @@ class Shown:
     mode: str
     history: list[Any]
     calls: list[Any]
+    rewinds: list[dict[str, Any]]
 
 
 def load(session_id: str, opts: Options) -> Shown:
@@ -53,10 +54,12 @@ def load(session_id: str, opts: Options) -> Shown:
         saved = store.saver.get_tuple({"configurable": {"thread_id": sid}})
         values = saved.checkpoint["channel_values"] if saved is not None else {}
         history = store.transcript.read(sid, values.get("head"))
+        from cairn.graph.cli.show_rewinds import rewinds_json
         from cairn.graph.session.calllog import assemble_calls
 
         calls = assemble_calls(store, sid, history, values)
-        return Shown(sid, record.workspace, record.status, record.mode, history, calls)
+        rewinds = rewinds_json(store, sid, message_json)
+        return Shown(sid, record.workspace, record.status, record.mode, history, calls, rewinds)
     finally:
         store.close()
 
@@ -113,6 +116,7 @@ def run_show(ns: Any, opts: Options) -> int:
             "status": shown.status,
             "messages": [message_json(m) for m in shown.history],
             "tool_calls": [call_json(c) for c in shown.calls],
+            "rewinds": shown.rewinds,
         }
         json.dump(doc, sys.stdout, ensure_ascii=False, indent=2, default=str)
         sys.stdout.write("\n")
@@ -148,10 +152,17 @@ def _print(shown: Shown, *, verbose: bool) -> None:
                 if call is None:
                     continue
                 asked = call.reason if call.risk and call.risk != "LOW" and call.reason else None
+<<<<<<< HEAD
                 note = f"policy: {asked}" if asked else None
                 if call.sandbox:
                     note = f"{note} · sandbox: {call.sandbox}" if note else f"sandbox: {call.sandbox}"
                 renderer.print_call(call.model_dump(mode="json"), note=note)
+=======
+                renderer.print_call(call.model_dump(mode="json"), note=f"policy: {asked}" if asked else None)
+    from cairn.graph.cli.show_rewinds import print_rewinds
+
+    print_rewinds(console, shown.rewinds)
+>>>>>>> refs/heads/rewind
 
 
 def _image_count(message: Any) -> int:

@@ -14,6 +14,9 @@ HELP = """\
   /sessions          this workspace's sessions
   /tasks             background commands this session started
   /continue          continue the last run (after an error or --max-steps)
+  /rewind            go back to before a turn or a call (files and/or conversation)
+  /rewind redo       undo the last rewind
+  u                  (after a run that changed files) undo the newest change
   /exit              leave (also Ctrl-D); the session can be resumed later
   Ctrl-C             stop the running tool or answer; twice to exit
   line ending in \\   continue the message on the next line"""
@@ -49,6 +52,10 @@ def handle(command: str, repl: Any) -> None:
         show_tasks(repl)
     elif name == "/continue":
         repl.continue_run()
+    elif name == "/rewind":
+        from cairn.graph.cli.rewind_ui import rewind_menu
+
+        rewind_menu(repl, rest)
     else:
         console.print(Text(f"  unknown command {name}; /help lists them", style="red"))
 

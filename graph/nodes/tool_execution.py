@@ -20,6 +20,7 @@ from langgraph.runtime import Runtime
 
 from cairn.checkpoints.errors import StoreBusy
 from cairn.graph.context import AgentContext
+from cairn.graph.nodes.snapshots import snapshot_after, snapshot_before
 from cairn.graph.state import TERMINAL_STATUSES, AgentState, ToolCallInfo, calls, dump_calls
 from cairn.tools.base import ToolContext, ToolResult
 
@@ -106,6 +107,7 @@ def _interrupt(call: ToolCallInfo, why: str, ctx: AgentContext) -> None:
 
 def _run_one(call: ToolCallInfo, ctx: AgentContext) -> None:
     journal = ctx.store.journal
+    snapshotted = snapshot_before(call, ctx)  # for rewind: before the `executing` record
     if not journal.mark_executing(ctx.thread_id, call.to_state()):
         call.status = "interrupted"
         call.error_msg = (
@@ -129,6 +131,8 @@ def _run_one(call: ToolCallInfo, ctx: AgentContext) -> None:
     if stopped:
         record["error_msg"] = "Stopped by the person (Ctrl-C) while running."
     _journal_result(ctx, record, data)
+    if snapshotted:
+        snapshot_after(call, ctx)
     if stopped:
         call.status = "interrupted"
         call.error_msg = record["error_msg"]

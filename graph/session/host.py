@@ -29,6 +29,9 @@ class SessionHost(Protocol):
     def model(self) -> Any: ...
 
     @property
+    def snapshotter(self) -> Any: ...
+
+    @property
     def rules(self) -> Any: ...
 
     @property

@@ -49,6 +49,7 @@ def make_context(session: SessionHost, stream: bool, on_event: EventCallback | N
         session_context=build_session_context(session.workspace.root, memory=load_memory(session.workspace)),
         tool_profile=profile,
         sandbox=session.sandbox,
+        snapshots=session.snapshotter,
     )
 
 
@@ -66,6 +67,8 @@ def run_graph(
     context = make_context(session, stream, on_event)
     store = session.store
     store.sessions.update(session.id, status="running")
+    if session.snapshotter is not None and session.mode != "plan":
+        session.snapshotter.warm()
     error: str | None = None
     try:
         updates = session._graph.stream(

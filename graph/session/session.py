@@ -27,6 +27,7 @@ from cairn.graph.context import EventCallback
 from cairn.graph.session.decision_methods import DecisionsMixin
 from cairn.graph.session.errors import SessionError
 from cairn.graph.session.result import RunResult
+from cairn.graph.session.rewind_methods import RewindMixin
 from cairn.graph.state import GATED_STATUSES, ToolCallInfo, calls
 from cairn.tools import ToolRegistry, ToolServices, Workspace, create_default_tools
 
@@ -36,7 +37,7 @@ FRESH_RUN: dict[str, Any] = {"run_steps": 0, "paused": None, "pause_reason": Non
 RECURSION_LIMIT = 10_000
 
 
-class Session(DecisionsMixin):
+class Session(DecisionsMixin, RewindMixin):
     """One agent conversation in one workspace, persisted under ``session.id``."""
 
     #: Where ``stream=True`` without ``on_event`` sends events. ``None``: the caller shows them.
@@ -57,6 +58,8 @@ class Session(DecisionsMixin):
         repeat_limit: int = 3,
         tool_profile: str | None = None,
         session_id: str | None = None,
+        snapshots: bool = True,
+        snapshot_max_file_bytes: int | None = None,
         _store: Store | None = None,
         _exclude_tools: tuple[str, ...] = (),
     ) -> None:
@@ -108,6 +111,18 @@ class Session(DecisionsMixin):
         from cairn.graph.session.subagent import make_subagent_runner
 
         self._services.subagent_runner = make_subagent_runner(self)
+        self.recovered: list[Any] = []
+        self._snapshotter: Any = None
+        if (
+            snapshots
+            and mode != "plan"
+            and os.environ.get("CAIRN_SNAPSHOTS", "1").lower() not in ("0", "off", "false")
+        ):
+            from cairn.checkpoints.snapshotter import Snapshotter
+
+            self._snapshotter = Snapshotter(
+                self.store.snapshots, self.id, self.workspace.root, max_bytes=snapshot_max_file_bytes
+            )
         reads = self._services.reads
         reads.seed(self.store.file_reads.load(self.id))
         reads.on_record = lambda record: self.store.file_reads.save(self.id, record)
@@ -134,7 +149,7 @@ class Session(DecisionsMixin):
                 why = "no session" if not matches else f"{len(matches)} sessions"
                 raise SessionError(f"{why} matching {session_id!r} in {store.location}")
             record = matches[0]
-        return cls(
+        session = cls(
             record.workspace,
             model=model if model is not None else (record.model or None),
             mode=mode or record.mode,
@@ -143,6 +158,11 @@ class Session(DecisionsMixin):
             session_id=record.session_id,
             _store=store,
         )
+        try:
+            session.recovered = session.recover_rewinds()
+        except SessionError:  # another process is running the session: it will recover
+            pass
+        return session
 
     @staticmethod
     def list(db: str | None = None, workspace: str | None = None) -> list[dict[str, Any]]:
@@ -158,6 +178,8 @@ class Session(DecisionsMixin):
         """Send a message and run until the agent is done or needs a person."""
         if not text.strip():
             raise ValueError("message is empty")
+        if any(r.status == "started" for r in self.store.snapshots.rewinds(self.id)):
+            self.recovered.extend(self.recover_rewinds())  # before the message joins the branch
         state = self._snapshot()
         gated = [c for c in calls(state.values.get("pending_tool_calls")) if c.status in GATED_STATUSES]
         # A run cut off before the model answered (model error, Ctrl-C) has nothing pending
@@ -263,6 +285,11 @@ class Session(DecisionsMixin):
 
     # -- internals ------------------------------------------------------------------------
     @property
+    def snapshotter(self) -> Any:
+        """Takes the rewind snapshots (None when snapshots are off)."""
+        return self._snapshotter
+
+    @property
     def model_spec(self) -> str | None:
         """The model as configured: a spec string (``gpt-4o``, ``script:FILE``) or None."""
         spec = self._model_spec
@@ -327,6 +354,9 @@ class Session(DecisionsMixin):
             on_event = sink()
         try:
             with self._run_lock.hold():
+                from cairn.graph.session.rewind import recover
+
+                self.recovered.extend(recover(self))
                 return run_graph(self, payload, stream=stream, on_event=on_event)
         except SessionBusy as exc:
             raise SessionError(str(exc)) from None
