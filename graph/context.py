@@ -42,13 +42,10 @@ class AgentContext:
     session_context: str | None = None
     #: ``full`` or ``lean`` (``cairn.graph.profiles``).
     tool_profile: str = "full"
-<<<<<<< HEAD
     #: The session's ``SandboxSetup`` (``cairn.graph.sandboxing``); ``None``: no sandbox.
     sandbox: Any = None
-=======
     #: Takes rewind snapshots around calls that may change files (``before``/``after(call_id)``).
     snapshots: Any = None
->>>>>>> refs/heads/rewind
     _bound: dict[str, Any] = field(default_factory=dict)
 
     def emit(self, kind: str, **payload: Any) -> None:

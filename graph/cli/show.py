@@ -152,17 +152,13 @@ def _print(shown: Shown, *, verbose: bool) -> None:
                 if call is None:
                     continue
                 asked = call.reason if call.risk and call.risk != "LOW" and call.reason else None
-<<<<<<< HEAD
                 note = f"policy: {asked}" if asked else None
                 if call.sandbox:
                     note = f"{note} · sandbox: {call.sandbox}" if note else f"sandbox: {call.sandbox}"
                 renderer.print_call(call.model_dump(mode="json"), note=note)
-=======
-                renderer.print_call(call.model_dump(mode="json"), note=f"policy: {asked}" if asked else None)
     from cairn.graph.cli.show_rewinds import print_rewinds
 
     print_rewinds(console, shown.rewinds)
->>>>>>> refs/heads/rewind
 
 
 def _image_count(message: Any) -> int:
