@@ -11,7 +11,7 @@ from typing import Any
 
 from rich.text import Text
 
-from cairn.graph.cli import slash
+from cairn.graph.cli import fmt, slash
 from cairn.graph.cli.approval import Approver
 from cairn.graph.cli.driver import Driver
 from cairn.graph.cli.exits import AWAITING_APPROVAL, DONE, INTERRUPTED
@@ -25,7 +25,7 @@ from cairn.graph.cli.warmup import Background, warm_imports
 class Interactive:
     def __init__(self, opts: Any, *, session: Any = None, spec: str | None = None) -> None:
         self.opts = opts
-        self.console = make_console()
+        self.console = make_console(plain=opts.plain)
         self.renderer = Renderer(self.console, verbose=opts.verbose)
         self.prompter = Prompter(self.console)
         self.approver = Approver(self.console, self.prompter, verbose=opts.verbose)
@@ -54,6 +54,7 @@ class Interactive:
         setup_history(str(state_dir() / "history"))
         try:
             if first:
+                self.echo(first)
                 self.driver().send(first)
             while True:
                 text = self.read_message()
@@ -66,6 +67,16 @@ class Interactive:
         except (EOFError, slash.Leave):
             self.console.print()
         return self.goodbye()
+
+    def echo(self, text: str) -> None:
+        """A prompt given on the command line, shown as if it had been typed at the prompt."""
+        lines = fmt.visible(text).splitlines() or [""]
+        shown = Text("› ", style="bold cyan")
+        shown.append(lines[0])
+        for more in lines[1:]:
+            shown.append("\n… ", style="dim")
+            shown.append(more)
+        self.console.print(shown, soft_wrap=True)
 
     def read_message(self) -> str | None:
         """One message; a trailing backslash continues it on the next line.
@@ -141,8 +152,10 @@ class Interactive:
             try:
                 if self._warm is not None:
                     self._warm.result()
+                from cairn.graph.cli.options import check_model
                 from cairn.graph.session.session import Session
 
+                check_model(self.spec)
                 self.session = Session(
                     self.opts.workspace_root(),
                     model=self.spec,
@@ -162,6 +175,9 @@ class Interactive:
     def continue_run(self) -> None:
         if self.session is None:
             self.renderer.note("  nothing to continue yet")
+            return
+        if self.session.status == "done" and not self.session.pending():
+            self.renderer.note("  nothing to continue: the last run finished; send a message to go on")
             return
         self.driver().continue_()
 

@@ -167,6 +167,7 @@ class Session(DecisionsMixin):
                 f"({', '.join(c.call_id for c in gated) or ', '.join(state.next)}); "
                 "decide them (approve/reject/retry/cancel) or continue_() first"
             )
+        self.model  # noqa: B018  (a model that cannot be built fails here, before the session is "running")
         head = self.store.transcript.append(self.id, state.values.get("head"), [HumanMessage(text)])
         self.store.sessions.update(self.id, title=_title(text), status="running")
         return self._run({"head": head, **FRESH_RUN}, stream, on_event)
