@@ -29,6 +29,8 @@ class Interactive:
         self.renderer = Renderer(self.console, verbose=opts.verbose)
         self.prompter = Prompter(self.console)
         self.approver = Approver(self.console, self.prompter, verbose=opts.verbose)
+        if session is not None:
+            self.approver.workspace = str(session.workspace.root)
         self.ctrlc = CtrlC(self.renderer, on_exit=self.exit_hint)
         self.session = session
         self.spec = spec or (session and session.model_spec) or ""
@@ -112,6 +114,8 @@ class Interactive:
             what = f"paused with {len(pending)} undecided call(s)" if pending else "saved"
             self.renderer.note(f"session {sid} {what} · resume: {self.opts.resume_command(sid)}")
         self.session.close(keep_background=self.keep_background_tasks())
+        for log in self.session.kept_logs:
+            self.renderer.note(f"kept running; output → {_home(log)}  (/tasks lists it next time)")
         return code
 
     def keep_background_tasks(self) -> bool:
@@ -128,8 +132,6 @@ class Interactive:
             keep = self.prompter.key(prompt, "sk") == "k"
         except (EOFError, KeyboardInterrupt):
             keep = False
-        if keep:
-            self.renderer.note("kept running; their output is no longer read (redirect it to a file)")
         return keep
 
     def exit_hint(self) -> None:
@@ -163,6 +165,7 @@ class Interactive:
                     mode=self.mode,
                     max_steps=self.opts.max_steps,
                 )
+                self.approver.workspace = str(self.session.workspace.root)
             finally:
                 self.renderer.finish()
         return self.session
