@@ -7,6 +7,7 @@ import os
 import signal
 import threading
 import time
+from pathlib import Path
 
 from cairn.tools.shell import bash_output
 from cairn.tools.shell.state import ShellState
@@ -202,7 +203,7 @@ def test_a_kept_task_writes_on_into_its_log_file_instead_of_dying_of_sigpipe(
     first = os.path.getsize(log)
     time.sleep(1.5)  # without a reader, `echo` would have died of SIGPIPE by now
     assert task.run.proc.poll() is None, "the kept task died"
-    text = open(log, encoding="utf-8").read()
+    text = Path(log).read_text(encoding="utf-8")
     assert os.path.getsize(log) > first and "line 0" in text and "err 0" in text
     numbers = [int(x.split()[1]) for x in text.splitlines() if x.startswith("line ")]
     assert numbers == list(range(len(numbers))) and len(numbers) >= 10  # nothing lost at the hand-off
