@@ -240,7 +240,9 @@ def demo_parser() -> argparse.ArgumentParser:
         "project, is killed mid-command, and resumes. No key or network needed.",
         parents=[common_flags()],
     )
-    parser.add_argument("--keep", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--keep", action="store_true", help="keep the temporary workspace and database (to `cairn show` it)"
+    )
     # Internal: the first phase runs in a child process that the demo kills.
     parser.add_argument("--phase", choices=("child",), help=argparse.SUPPRESS)
     parser.add_argument("--marker", help=argparse.SUPPRESS)
