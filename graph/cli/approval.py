@@ -40,8 +40,8 @@ class Approver:
         """
         decisions: dict[str, Any] = {}
         bulk: dict[str, Any] = {}  # kind ("ask"/"interrupted") -> decision for the remaining calls
-        many = len(calls) > 1 and not self.auto
-        if many:
+        listed = len(calls) > 1 and not self.auto
+        if listed:
             self.console.print(Text(f"  {len(calls)} tool calls need your decision:", style="bold yellow"))
             for call in calls:
                 self._line(self._short(call, "    "))
@@ -61,7 +61,7 @@ class Approver:
                 decisions[call.call_id] = decision
                 if for_all:
                     bulk[kind] = decision
-        if many:
+        if listed:
             self.console.print(Text("  decided:", style="bold"))
             for call in calls:
                 line = self._short(call, "    ")

@@ -128,7 +128,9 @@ def _resume_phase(
     ok = result.status == "done"
     _say(console, "done" if ok else result.status, f"session {session.id[:12]} · workspace {workspace}")
     if keep:
-        console.print(Text(f"  see it all: cairn show {session.id[:12]} --db {db}", style="dim"), soft_wrap=True)
+        console.print(
+            Text(f"  see it all: cairn show {session.id[:12]} --db {db}", style="dim"), soft_wrap=True
+        )
     session.close()
     return DONE if ok else ERROR
 

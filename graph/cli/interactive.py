@@ -42,8 +42,8 @@ class Interactive:
     def banner(self, root: str) -> None:
         line = Text("cairn", style="bold")
         line.append(f"  {self.spec or 'default model'} · {self.mode} · {_home(root)}", style="dim")
-        self.console.print(line, soft_wrap=True)
-        self.console.print(Text("Type a message · /help · Ctrl-C stops · Ctrl-D leaves", style="dim"))
+        self.renderer.line(line)
+        self.renderer.line(Text("Type a message · /help · Ctrl-C stops · Ctrl-D leaves", style="dim"))
 
     def start_warmup(self) -> None:
         if self.session is None:
@@ -112,7 +112,9 @@ class Interactive:
             self.renderer.note(f"session {sid} was in memory only (--db :memory:): it is gone now")
         else:
             what = f"paused with {len(pending)} undecided call(s)" if pending else "saved"
-            self.renderer.note(f"session {sid} {what} · resume: {self.opts.resume_command(sid)}")
+            self.renderer.note(f"session {sid} {what} · resume:")
+            # A command to copy is never cut: it gets its own line, wrapped if it must be.
+            self.console.print(Text(f"  {self.opts.resume_command(sid)}", style="dim"), soft_wrap=True)
         self.session.close(keep_background=self.keep_background_tasks())
         for log in self.session.kept_logs:
             self.renderer.note(f"kept running; output → {_home(log)}  (/tasks lists it next time)")

@@ -21,7 +21,8 @@ from cairn.graph.cli import fmt
 
 #: Redraws per second (the timers need at least one).
 REFRESH_PER_SECOND = 4
-#: Lines of the block being written shown live (its end); the whole block prints when it closes.
+#: Lines of the block being written shown live (its end, rendered); the whole block prints when
+#: it closes.
 DRAFT_LINES = 8
 
 
@@ -65,10 +66,17 @@ class LiveState:
         with self.lock:
             draft, running, waiting = self.draft, list(self.running.values()), self.waiting
             tails = [list(r.tail)[-self.tail_lines :] for r in running]
-        if draft:
-            lines = fmt.visible(draft).splitlines()[-DRAFT_LINES:]
-            for line in lines:
-                yield cut(Text(line), width)
+        if draft:  # rendered too (no ## or ** flashing by), only its last lines
+            from rich.segment import Segment
+
+            from cairn.graph.cli.mdstream import markdown
+
+            rendered = console.render_lines(
+                markdown(fmt.visible(draft)), options.update(height=None), pad=False
+            )
+            for segments in rendered[-DRAFT_LINES:]:
+                yield from segments
+                yield Segment.line()
         dot = "●" if self.unicode else "*"
         for run, tail in zip(running, tails, strict=True):
             line = Text("  ")

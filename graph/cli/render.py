@@ -55,7 +55,7 @@ class Renderer:
         self._splitter = BlockSplitter()
         self._state = LiveState(tail_lines=TAIL_LINES if verbose else 1, unicode=self.unicode)
         self._live: Any = None
-        self._order: list[str] = []  # running calls in the order they started
+        self._order: list[str] = []  # the calls of the model's last message, in its order
         self._ended: dict[str, dict[str, Any]] = {}  # finished, waiting for earlier calls to print
 
     # -- the Session callback -------------------------------------------------------------
@@ -83,7 +83,10 @@ class Renderer:
             self._state.draft = self._splitter.draft
         self._refresh()
 
-    def _on_message(self, text: str = "", tool_calls: int = 0, **_: Any) -> None:
+    def _on_message(self, text: str = "", tool_calls: int = 0, call_ids: Any = (), **_: Any) -> None:
+        if call_ids:  # tool lines print in this order, whatever order the calls end in
+            self._order = [str(c) for c in call_ids]
+            self._ended = {}
         if self.tokens and text and not self._streamed:
             self.console.print()
             self._in_text = True
@@ -106,7 +109,8 @@ class Renderer:
         self._set_waiting(None)
         name = call["tool_name"]
         label = f"{name} {fmt.describe_args(name, call.get('arguments') or {}, 400)}".strip()
-        self._order.append(call["call_id"])
+        if call["call_id"] not in self._order:
+            self._order.append(call["call_id"])
         with self._state.lock:
             self._state.running[call["call_id"]] = Running(label)
         self._refresh()
@@ -163,10 +167,13 @@ class Renderer:
                 self._state.running.clear()
                 self._state.waiting = None
                 self._state.draft = ""
-            for cid in self._order:
+            for cid in list(self._order):  # calls still undecided stay in line for the next run
                 if cid in self._ended:
                     self.print_call(self._ended.pop(cid))
-            self._order.clear()
+                    self._order.remove(cid)
+            for call in self._ended.values():
+                self.print_call(call)
+            self._ended.clear()
             self._stop_live()
             self._end_text()
 
@@ -242,7 +249,10 @@ class Renderer:
         if note is not None and tail:
             self.console.print(note)
         body = diff_text(shown, indent="    ") if diff else Text("\n".join(f"    {x}" for x in shown), "dim")
-        self.console.print(body, soft_wrap=True)
+        if self.verbose:
+            self.console.print(body, soft_wrap=True)  # everything, wrapped by the terminal
+        else:
+            self.line(body)  # a glance: each line cut to the width
         if note is not None and not tail:
             self.console.print(note)
 

@@ -20,7 +20,12 @@ pytestmark = pytest.mark.slow
 def test_demo_non_tty_auto_approves_and_finishes(cli_env, tmp_path):
     began = time.monotonic()
     p = subprocess.run(
-        [*cairn_cmd(), "demo", "--keep"], cwd=tmp_path, env=cli_env, capture_output=True, text=True, timeout=120
+        [*cairn_cmd(), "demo", "--keep"],
+        cwd=tmp_path,
+        env=cli_env,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     elapsed = time.monotonic() - began
     assert p.returncode == 0, p.stdout + p.stderr
