@@ -84,11 +84,11 @@ def typo_of_command(argv: list[str]) -> tuple[str, str] | None:
 
     skip = False
     for token in argv:
+        if token == "--":
+            return None
         if skip:
             skip = False
             continue
-        if token == "--":
-            return None
         if token.startswith("-"):
             skip = token in VALUE_OPTIONS
             continue
