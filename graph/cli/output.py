@@ -2,8 +2,10 @@
 
 json prints one object at the end (``RunResult.to_json()``); stream-json prints one JSON
 object per line as things happen — ``{"type": "start"}``, then ``token``, ``message``,
-``tool_start``, ``tool_progress``, ``tool_end`` events, and finally ``{"type": "result", ...}``
-with the same keys as json.  Hints for people (how to resume) always go to stderr.
+``tool_start``, ``tool_progress``, ``tool_end`` events, ``approval_required`` when the run
+pauses, and finally ``{"type": "result", ...}`` with the same keys as json.  Hints for people
+(how to resume) always go to stderr; so do, in text mode, the tool lines and the model's
+narration between them.
 """
 
 from __future__ import annotations
