@@ -116,8 +116,11 @@ class Interactive:
             # A command to copy is never cut: it gets its own line, wrapped if it must be.
             self.console.print(Text(f"  {self.opts.resume_command(sid)}", style="dim"), soft_wrap=True)
         self.session.close(keep_background=self.keep_background_tasks())
-        for log in self.session.kept_logs:
-            self.renderer.note(f"kept running; output → {_home(log)}  (/tasks lists it next time)")
+        for log in self.session.kept_logs:  # a path to open: never cut to the width
+            self.console.print(
+                Text(f"kept running; output → {_home(log)}  (/tasks lists it next time)", style="dim"),
+                soft_wrap=True,
+            )
         return code
 
     def keep_background_tasks(self) -> bool:
