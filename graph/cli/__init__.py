@@ -13,12 +13,22 @@ __all__ = ["main"]
 
 def main(argv: list[str] | None = None) -> int:
     """Parse ``argv`` (default: ``sys.argv[1:]``), run the command, return the exit code."""
-    from cairn.graph.cli.args import PARSERS, main_parser, split_command
-    from cairn.graph.cli.exits import CTRL_C, CliError
+    from cairn.graph.cli.args import PARSERS, main_parser, split_command, typo_of_command
+    from cairn.graph.cli.exits import CTRL_C, USAGE, CliError
 
     argv = list(sys.argv[1:] if argv is None else argv)
     command, rest = split_command(argv)
     _plain_warnings()
+    if command is None:
+        typo = typo_of_command(argv)
+        if typo is not None:
+            word, meant = typo
+            print(
+                f"cairn: error: unknown command {word!r}; did you mean `cairn {meant}`? "
+                f"(to send it as a prompt: cairn -- {word})",
+                file=sys.stderr,
+            )
+            return USAGE
     try:
         if command == "policy":
             from cairn.graph.cli.policy_cmd import run_policy

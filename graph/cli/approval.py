@@ -31,13 +31,23 @@ class Approver:
         self.verbose = verbose
         #: Decide without asking (the demo on a non-TTY): approve and retry everything, say so.
         self.auto = auto
+        #: The session's workspace root, for the rule ``a`` (always) would add.
+        self.workspace: str | None = None
 
     def ask(self, calls: list[Any]) -> dict[str, Any]:
-        """One decision per call (ToolCallInfo); raises EOFError/KeyboardInterrupt from input."""
+        """One decision per call (ToolCallInfo); raises EOFError/KeyboardInterrupt from input.
+
+        Several waiting calls are listed together first (so ``Y``/``N`` are pressed knowing
+        what "all" covers), and each is marked with its outcome once all are decided.
+        """
         decisions: dict[str, Any] = {}
         bulk: dict[str, Any] = {}  # kind ("ask"/"interrupted") -> decision for the remaining calls
-        if len(calls) > 1 and not self.auto:
-            self.console.print(Text(f"{len(calls)} tool calls need your decision:", style="bold yellow"))
+        listed = len(calls) > 1 and not self.auto
+        if listed:
+            self.console.print(Text(f"  {len(calls)} tool calls need your decision:", style="bold yellow"))
+            for call in calls:
+                self._line(self._short(call, "    "))
+            self.console.print()
         for index, call in enumerate(calls):
             kind = "interrupted" if call.status == "interrupted" else "ask"
             self.show(call)
@@ -53,7 +63,48 @@ class Approver:
                 decisions[call.call_id] = decision
                 if for_all:
                     bulk[kind] = decision
+        if listed:
+            self.console.print(Text("  decided:", style="bold"))
+            for call in calls:
+                line = self._short(call, "    ")
+                word, style = _outcome(decisions.get(call.call_id))
+                line.append("  → ")
+                line.append(word, style=style)
+                self._line(line)
         return decisions
+
+    def _short(self, call: Any, indent: str) -> Text:
+        line = Text(indent)
+        sym, style = fmt.symbol(call.status, _unicode(self.console))
+        line.append(sym, style=style)
+        line.append(f" {call.tool_name}", style="bold")
+        about = fmt.describe_args(call.tool_name, call.arguments, 400)
+        if about:
+            line.append(f" {about}")
+        if call.risk:
+            line.append("  ")
+            line.append(call.risk, style=fmt.RISK_STYLE.get(call.risk, ""))
+        return line
+
+    def _line(self, text: Text) -> None:
+        """One line, cut to the terminal width on a TTY."""
+        if self.console.is_terminal:
+            text = text.copy()
+            text.truncate(self.console.width, overflow="ellipsis")
+        self.console.print(text, soft_wrap=True)
+
+    def rule_for(self, call: Any) -> str | None:
+        """The session rule ``a`` (always) would add for ``call``; None when none fits."""
+        if self.workspace is None:
+            return None
+        from cairn import policy
+
+        try:
+            rule = policy.suggest_rule(call.tool_name, call.arguments, workspace=self.workspace)
+            policy.Rules().with_allow(rule)
+        except Exception:
+            return None
+        return rule
 
     # -- showing -----------------------------------------------------------------------------
     def show(self, call: Any) -> None:
@@ -120,7 +171,9 @@ class Approver:
             key = self.prompter.key(prompt, choices)
             return ("retry" if key.lower() == "r" else "cancel"), key.isupper()
         choices = ASK if many else ASK[:4]
-        items = [("y", "yes"), ("n", "no, tell it why"), ("a", "always (this session)"), ("e", "edit")]
+        rule = self.rule_for(call)
+        always = f"always: {fmt.visible(rule)}" if rule else "always (this session)"
+        items = [("y", "yes"), ("n", "no, tell it why"), ("a", always), ("e", "edit")]
         sandboxed = getattr(call, "sandbox", None) not in (None, "off")
         if sandboxed:
             choices += UNSANDBOXED
@@ -167,3 +220,19 @@ def _menu(items: list[tuple[str, str]], many: bool, bulk: str, question: str) ->
 
 def _unicode(console: Any) -> bool:
     return (console.encoding or "").lower().startswith("utf")
+
+
+def _outcome(decision: Any) -> tuple[str, str]:
+    """How a decision reads in the list of decided calls."""
+    if isinstance(decision, dict):
+        if "edit" in decision:
+            return "edited, will run", "cyan"
+        message = decision.get("reject") or ""
+        return (f"rejected: {fmt.one_line(message, 80)}" if message else "rejected"), "red"
+    return {
+        "approve": ("approved", "green"),
+        "always": ("approved always", "green"),
+        "reject": ("rejected", "red"),
+        "retry": ("retry", "green"),
+        "cancel": ("cancelled", "yellow"),
+    }.get(str(decision), (str(decision), "dim"))

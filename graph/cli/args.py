@@ -44,7 +44,7 @@ commands:
   cairn -p PROMPT             headless run (no prompts), then exit
   cairn resume [ID | --last]  continue a session (decide paused calls with --approve/--reject/...)
   cairn sessions [--all]      list sessions of this workspace
-  cairn show ID [--json]      transcript and every tool call of a session
+  cairn show [ID | --last]    transcript and every tool call of a session
   cairn rewind ID [CALL_ID | --turn N]   undo the agent's changes back to a call or turn
   cairn policy check ...      ask the policy what it would do with a call
   cairn models check          probe an OpenAI-compatible endpoint (tool calls, streaming, context)
@@ -75,6 +75,31 @@ def split_command(argv: list[str]) -> tuple[str | None, list[str]]:
     return None, argv
 
 
+def typo_of_command(argv: list[str]) -> tuple[str, str] | None:
+    """``(word, command)`` when the first positional word misspells a command (``sesions``).
+
+    Only a single word (no spaces) that is close to a command name counts: ``cairn "fix the
+    tests"`` and ``cairn fix it`` stay prompts. ``cairn -- sesions`` sends the word as a prompt.
+    """
+    import difflib
+
+    skip = False
+    for token in argv:
+        if token == "--":
+            return None
+        if skip:
+            skip = False
+            continue
+        if token.startswith("-"):
+            skip = token in VALUE_OPTIONS
+            continue
+        if token.split() != [token] or token in SUBCOMMANDS:
+            return None
+        matches = difflib.get_close_matches(token.lower(), SUBCOMMANDS, n=1, cutoff=0.75)
+        return (token, matches[0]) if matches else None
+    return None
+
+
 def _positive_int(text: str) -> int:
     try:
         value = int(text)
@@ -89,7 +114,11 @@ def common_flags() -> argparse.ArgumentParser:
     """Flags every command accepts (a parent parser)."""
     parent = argparse.ArgumentParser(add_help=False)
     group = parent.add_argument_group("common options")
-    group.add_argument("--model", metavar="SPEC", help="model name, or script:FILE (default: $CAIRN_MODEL)")
+    group.add_argument(
+        "--model",
+        metavar="SPEC",
+        help="model name, or script:FILE (default: $CAIRN_MODEL, then $OPENAI_MODEL, then gpt-4o-mini)",
+    )
     group.add_argument(
         "--base-url", metavar="URL", help="OpenAI-compatible endpoint (default: $OPENAI_BASE_URL)"
     )
@@ -112,6 +141,11 @@ def common_flags() -> argparse.ArgumentParser:
     )
     group.add_argument("--workspace", "-C", metavar="DIR", help="workspace directory (default: .)")
     group.add_argument("-v", "--verbose", action="store_true", help="show live tool output and details")
+    group.add_argument(
+        "--plain",
+        action="store_true",
+        help="text as written: no colors, no rendered Markdown (also NO_COLOR)",
+    )
     return parent
 
 
@@ -192,7 +226,10 @@ def show_parser() -> argparse.ArgumentParser:
         description="A session's transcript and every tool call: status, risk, decision, result.",
         parents=[common_flags()],
     )
-    parser.add_argument("session_id", metavar="SESSION_ID", help="id or unique prefix")
+    parser.add_argument(
+        "session_id", nargs="?", metavar="SESSION_ID", help="id or unique prefix (default: the latest here)"
+    )
+    parser.add_argument("--last", action="store_true", help="the most recent session of this workspace")
     parser.add_argument("--json", action="store_true", help="one JSON object")
     return parser
 
@@ -232,7 +269,9 @@ def demo_parser() -> argparse.ArgumentParser:
         "project, is killed mid-command, and resumes. No key or network needed.",
         parents=[common_flags()],
     )
-    parser.add_argument("--keep", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--keep", action="store_true", help="keep the temporary workspace and database (to `cairn show` it)"
+    )
     # Internal: the first phase runs in a child process that the demo kills.
     parser.add_argument("--phase", choices=("child",), help=argparse.SUPPRESS)
     parser.add_argument("--marker", help=argparse.SUPPRESS)

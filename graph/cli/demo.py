@@ -43,9 +43,19 @@ def run_demo(ns: Any, opts: Options) -> int:
 
 
 def _parent(ns: Any, opts: Options) -> int:
+    """The tour in a temporary folder, removed at the end unless ``--keep``."""
     console = make_console()
-    auto = not (is_tty(sys.stdin) and is_tty(sys.stdout))
     root = Path(tempfile.mkdtemp(prefix="cairn-demo-"))
+    try:
+        return _tour(ns, opts, console, root)
+    finally:
+        if not ns.keep:
+            shutil.rmtree(root, ignore_errors=True)
+            _say(console, "", "the demo's temporary folder was removed (cairn demo --keep keeps it)")
+
+
+def _tour(ns: Any, opts: Options, console: Any, root: Path) -> int:
+    auto = not (is_tty(sys.stdin) and is_tty(sys.stdout))
     workspace, db, marker = root / "tinystats", root / "cairn.db", root / "tests-running"
     shutil.copytree(demo_dir() / "project", workspace, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     _say(console, "cairn demo", f"a scripted model (offline, no key) fixes a bug in {workspace}")
@@ -80,7 +90,7 @@ def _parent(ns: Any, opts: Options) -> int:
         "a new process opens the session from the database: nothing is lost, nothing re-runs",
     )
     warm.result()
-    return _resume_phase(marker.read_text().strip(), db, workspace, opts, auto, console)
+    return _resume_phase(marker.read_text().strip(), db, workspace, opts, auto, console, keep=ns.keep)
 
 
 def _kill_when_tests_run(child: subprocess.Popen, marker: Path) -> bool:
@@ -99,7 +109,9 @@ def _kill_when_tests_run(child: subprocess.Popen, marker: Path) -> bool:
     return False
 
 
-def _resume_phase(sid: str, db: Path, workspace: Path, opts: Options, auto: bool, console: Any) -> int:
+def _resume_phase(
+    sid: str, db: Path, workspace: Path, opts: Options, auto: bool, console: Any, *, keep: bool
+) -> int:
     from cairn.graph.cli.interactive import Interactive
     from cairn.graph.cli.resume_interactive import where
     from cairn.graph.session.session import Session
@@ -115,7 +127,10 @@ def _resume_phase(sid: str, db: Path, workspace: Path, opts: Options, auto: bool
         return ui.goodbye()
     ok = result.status == "done"
     _say(console, "done" if ok else result.status, f"session {session.id[:12]} · workspace {workspace}")
-    console.print(Text(f"  see it all: cairn show {session.id[:12]} --db {db}", style="dim"), soft_wrap=True)
+    if keep:
+        console.print(
+            Text(f"  see it all: cairn show {session.id[:12]} --db {db}", style="dim"), soft_wrap=True
+        )
     session.close()
     return DONE if ok else ERROR
 

@@ -17,8 +17,10 @@ _INVISIBLE = re.compile(
 STATUS_LOOK = {
     "success": ("✓", "+", "green"),
     "error": ("✗", "x", "red"),
-    "cancelled": ("⊘", "-", "yellow"),
-    "interrupted": ("⏸", "!", "yellow"),
+    "cancelled": ("–", "-", "yellow"),
+    "denied": ("×", "x", "red"),
+    "rejected": ("×", "x", "yellow"),
+    "interrupted": ("■", "!", "yellow"),
     "awaiting_approval": ("?", "?", "yellow"),
     "executing": ("●", "*", "cyan"),
     "pending": ("·", ".", "dim"),

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from cairn.graph.cli.exits import CTRL_C, CliError, code_for
-from cairn.graph.cli.options import Options, preflight_model
+from cairn.graph.cli.options import Options, check_model, preflight_model
 from cairn.graph.cli.output import HeadlessOutput, pause_hint
 from cairn.graph.cli.signals import CtrlC
 
@@ -30,6 +30,7 @@ def new_session(opts: Options) -> Any:
     opts.apply_env()
     preflight_model(spec)
     root = opts.workspace_root()
+    check_model(spec)
     from cairn.graph.session.session import Session
 
     return Session(root, model=spec, db=opts.db, mode=opts.approval or "default", max_steps=opts.max_steps)
@@ -46,7 +47,7 @@ def execute(session: Any, opts: Options, output_format: str, work: Work) -> int:
     A ``CliError`` from ``work`` (bad decisions...) is reported in the output too (json: the
     result object with ``error`` set), then re-raised for ``main`` to print and exit with.
     """
-    output = HeadlessOutput(output_format, verbose=opts.verbose)
+    output = HeadlessOutput(output_format, verbose=opts.verbose, plain=opts.plain)
     notes = output.renderer or StderrNotes()
     resume = lambda *extra: opts.resume_command(session.id, *extra)  # noqa: E731
     hint = lambda result: pause_hint(result, resume, in_memory=opts.in_memory)  # noqa: E731

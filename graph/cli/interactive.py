@@ -11,7 +11,7 @@ from typing import Any
 
 from rich.text import Text
 
-from cairn.graph.cli import rewind_ui, slash
+from cairn.graph.cli import fmt, rewind_ui, slash
 from cairn.graph.cli.approval import Approver
 from cairn.graph.cli.driver import Driver
 from cairn.graph.cli.exits import AWAITING_APPROVAL, DONE, INTERRUPTED
@@ -25,10 +25,12 @@ from cairn.graph.cli.warmup import Background, warm_imports
 class Interactive:
     def __init__(self, opts: Any, *, session: Any = None, spec: str | None = None) -> None:
         self.opts = opts
-        self.console = make_console()
+        self.console = make_console(plain=opts.plain)
         self.renderer = Renderer(self.console, verbose=opts.verbose)
         self.prompter = Prompter(self.console)
         self.approver = Approver(self.console, self.prompter, verbose=opts.verbose)
+        if session is not None:
+            self.approver.workspace = str(session.workspace.root)
         self.ctrlc = CtrlC(self.renderer, on_exit=self.exit_hint)
         self.session = session
         self.spec = spec or (session and session.model_spec) or ""
@@ -42,8 +44,8 @@ class Interactive:
     def banner(self, root: str) -> None:
         line = Text("cairn", style="bold")
         line.append(f"  {self.spec or 'default model'} · {self.mode} · {_home(root)}", style="dim")
-        self.console.print(line, soft_wrap=True)
-        self.console.print(Text("Type a message · /help · Ctrl-C stops · Ctrl-D leaves", style="dim"))
+        self.renderer.line(line)
+        self.renderer.line(Text("Type a message · /help · Ctrl-C stops · Ctrl-D leaves", style="dim"))
 
     def start_warmup(self) -> None:
         if self.session is None:
@@ -56,6 +58,7 @@ class Interactive:
         setup_history(str(state_dir() / "history"))
         try:
             if first:
+                self.echo(first)
                 self.send(first)
             while True:
                 text = self.read_message()
@@ -71,6 +74,16 @@ class Interactive:
         except (EOFError, slash.Leave):
             self.console.print()
         return self.goodbye()
+
+    def echo(self, text: str) -> None:
+        """A prompt given on the command line, shown as if it had been typed at the prompt."""
+        lines = fmt.visible(text).splitlines() or [""]
+        shown = Text("› ", style="bold cyan")
+        shown.append(lines[0])
+        for more in lines[1:]:
+            shown.append("\n… ", style="dim")
+            shown.append(more)
+        self.console.print(shown, soft_wrap=True)
 
     def read_message(self) -> str | None:
         """One message; a trailing backslash continues it on the next line.
@@ -104,8 +117,15 @@ class Interactive:
             self.renderer.note(f"session {sid} was in memory only (--db :memory:): it is gone now")
         else:
             what = f"paused with {len(pending)} undecided call(s)" if pending else "saved"
-            self.renderer.note(f"session {sid} {what} · resume: {self.opts.resume_command(sid)}")
+            self.renderer.note(f"session {sid} {what} · resume:")
+            # A command to copy is never cut: it gets its own line, wrapped if it must be.
+            self.console.print(Text(f"  {self.opts.resume_command(sid)}", style="dim"), soft_wrap=True)
         self.session.close(keep_background=self.keep_background_tasks())
+        for log in self.session.kept_logs:  # a path to open: never cut to the width
+            self.console.print(
+                Text(f"kept running; output → {_home(log)}  (/tasks lists it next time)", style="dim"),
+                soft_wrap=True,
+            )
         return code
 
     def keep_background_tasks(self) -> bool:
@@ -122,8 +142,6 @@ class Interactive:
             keep = self.prompter.key(prompt, "sk") == "k"
         except (EOFError, KeyboardInterrupt):
             keep = False
-        if keep:
-            self.renderer.note("kept running; their output is no longer read (redirect it to a file)")
         return keep
 
     def exit_hint(self) -> None:
@@ -149,8 +167,10 @@ class Interactive:
             try:
                 if self._warm is not None:
                     self._warm.result()
+                from cairn.graph.cli.options import check_model
                 from cairn.graph.session.session import Session
 
+                check_model(self.spec)
                 self.session = Session(
                     self.opts.workspace_root(),
                     model=self.spec,
@@ -158,6 +178,7 @@ class Interactive:
                     mode=self.mode,
                     max_steps=self.opts.max_steps,
                 )
+                self.approver.workspace = str(self.session.workspace.root)
             finally:
                 self.renderer.finish()
         return self.session
@@ -170,6 +191,9 @@ class Interactive:
     def continue_run(self) -> None:
         if self.session is None:
             self.renderer.note("  nothing to continue yet")
+            return
+        if self.session.status == "done" and not self.session.pending():
+            self.renderer.note("  nothing to continue: the last run finished; send a message to go on")
             return
         rewind_ui.offer_undo(self, self.driver().continue_())
 

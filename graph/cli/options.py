@@ -22,6 +22,8 @@ class Options:
     workspace: str = "."
     verbose: bool = False
     tools: str | None = None
+    #: ``--plain``: no colors and no rendered Markdown, even on a TTY.
+    plain: bool = False
     #: Flags the person typed (repeated in the ``cairn resume`` hint; env vars persist by themselves).
     explicit: tuple[str, ...] = ()
 
@@ -44,6 +46,7 @@ class Options:
             workspace=ns.workspace or ".",
             verbose=bool(ns.verbose),
             tools=getattr(ns, "tools", None),
+            plain=bool(getattr(ns, "plain", False)),
             explicit=tuple(explicit),
         )
 
@@ -73,6 +76,12 @@ class Options:
         location = resolve_location(self.db)
         if location == ":memory:" or "://" in location:  # URLs: open_store explains them
             return
+        if self.db and not os.path.exists(location):  # --db given: a typo must not make directories
+            parent = os.path.dirname(os.path.abspath(location))
+            if not os.path.isdir(parent):  # a typo, most likely: no directories are made for it
+                raise CliError(f"cannot create the database at {location}: no directory {parent}", USAGE)
+            if not create:
+                raise CliError(f"no database at {location} (nothing was saved there yet)", USAGE)
         check_database_path(location, create=create)
 
     def workspace_root(self) -> str:
@@ -153,5 +162,18 @@ def preflight_model(spec: str) -> None:
                 raise ModelConfigError(str(exc)) from exc
         elif not os.environ.get("OPENAI_API_KEY") and not os.environ.get("OPENAI_BASE_URL"):
             create_model(spec)
+    except ModelConfigError as exc:
+        raise CliError(str(exc), USAGE) from exc
+
+
+def check_model(spec: str) -> None:
+    """Build the model once before a session exists, so a configuration error (an empty or
+    malformed model name...) fails with exit 2 and leaves no session behind."""
+    from cairn.graph.models import ModelConfigError, create_model
+
+    if spec.startswith("script:"):
+        return  # preflight_model parsed it already
+    try:
+        create_model(spec)
     except ModelConfigError as exc:
         raise CliError(str(exc), USAGE) from exc

@@ -2,8 +2,10 @@
 
 json prints one object at the end (``RunResult.to_json()``); stream-json prints one JSON
 object per line as things happen — ``{"type": "start"}``, then ``token``, ``message``,
-``tool_start``, ``tool_progress``, ``tool_end`` events, and finally ``{"type": "result", ...}``
-with the same keys as json.  Hints for people (how to resume) always go to stderr.
+``tool_start``, ``tool_progress``, ``tool_end`` events, ``approval_required`` when the run
+pauses, and finally ``{"type": "result", ...}`` with the same keys as json.  Hints for people
+(how to resume) always go to stderr; so do, in text mode, the tool lines and the model's
+narration between them.
 """
 
 from __future__ import annotations
@@ -20,16 +22,21 @@ _DROP = ("metadata",)
 
 
 class HeadlessOutput:
-    def __init__(self, output_format: str, *, verbose: bool = False, out: TextIO | None = None) -> None:
+    def __init__(
+        self, output_format: str, *, verbose: bool = False, plain: bool = False, out: TextIO | None = None
+    ) -> None:
         self.format = output_format
         self.out = out or sys.stdout
+        self.plain = plain
         self._lock = threading.Lock()
         self.renderer: Any = None
         if output_format == "text":
             from cairn.graph.cli.render import Renderer
             from cairn.graph.cli.term import make_console
 
-            self.renderer = Renderer(make_console(sys.stderr), verbose=verbose, tokens=False)
+            # stderr: tool lines and the model's narration between them, in the model's order.
+            console = make_console(sys.stderr, plain=plain)
+            self.renderer = Renderer(console, verbose=verbose, tokens=False, narration=True)
 
     def start(self, session: Any) -> None:
         if self.format == "stream-json":
@@ -64,10 +71,21 @@ class HeadlessOutput:
         if self.format == "json":
             self._write(json.dumps(result.to_json(), ensure_ascii=False) + "\n")
         elif self.format == "stream-json":
-            self._line({"type": "result", **result.to_json()})
+            doc = result.to_json()
+            if result.pending:  # the run paused: a reader waiting for the result learns why first
+                self._line(
+                    {
+                        "type": "approval_required",
+                        "session_id": doc["session_id"],
+                        "status": doc["status"],
+                        "pending": doc["pending"],
+                        "resume": resume_hint,
+                    }
+                )
+            self._line({"type": "result", **doc})
         else:
             if result.text:
-                self._write(result.text.rstrip("\n") + "\n")
+                self._answer(result.text)
             self.renderer.note(f"  {fmt.usage_line(result.usage, result.elapsed_s)}")
             if result.status == "error":
                 print(f"cairn: error: {result.error}", file=sys.stderr)
@@ -90,6 +108,20 @@ class HeadlessOutput:
             print(line, file=sys.stderr)
         sys.stderr.flush()
 
+    def _answer(self, text: str) -> None:
+        """The answer on stdout: rendered Markdown on a TTY with colors, else as written."""
+        from cairn.graph.cli.term import is_tty
+
+        if self.out is sys.stdout and is_tty(sys.stdout) and not self.plain:
+            from cairn.graph.cli.render import Renderer
+            from cairn.graph.cli.term import make_console
+
+            console = make_console(sys.stdout)
+            if not console.no_color:
+                Renderer(console).print_answer(text)
+                return
+        self._write(text.rstrip("\n") + "\n")
+
     def _line(self, obj: dict[str, Any]) -> None:
         self._write(json.dumps(obj, ensure_ascii=False, default=str) + "\n")
 
@@ -107,7 +139,7 @@ def _standing(session: Any) -> dict[str, Any]:
         "result": "",
         "pending": [c.model_dump(mode="json", exclude={"metadata"}) for c in session.pending()],
         "tool_calls": [],
-        "usage": {},
+        "usage": {"input_tokens": 0, "output_tokens": 0, "model_calls": 0},
         "error": None,
         "elapsed_s": 0.0,
     }

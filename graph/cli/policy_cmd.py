@@ -45,7 +45,7 @@ def translate(argv: list[str]) -> list[str]:
                 approval = value
         elif token.startswith("-C") and len(token) > 2:  # -CDIR
             workspace = token[2:]
-        elif token not in ("-v", "--verbose"):
+        elif token not in ("-v", "--verbose", "--plain"):
             rest.append(token)
         index += 1
     if workspace is not None:
@@ -64,5 +64,11 @@ def run_policy(argv: list[str]) -> int:
     except ImportError as exc:
         print(f"cairn: error: `cairn policy` is not available: {exc}", file=sys.stderr)
         return USAGE
-    code = policy_main(translate(argv))
+    from cairn.graph.cli.policy_keys import warning
+
+    args = translate(argv)
+    flagged = warning(args)
+    if flagged:
+        print(f"cairn policy: {flagged}", file=sys.stderr)
+    code = policy_main(args)
     return code if isinstance(code, int) else 0

@@ -16,7 +16,7 @@ class Prompter:
         self.console = console
         self.stdin = stdin or sys.stdin
         self.tty = is_tty(self.stdin)
-        self.color = colors_enabled(sys.stdout)
+        self.color = colors_enabled(sys.stdout) and not getattr(console, "no_color", False)
 
     def styled(self, text: str, code: str = "1") -> str:
         """A prompt string; escapes are wrapped in \\001/\\002 so readline measures it right."""

@@ -70,6 +70,8 @@ def _headless(session: Any, opts: Options, ns: argparse.Namespace) -> int:
     from cairn.graph.session.session import SessionError
 
     message = (ns.print_prompt or "").strip()
+    if not message and not decision_flags.given(ns) and session.status == "done" and not session.pending():
+        return _nothing_to_do(session, ns.output_format)
 
     def work(on_event: Any) -> Any:
         runs = []
@@ -80,8 +82,6 @@ def _headless(session: Any, opts: Options, ns: argparse.Namespace) -> int:
                 runs += [recovered] if recovered is not None else []
                 runs.append(session.decide(decisions, stream=True, on_event=on_event))
             else:
-                if not message and session.status == "done":
-                    print(f"session {session.id} is done; add -p MESSAGE to continue it", file=sys.stderr)
                 runs.append(session.continue_(stream=True, on_event=on_event))
             if message and runs[-1].status == "done":
                 runs.append(session.send(message, stream=True, on_event=on_event))
@@ -94,6 +94,20 @@ def _headless(session: Any, opts: Options, ns: argparse.Namespace) -> int:
         return merge(runs)
 
     return execute(session, opts, ns.output_format, work)
+
+
+def _nothing_to_do(session: Any, output_format: str) -> int:
+    """A finished session resumed with nothing to send: say so once (json: its standing)."""
+    from cairn.graph.cli.output import HeadlessOutput
+
+    try:
+        if output_format != "text":
+            result = session._status_now()
+            HeadlessOutput(output_format).finish(result, [])
+        print(f"session {session.id} is done: nothing to do; add -p MESSAGE to continue it", file=sys.stderr)
+    finally:
+        session.close()
+    return 0
 
 
 def merge(runs: list[Any]) -> Any:

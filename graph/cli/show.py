@@ -107,8 +107,21 @@ def call_json(call: Any) -> dict[str, Any]:
     }
 
 
+def latest_id(opts: Options) -> str:
+    """The most recent session of the workspace (``cairn show`` without an id, ``--last``)."""
+    from cairn.checkpoints.readonly import list_sessions
+
+    root = opts.workspace_root()
+    rows = list_sessions(opts.db, root, limit=1)
+    if not rows:
+        raise CliError(f"no sessions in {root}; `cairn sessions --all` lists every one")
+    return rows[0].session_id
+
+
 def run_show(ns: Any, opts: Options) -> int:
-    shown = load(ns.session_id, opts)
+    if ns.session_id and ns.last:
+        raise CliError("give a SESSION_ID or --last, not both")
+    shown = load(ns.session_id or latest_id(opts), opts)
     if ns.json:
         doc = {
             "session_id": shown.session_id,
@@ -121,15 +134,15 @@ def run_show(ns: Any, opts: Options) -> int:
         json.dump(doc, sys.stdout, ensure_ascii=False, indent=2, default=str)
         sys.stdout.write("\n")
         return 0
-    _print(shown, verbose=opts.verbose)
+    _print(shown, verbose=opts.verbose, plain=opts.plain)
     return 0
 
 
-def _print(shown: Shown, *, verbose: bool) -> None:
+def _print(shown: Shown, *, verbose: bool, plain: bool = False) -> None:
     from cairn.graph.cli.render import Renderer
     from cairn.graph.cli.term import make_console
 
-    console = make_console()
+    console = make_console(plain=plain)
     renderer = Renderer(console, verbose=verbose)
     by_id = {c.call_id: c for c in shown.calls}
     head = Text(f"session {shown.session_id}", style="bold")
@@ -146,7 +159,8 @@ def _print(shown: Shown, *, verbose: bool) -> None:
             console.print(Text(f"    ({count} image(s) from the tools above went to the model)", "dim"))
         elif kind == "assistant":
             if message.text:
-                console.print(Text("\ncairn › ", style="bold") + Text(visible(message.text)), soft_wrap=True)
+                console.print(Text("\ncairn ›", style="bold"))
+                renderer.print_answer(message.text)
             for tc in message.tool_calls:
                 call = by_id.get(tc["id"])
                 if call is None:

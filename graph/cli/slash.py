@@ -19,7 +19,16 @@ HELP = """\
   u                  (after a run that changed files) undo the newest change
   /exit              leave (also Ctrl-D); the session can be resumed later
   Ctrl-C             stop the running tool or answer; twice to exit
-  line ending in \\   continue the message on the next line"""
+  line ending in \\   continue the message on the next line
+
+approval keys (one key, no Enter):
+  y / Enter          run the call
+  n                  do not run it, then tell the model why
+  a                  run it and allow calls like it this session (the menu shows the rule)
+  e                  edit the arguments ($VISUAL/$EDITOR, or inline), then run
+  Y / N              approve / reject every call still waiting
+  r / c              an interrupted call: retry it / cancel it (R / C: all of them)
+  background tasks on leaving: s stop them · k keep them running (output to a log file)"""
 
 
 class Leave(Exception):
@@ -61,12 +70,24 @@ def handle(command: str, repl: Any) -> None:
 
 
 def show_tasks(repl: Any) -> None:
-    """List the session's background tasks (``bash`` with run_in_background)."""
-    tasks = repl.session.background_tasks() if repl.session is not None else []
-    if not tasks:
+    """List the session's background tasks (``bash`` with run_in_background), then the ones
+    earlier sessions of this workspace kept running when they ended (with their log files)."""
+    from cairn.graph.session.kept_tasks import listed
+
+    session = repl.session
+    tasks = session.background_tasks() if session is not None else []
+    kept = [t for t in listed(repl.opts.workspace_root()) if session is None or t["session_id"] != session.id]
+    if not tasks and not kept:
         repl.console.print(Text("  no background tasks", style="dim"))
         return
     for task in tasks:
         line = Text(f"  {task['task_id']}  {task['status']:<9} {task['duration_s']:>6.1f}s  ", style="dim")
         line.append(task["description"] or task["command"])
-        repl.console.print(line, soft_wrap=True)
+        repl.renderer.line(line)
+    if kept:
+        repl.console.print(Text("  kept running by earlier sessions:", style="bold"))
+    for task in kept:
+        line = Text(f"  {task['task_id']}  {task['status']:<9} pid {task['pid']}  ", style="dim")
+        line.append(task.get("description") or task["command"])
+        line.append(f"  → {task['log']}", style="dim")
+        repl.renderer.line(line)

@@ -19,17 +19,22 @@ def colors_enabled(stream: TextIO) -> bool:
     return is_tty(stream) and not os.environ.get("NO_COLOR") and os.environ.get("TERM") != "dumb"
 
 
-def make_console(stream: TextIO | None = None) -> Any:
-    """A rich Console: styled and live on a TTY, plain text otherwise."""
+def make_console(stream: TextIO | None = None, *, plain: bool = False) -> Any:
+    """A rich Console: styled and live on a TTY, plain text otherwise.
+
+    ``plain`` (``--plain``) keeps a TTY's live timers but prints text as written: no colors,
+    no rendered Markdown (the renderer renders Markdown only on a console with colors).
+    """
     from rich.console import Console
 
     stream = stream or sys.stdout
     tty = is_tty(stream)
+    color = colors_enabled(stream) and not plain
     return Console(
         file=stream,
         force_terminal=tty,
-        no_color=not colors_enabled(stream),
-        color_system="auto" if colors_enabled(stream) else None,
+        no_color=not color,
+        color_system="auto" if color else None,
         highlight=False,
         emoji=False,
         soft_wrap=not tty,

@@ -19,19 +19,23 @@ from cairn.tools.output import truncate_middle
 if TYPE_CHECKING:
     from cairn.graph.state import ToolCallInfo
 
-#: status -> (text colour, background, icon). The seven call statuses, then the run-only ones.
+#: status -> (text colour, background, icon). The seven call statuses, ``denied`` (a call the
+#: policy refused: status ``cancelled``), then the run-only ones. The icons are in every common
+#: font (no ⏸ or ⊘, which many fonts lack and show as a box).
 STATUS_STYLE: dict[str, tuple[str, str, str]] = {
     "pending": ("#374151", "#e5e7eb", "○"),
     "awaiting_approval": ("#92400e", "#fef3c7", "?"),
     "executing": ("#1e40af", "#dbeafe", "▶"),
     "success": ("#166534", "#dcfce7", "✓"),
     "error": ("#991b1b", "#fee2e2", "✗"),
-    "cancelled": ("#475569", "#e2e8f0", "⊘"),
-    "interrupted": ("#6b21a8", "#f3e8ff", "⏸"),
+    "cancelled": ("#475569", "#e2e8f0", "–"),
+    "denied": ("#991b1b", "#fee2e2", "×"),
+    "interrupted": ("#6b21a8", "#f3e8ff", "■"),
     "done": ("#166534", "#dcfce7", "✓"),
-    "max_steps": ("#92400e", "#fef3c7", "⏸"),
-    "loop": ("#92400e", "#fef3c7", "⏸"),
+    "max_steps": ("#92400e", "#fef3c7", "■"),
+    "loop": ("#92400e", "#fef3c7", "■"),
 }
+_DENIED = ("Denied by policy", "A person edited this call, but the edited call is denied")
 RISK_STYLE = {"LOW": ("#166534", "#dcfce7"), "MEDIUM": ("#92400e", "#fef3c7"), "HIGH": ("#991b1b", "#fee2e2")}
 IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp", "image/bmp"})
 #: markdown-it (and so most Markdown frontends) refuses other ``data:`` URLs.
@@ -43,6 +47,13 @@ _SUMMARY_KEYS = ("command", "file_path", "path", "pattern", "url", "query", "she
 
 def esc(value: Any) -> str:
     return html.escape(str(value), quote=True)
+
+
+def call_status(call: ToolCallInfo) -> str:
+    """The status a person reads: ``denied`` for a call the policy refused, else its status."""
+    if call.status == "cancelled" and (call.error_msg or "").startswith(_DENIED):
+        return "denied"
+    return call.status
 
 
 def status_text(status: str) -> str:

@@ -12,12 +12,14 @@ import json
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Protocol
 
+from cairn.graph.display.answer import answer_html
 from cairn.graph.display.markdown import md_cell, md_code, md_inline, md_text
 from cairn.graph.display.parts import (
     approval_html,
     approval_markdown,
     badge,
     call_details_html,
+    call_status,
     details,
     esc,
     images_html,
@@ -78,8 +80,8 @@ def run_result_html(result: RunResult) -> str:
     if result.error:
         parts.append(f'<div style="color:#991b1b"><b>error:</b> {esc(result.error)}</div>')
     if result.text:
-        style = "white-space:pre-wrap;margin:6px 0;padding:6px 8px;border-left:3px solid #16a34a"
-        parts.append(f'<div class="cairn-answer" style="{style}">{esc(result.text)}</div>')
+        style = "margin:6px 0;padding:2px 8px;border-left:3px solid #16a34a"
+        parts.append(f'<div class="cairn-answer" style="{style}">{answer_html(result.text)}</div>')
     parts.extend(images_html(c, caption=True) for c in result.tool_calls)  # shown, not collapsed
     if result.pending:
         parts.append(f"<div><b>Waiting for you ({len(result.pending)})</b></div>")
@@ -141,15 +143,17 @@ class CallsTable:
         head = "".join(
             f'<th style="text-align:left">{h}</th>' for h in ("status", "tool", "risk", "call", "id")
         )
+        td = '<td style="text-align:left">'  # JupyterLab's CSS right-aligns cells otherwise
         rows = [
-            f'<tr style="vertical-align:top"><td>{badge(c.status)}</td><td><code>{esc(c.tool_name)}</code></td>'
-            f"<td>{risk_badge(c.risk)}</td><td>{details(esc(summary_line(c)), call_details_html(c))}"
+            f'<tr style="vertical-align:top">{td}{badge(call_status(c))}</td>{td}<code>{esc(c.tool_name)}</code></td>'
+            f"{td}{risk_badge(c.risk)}</td>{td}{details(esc(summary_line(c)), call_details_html(c))}"
             f"{images_html(c) if self.show_images else ''}</td>"
-            f"<td><small><code>{esc(c.call_id)}</code></small></td></tr>"
+            f"{td}<small><code>{esc(c.call_id)}</code></small></td></tr>"
             for c in self.calls
         ]
         return (
-            f'<table class="cairn-calls"><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
+            '<table class="cairn-calls" style="text-align:left">'
+            f"<thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
         )
 
     def _repr_markdown_(self) -> str:
@@ -157,7 +161,7 @@ class CallsTable:
             return "_no tool calls_"
         rows = ["| status | tool | risk | call | id |", "|---|---|---|---|---|"]
         for c in self.calls:
-            cells = (md_cell(status_text(c.status)), md_code(c.tool_name), md_cell(c.risk or ""))
+            cells = (md_cell(status_text(call_status(c))), md_code(c.tool_name), md_cell(c.risk or ""))
             cells += (md_cell(summary_line(c)), md_code(c.call_id))
             rows.append("| " + " | ".join(cells) + " |")
         pictures = images_markdown(self.calls) if self.show_images else ""
@@ -167,7 +171,7 @@ class CallsTable:
         if not self.calls:
             return "(no tool calls)"
         return "\n".join(
-            f"{status_text(c.status):<20} {c.tool_name:<12} {c.risk or '-':<6} {summary_line(c)[:70]}"
+            f"{status_text(call_status(c)):<20} {c.tool_name:<12} {c.risk or '-':<6} {summary_line(c)[:70]}"
             f"  [{c.call_id}]"
             for c in self.calls
         )

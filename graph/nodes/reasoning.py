@@ -58,7 +58,12 @@ def reasoning(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, An
         message = recover_text_tool_calls(message, active.names_and_aliases())
         message, pending, completed = _plan_calls(message, ctx, mode)
     head = ctx.store.transcript.append(ctx.thread_id, head, [message])
-    ctx.emit("message", text=message_text(message), tool_calls=len(pending) + len(completed))
+    ctx.emit(
+        "message",
+        text=message_text(message),
+        tool_calls=len(pending) + len(completed),
+        call_ids=[c["id"] for c in message.tool_calls],  # the model's order, for surfaces to keep
+    )
     counters = dict(state.get("counters") or {})
     counters["model_calls"] = counters.get("model_calls", 0) + 1
     usage = getattr(message, "usage_metadata", None) or {}

@@ -11,6 +11,7 @@ from typing import Any, TextIO
 from cairn.graph.display.parts import (
     badge,
     call_details_html,
+    call_status,
     details,
     esc,
     images_html,
@@ -120,7 +121,7 @@ class CellStream:
     def _on_tool_end(self, payload: dict[str, Any]) -> None:
         call = ToolCallInfo.model_validate(payload.get("call", {}))
         if not self.rich:
-            self._print(f"{status_text(call.status)} {call.tool_name}: {summary_line(call)}")
+            self._print(f"{status_text(call_status(call))} {call.tool_name}: {summary_line(call)}")
             return
         entry = self._tools.pop(call.call_id, None)
         view = self._call_view(call, [], final=True)
@@ -132,10 +133,10 @@ class CellStream:
     # -- rendering -------------------------------------------------------------------------
     def _call_view(self, call: ToolCallInfo, lines: list[str], *, final: bool = False) -> _View:
         head = (
-            f"{badge(call.status)} {risk_badge(call.risk)} <code>{esc(call.tool_name)}</code> "
+            f"{badge(call_status(call))} {risk_badge(call.risk)} <code>{esc(call.tool_name)}</code> "
             f"{esc(summary_line(call))}"
         )
-        text = f"{status_text(call.status)} {call.tool_name}: {summary_line(call)}"
+        text = f"{status_text(call_status(call))} {call.tool_name}: {summary_line(call)}"
         if final:
             return _View(f"<div>{details(head, call_details_html(call))}{images_html(call)}</div>", text)
         tail = "\n".join(lines)

@@ -8,6 +8,9 @@ from pydantic import BaseModel, Field
 
 from cairn.graph.state import ToolCallInfo
 
+#: The keys ``usage`` always has in JSON output (docs/cli.md), zero when nothing ran.
+USAGE_KEYS = ("input_tokens", "output_tokens", "model_calls")
+
 RunStatus = Literal["done", "awaiting_approval", "interrupted", "error", "max_steps", "loop"]
 
 
@@ -35,7 +38,7 @@ class RunResult(BaseModel):
             "result": self.text,
             "pending": [c.model_dump(mode="json", exclude={"metadata"}) for c in self.pending],
             "tool_calls": [c.model_dump(mode="json", exclude={"metadata"}) for c in self.tool_calls],
-            "usage": self.usage,
+            "usage": {**dict.fromkeys(USAGE_KEYS, 0), **self.usage},
             "error": self.error,
             "elapsed_s": round(self.elapsed_s, 3),
         }

@@ -90,6 +90,8 @@ class Session(DecisionsMixin, RewindMixin):
             search_config=configured_search(),
             summarize=make_page_summarizer(lambda: self.model),
         )
+        #: Log files of the background tasks kept running by ``close(keep_background=True)``.
+        self.kept_logs: list[str] = []
         builtins = create_default_tools(workspace=self.workspace, services=self._services)
         self.registry = ToolRegistry(t for t in builtins if t.name not in _exclude_tools)
         for tool in tools or ():
@@ -190,6 +192,7 @@ class Session(DecisionsMixin, RewindMixin):
                 f"({', '.join(c.call_id for c in gated) or ', '.join(state.next)}); "
                 "decide them (approve/reject/retry/cancel) or continue_() first"
             )
+        self.model  # noqa: B018  (a model that cannot be built fails here, before the session is "running")
         head = self.store.transcript.append(self.id, state.values.get("head"), [HumanMessage(text)])
         self.store.sessions.update(self.id, title=_title(text), status="running")
         return self._run({"head": head, **FRESH_RUN}, stream, on_event)
@@ -273,9 +276,26 @@ class Session(DecisionsMixin, RewindMixin):
         self.store.close()
 
     def close_tools(self, *, keep_background: bool = False) -> None:
-        """Stop what this session's tools started, leaving the database open."""
-        if "shell" in self._services.__dict__:
-            self._services.shell.close(keep_running=keep_background)
+        """Stop what this session's tools started, leaving the database open.
+
+        Kept background tasks write on into log files under the state directory; the next
+        session of this workspace lists them (``kept_background_tasks``).
+        """
+        if "shell" not in self._services.__dict__:
+            return
+        from cairn.graph.session import kept_tasks
+
+        log_dir = str(kept_tasks.tasks_dir() / self.id[:12]) if keep_background else None
+        kept = self._services.shell.close(keep_running=keep_background, log_dir=log_dir)
+        if kept:
+            kept_tasks.record(str(self.workspace.root), self.id, kept)
+            self.kept_logs = [log for _, log in kept]
+
+    def kept_background_tasks(self) -> list[dict[str, Any]]:
+        """Background tasks kept running by earlier sessions of this workspace (with their logs)."""
+        from cairn.graph.session import kept_tasks
+
+        return [t for t in kept_tasks.listed(str(self.workspace.root)) if t.get("session_id") != self.id]
 
     def __enter__(self) -> Session:
         return self

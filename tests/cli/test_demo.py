@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import re
 import subprocess
@@ -19,7 +20,12 @@ pytestmark = pytest.mark.slow
 def test_demo_non_tty_auto_approves_and_finishes(cli_env, tmp_path):
     began = time.monotonic()
     p = subprocess.run(
-        [*cairn_cmd(), "demo"], cwd=tmp_path, env=cli_env, capture_output=True, text=True, timeout=120
+        [*cairn_cmd(), "demo", "--keep"],
+        cwd=tmp_path,
+        env=cli_env,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     elapsed = time.monotonic() - began
     assert p.returncode == 0, p.stdout + p.stderr
@@ -65,6 +71,8 @@ def test_demo_on_a_tty_asks(cli_env, tmp_path):
         dimensions=(50, 200),
         timeout=60,
     )
+    log = io.StringIO()
+    child.logfile_read = log
     child.expect("edit_file stats/core.py")
     child.expect("Allow\\?")
     child.expect("› ")
@@ -77,9 +85,12 @@ def test_demo_on_a_tty_asks(cli_env, tmp_path):
     child.expect("› ")
     child.send("r")
     child.expect("All 5 tests pass.")
+    child.expect("temporary folder was removed")
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 0
+    workspace = re.search(r"· workspace (\S+)", log.getvalue())
+    assert workspace and not Path(workspace.group(1)).exists()  # the temporary folder is gone
 
 
 def test_demo_declining_the_test_run_skips_the_crash_part(cli_env, tmp_path):

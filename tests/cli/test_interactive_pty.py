@@ -88,7 +88,7 @@ def test_prompt_stream_approve_and_leave(spawn, script, workspace):
     child.expect(MENU_END)
     assert Path(workspace, "notes.txt").read_text() == "hi\n"
     child.sendline("/exit")
-    child.expect("resume: cairn resume [0-9a-f]{12}")
+    child.expect(r"resume:\s+cairn resume [0-9a-f]{12}")
     assert finish(child) == 0
 
 
@@ -208,7 +208,7 @@ def test_ctrl_c_stops_the_command_second_exits_130_and_resume_offers_retry(spawn
     assert time.monotonic() - began < 5
     child.expect(MENU_END)
     child.sendintr()
-    child.expect("resume: cairn resume")
+    child.expect(r"resume:\s+cairn resume")
     assert finish(child) == 130
 
     child = spawn("resume", "--last")

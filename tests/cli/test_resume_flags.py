@@ -146,7 +146,9 @@ def test_resuming_a_done_session_without_a_message_says_so(run_cairn, script):
     sid = json.loads(p.stdout)["session_id"]
     p = run_cairn("resume", sid)
     assert p.returncode == 0, p.stderr
-    assert f"session {sid} is done; add -p MESSAGE to continue it" in p.stderr
+    said = f"session {sid} is done: nothing to do; add -p MESSAGE to continue it"
+    assert p.stderr.count(said) == 1, p.stderr  # said once, with no "0 in · 0 out · 0.0 s" run
+    assert " in · " not in p.stderr and p.stdout == ""
 
 
 def test_in_memory_session_prints_no_resume_command(run_cairn, script):

@@ -23,6 +23,9 @@ from cairn.graph.state import STATUSES, ToolCallInfo
 
 SAFE_TAGS = {"div", "span", "b", "i", "code", "small", "pre", "details", "summary"}
 SAFE_TAGS |= {"table", "thead", "tbody", "tr", "th", "td"}
+#: What the answer's rendered Markdown may add (cairn.graph.display.answer).
+SAFE_TAGS |= {"p", "h1", "h2", "h3", "h4", "h5", "h6", "strong", "em", "ul", "ol", "li", "blockquote"}
+SAFE_TAGS |= {"hr", "br", "a", "s"}
 
 
 class Tags(HTMLParser):

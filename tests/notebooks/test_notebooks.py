@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -40,8 +41,21 @@ MUST_SHOW = {
         "job finished",
         "cairn-cancelled",
     ],
-    "04_custom_tools_and_policy.ipynb": ["word_count", "deploy", "deny", "cairn-cancelled"],
+    "04_custom_tools_and_policy.ipynb": ["word_count", "deploy", "deny", "cairn-denied", "cairn-cancelled"],
 }
+
+
+#: The temporary folder each notebook makes (and removes in its last cell).
+TEMP_PREFIX = {
+    "01_quickstart.ipynb": "cairn-quickstart-",
+    "02_approvals_and_modes.ipynb": "cairn-approvals-",
+    "03_resume_after_interruption.ipynb": "cairn-resume-",
+    "04_custom_tools_and_policy.ipynb": "cairn-policy-",
+}
+
+
+def _temp_dirs(path: Path) -> list[Path]:
+    return list(Path(tempfile.gettempdir()).glob(TEMP_PREFIX[path.name] + "*"))
 
 
 @pytest.fixture(autouse=True)
@@ -146,11 +160,19 @@ def test_a_notebook_in_a_folder_with_tools_py_and_graph_uses_cairn(tmp_path):
 @pytest.mark.slow
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
 def test_notebook_runs_top_to_bottom(path, tmp_path):
+    before = set(_temp_dirs(path))
     nb = nbformat.read(path, as_version=4)
     kernel_client(nb, tmp_path).execute()  # raises CellExecutionError on any cell error
     shown = outputs_text(nb)
     missing = [s for s in MUST_SHOW[path.name] if s not in shown]
     assert not missing, f"{path.name}: outputs lack {missing}"
+    cells = re.findall(r"<td[^>]*>", shown)
+    assert cells and all("text-align:left" in c for c in cells), f"{path.name}: a table cell is not left-aligned"
+    if path.name == "01_quickstart.ipynb":  # the answer's Markdown is rendered in the HTML view
+        answers = re.findall(r'class="cairn-answer"[^>]*>(.*?)</div>', shown, re.S)
+        assert any("<h2>What it is</h2>" in a and "<strong>tiny calculator</strong>" in a for a in answers)
+        assert any("<code>divide</code>" in a for a in answers) and not any("**" in a for a in answers)
+    assert set(_temp_dirs(path)) <= before, "the notebook left its temporary folder behind"
 
 
 BEFORE_RESTART = """

@@ -7,6 +7,7 @@ import os
 import signal
 import threading
 import time
+from pathlib import Path
 
 from cairn.tools.shell import bash_output
 from cairn.tools.shell.state import ShellState
@@ -185,7 +186,29 @@ def test_close_keep_running_leaves_tasks_alone(workspace, process_guard):
     time.sleep(0.3)
     assert len(process_guard.marked()) == 1  # the watchdog did not stop it either
     os.killpg(task.run.pgid, signal.SIGTERM)  # the person's job now; clean up for the test
-    assert task.run.done.wait(3)
+    task.run.proc.wait(3)
+
+
+def test_a_kept_task_writes_on_into_its_log_file_instead_of_dying_of_sigpipe(
+    workspace, tmp_path, process_guard
+):
+    """Once kept, cairn stops reading the task's pipes (as when it exits); a relay takes them."""
+    state = ShellState(workspace)
+    script = f"i=0; while true; do echo line $i; echo err $i >&2; i=$((i+1)); {process_guard.sleep} 0.1; done"
+    task = state.start_task(script, timeout_s=None)
+    assert len(process_guard.wait_marked(1)) >= 1
+    [(info, log)] = state.close(keep_running=True, log_dir=str(tmp_path / "logs"))
+    assert info.task_id == task.task_id and log.startswith(str(tmp_path / "logs"))
+    assert task.run.handed_off.is_set() and task.run.proc.stdout.closed  # our ends are closed
+    first = os.path.getsize(log)
+    time.sleep(1.5)  # without a reader, `echo` would have died of SIGPIPE by now
+    assert task.run.proc.poll() is None, "the kept task died"
+    text = Path(log).read_text(encoding="utf-8")
+    assert os.path.getsize(log) > first and "line 0" in text and "err 0" in text
+    numbers = [int(x.split()[1]) for x in text.splitlines() if x.startswith("line ")]
+    assert numbers == list(range(len(numbers))) and len(numbers) >= 10  # nothing lost at the hand-off
+    os.killpg(task.run.pgid, signal.SIGTERM)
+    task.run.proc.wait(3)
 
 
 def test_bash_id_and_shell_id_are_accepted_through_the_registry(shell_tools, process_guard):

@@ -14,6 +14,7 @@ import os
 import selectors
 import signal
 import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -85,6 +86,9 @@ class RunningCommand:
         self._on_finish = on_finish
         self._stop_reason: str | None = None
         self._stopped_as: str | None = None  # set when a stop hit the shell while it still ran
+        self._handoff: str | None = None  # a log path: hand the pipes to a relay and stop watching
+        #: Set once the output goes to the relay's log (``hand_off``); the command runs on.
+        self.handed_off = threading.Event()
         self._lock = threading.Lock()
         self._thread = threading.Thread(target=self._monitor, name=f"cairn-bash-{self.pid}", daemon=True)
         self._thread.start()
@@ -99,6 +103,16 @@ class RunningCommand:
         with self._lock:
             if self._stop_reason is None:
                 self._stop_reason = reason
+
+    def hand_off(self, log_path: str, *, wait: float = 5.0) -> bool:
+        """Keep the command running after this process exits: its output goes on into
+        ``log_path`` through a detached relay process (``relay.py``) instead of into pipes
+        that nobody will read. Returns False when it had already finished."""
+        with self._lock:
+            if self.done.is_set():
+                return False
+            self._handoff = log_path
+        return self.handed_off.wait(wait)
 
     def stop(self, reason: str = "killed", *, wait: float | None = None) -> bool:
         """Stop and wait until the session is empty (default: the whole grace period)."""
@@ -124,6 +138,9 @@ class RunningCommand:
         phase_end = 0.0
         try:
             while True:
+                if self._handoff is not None and stopping is None and exited_at is None:
+                    self._relay(sel, streams, self._handoff)
+                    return
                 self._pump(sel, streams, _TICK_S if streams or stopping else 0.01)
                 now = time.monotonic()
                 if exited_at is None and has_exited(self.pid):
@@ -157,7 +174,39 @@ class RunningCommand:
                         stopping, phase_end = "kill", now + self._kill_grace
                         signal_session(self.pgid, signal.SIGKILL)
         finally:
-            self._finish(sel, streams)
+            if not self.handed_off.is_set():
+                self._finish(sel, streams)
+
+    def _relay(self, sel: selectors.BaseSelector, streams: dict, log_path: str) -> None:
+        """Start the relay with the pipes (what was captured so far goes first), close ours."""
+        from cairn.tools.shell import relay
+
+        with open(log_path, "ab") as log:
+            for capture in (self.stdout, self.stderr):
+                got = capture.snapshot()
+                log.write(got.head)
+                if got.omitted:
+                    log.write(f"\n[... {got.omitted:,} bytes not kept ...]\n".encode())
+                log.write(got.tail)
+        fds = tuple(fd for fd in streams)  # the pipes still open, kept at their numbers
+        for fd in fds:
+            sel.unregister(fd)
+        sel.close()
+        relay_proc = subprocess.Popen(
+            [sys.executable, "-I", relay.__file__, log_path, *map(str, fds)],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,  # not stopped by the terminal's Ctrl-C or hang-up
+            pass_fds=fds,
+        )
+        # Reaped when it ends while this process lives (after it exits, init reaps it).
+        threading.Thread(target=relay_proc.wait, name="cairn-relay-reaper", daemon=True).start()
+        for pipe in (self.proc.stdout, self.proc.stderr):
+            if pipe is not None:
+                pipe.close()
+        self.status = "kept"
+        self.handed_off.set()
 
     def _pump(self, sel: selectors.BaseSelector, streams: dict, timeout: float) -> None:
         if not streams:

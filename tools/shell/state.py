@@ -227,15 +227,17 @@ class ShellState:
     def closed(self) -> bool:
         return self._closed
 
-    def close(self, keep_running: bool = False) -> None:
+    def close(self, keep_running: bool = False, log_dir: str | None = None) -> list[tuple[TaskInfo, str]]:
         """Stop running commands and (unless ``keep_running``) background tasks. Idempotent.
 
-        With ``keep_running`` the tasks are left alone and no longer watched; see docs/shell.md
-        for what happens to their output once this process exits.
+        With ``keep_running`` the running tasks go on after this process exits: their output
+        is handed to a relay that appends it to a log file in ``log_dir`` (default: this
+        shell's private directory), so they do not die of SIGPIPE on their next line. Returns
+        the kept tasks with their log files.
         """
         with self._lock:
             if self._closed:
-                return
+                return []
             self._closed = True
             runs = list(self._foreground)
         kept: list[BackgroundTask] = []
@@ -248,12 +250,19 @@ class ShellState:
             run.request_stop("killed")
         for run in runs:
             run.done.wait(self.term_grace_s + self.kill_grace_s + 2.0)
+        logs: list[tuple[TaskInfo, str]] = []
         for task in kept:
             self._watchdog.unregister(task.run.pgid)
+            folder = log_dir or self._private_dir()
+            os.makedirs(folder, exist_ok=True)
+            log = os.path.join(folder, f"{task.task_id}-{task.run.pid}.log")
+            if task.run.hand_off(log):
+                logs.append((task.info(), log))
         self._watchdog.close()
         atexit.unregister(self._atexit_hook)
         if self._tmpdir is not None and not kept:
             shutil.rmtree(self._tmpdir, ignore_errors=True)
+        return logs
 
     def running_commands(self) -> Iterable[RunningCommand]:
         with self._lock:
