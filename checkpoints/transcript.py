@@ -13,7 +13,6 @@ it), and ``prune_unreachable`` can remove such rows during maintenance.
 
 from __future__ import annotations
 
-import json
 import threading
 import uuid
 import zlib
@@ -22,6 +21,7 @@ from typing import Any
 
 from langchain_core.messages import BaseMessage, message_to_dict, messages_from_dict
 
+from cairn.checkpoints import fastjson
 from cairn.checkpoints.db import Database
 
 SCHEMA = """
@@ -180,16 +180,16 @@ COMPRESS_ABOVE = 512
 
 
 def encode(data: dict[str, Any]) -> str | bytes:
-    text = json.dumps(data, separators=(",", ":"))
-    if len(text) <= COMPRESS_ABOVE:
-        return text
-    return zlib.compress(text.encode("utf-8"), 6)
+    raw = fastjson.dumps_bytes(data)
+    if len(raw) <= COMPRESS_ABOVE:
+        return raw.decode("utf-8")
+    return zlib.compress(raw, 6)
 
 
 def decode(stored: str | bytes) -> dict[str, Any]:
     if isinstance(stored, bytes):
-        return json.loads(zlib.decompress(stored))
-    return json.loads(stored)
+        return fastjson.loads(zlib.decompress(stored))
+    return fastjson.loads(stored)
 
 
 def _message_key(msg: BaseMessage) -> str:

@@ -131,27 +131,34 @@ class Renderer:
     def print_call(self, call: dict[str, Any], note: str | None = None) -> None:
         with self._lock:
             self._end_text()
-            self.console.print(self.call_line(call), soft_wrap=True)
-            if note:
-                self.console.print(Text(f"    {note}", style="dim"), soft_wrap=True)
-            self._print_details(call)
+            for text in self.call_texts(call, note):
+                self.console.print(text, soft_wrap=True)
 
-    def _print_details(self, call: dict[str, Any]) -> None:
+    def call_texts(self, call: dict[str, Any], note: str | None = None) -> list[Text]:
+        """What ``print_call`` prints, one Text per block (``cairn show`` joins them into one print)."""
+        texts = [self.call_line(call)]
+        if note:
+            texts.append(Text(f"    {note}", style="dim"))
+        texts.extend(self._details(call))
+        return texts
+
+    def _details(self, call: dict[str, Any]) -> list[Text]:
         name, status = call["tool_name"], call.get("status")
         diff = (call.get("metadata") or {}).get("diff")
         if name in DIFF_TOOLS and status == "success" and isinstance(diff, str) and diff:
             if not call.get("preview") or call.get("decision") == "edited" or self.verbose:
-                self._block(diff, diff=True)  # (a previewed diff was just shown in the question)
-            return
+                return self._block(diff, diff=True)  # (a previewed diff was just shown in the question)
+            return []
         text = fmt.result_text(call) if status == "success" else (call.get("error_msg") or "")
         if not text.strip():
-            return
+            return []
         if name in OUTPUT_TOOLS or status != "success" or self.verbose:
-            self._block(text, tail=name in OUTPUT_TOOLS)  # a command's verdict is at its end
-        elif len(text) > 200:
-            self.console.print(Text(f"    ({fmt.size_note(text)} collapsed)", style="dim italic"))
+            return self._block(text, tail=name in OUTPUT_TOOLS)  # a command's verdict is at its end
+        if len(text) > 200:
+            return [Text(f"    ({fmt.size_note(text)} collapsed)", style="dim italic")]
+        return []
 
-    def _block(self, text: str, *, diff: bool = False, tail: bool = False) -> None:
+    def _block(self, text: str, *, diff: bool = False, tail: bool = False) -> list[Text]:
         """Up to SHOWN_LINES lines (the last ones with ``tail``); the rest collapsed with its size."""
         lines = fmt.visible(text).rstrip("\n").splitlines()
         keep = len(lines) if self.verbose else SHOWN_LINES
@@ -165,12 +172,10 @@ class Renderer:
                 f"    … {len(hidden)} {where} line{plural} collapsed ({fmt.size_note(chr(10).join(hidden))})",
                 style="dim italic",
             )
-        if note is not None and tail:
-            self.console.print(note)
         body = diff_text(shown, indent="    ") if diff else Text("\n".join(f"    {x}" for x in shown), "dim")
-        self.console.print(body, soft_wrap=True)
-        if note is not None and not tail:
-            self.console.print(note)
+        if note is None:
+            return [body]
+        return [note, body] if tail else [body, note]
 
     def turn_footer(self, usage: dict[str, int], elapsed_s: float) -> None:
         self.note(f"  {fmt.usage_line(usage, elapsed_s)}")

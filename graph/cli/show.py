@@ -53,7 +53,7 @@ def load(session_id: str, opts: Options) -> Shown:
         saved = store.saver.get_tuple({"configurable": {"thread_id": sid}})
         values = saved.checkpoint["channel_values"] if saved is not None else {}
         history = store.transcript.read(sid, values.get("head"))
-        from cairn.graph.session.calllog import assemble_calls
+        from cairn.graph.calllog import assemble_calls
 
         calls = assemble_calls(store, sid, history, values)
         return Shown(sid, record.workspace, record.status, record.mode, history, calls)
@@ -122,6 +122,7 @@ def run_show(ns: Any, opts: Options) -> int:
 
 
 def _print(shown: Shown, *, verbose: bool) -> None:
+    """Everything in one ``console.print``: rendering line by line costs seconds at 5,000 turns."""
     from cairn.graph.cli.render import Renderer
     from cairn.graph.cli.term import make_console
 
@@ -132,17 +133,17 @@ def _print(shown: Shown, *, verbose: bool) -> None:
     head.append(f" · {shown.status} · {shown.mode} · {shown.workspace}", style="dim")
     if not os.path.isdir(shown.workspace):
         head.append(" (workspace no longer exists)", style="yellow")
-    console.print(head, soft_wrap=True)
+    out: list[Text] = [head]
     for message in shown.history:
         kind = role(message)
         if kind == "user":
-            console.print(Text("\nyou › ", style="bold cyan") + Text(visible(message.text)), soft_wrap=True)
+            out.append(Text("\nyou › ", style="bold cyan") + Text(visible(message.text)))
         elif kind == TOOL_IMAGES:
             count = _image_count(message)
-            console.print(Text(f"    ({count} image(s) from the tools above went to the model)", "dim"))
+            out.append(Text(f"    ({count} image(s) from the tools above went to the model)", "dim"))
         elif kind == "assistant":
             if message.text:
-                console.print(Text("\ncairn › ", style="bold") + Text(visible(message.text)), soft_wrap=True)
+                out.append(Text("\ncairn › ", style="bold") + Text(visible(message.text)))
             for tc in message.tool_calls:
                 call = by_id.get(tc["id"])
                 if call is None:
@@ -151,7 +152,9 @@ def _print(shown: Shown, *, verbose: bool) -> None:
                 note = f"policy: {asked}" if asked else None
                 if call.sandbox:
                     note = f"{note} · sandbox: {call.sandbox}" if note else f"sandbox: {call.sandbox}"
-                renderer.print_call(call.model_dump(mode="json"), note=note)
+                out.extend(renderer.call_texts(call.model_dump(mode="json"), note=note))
+    console.print(Text("
+").join(out), soft_wrap=True)
 
 
 def _image_count(message: Any) -> int:

@@ -17,6 +17,7 @@ ToolMessage; model and tool answer at once, as in ``bench_graph.py``).  Printed:
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import shutil
@@ -63,9 +64,11 @@ print(json.dumps({{"first_call_ms": (stamps[0][0] - t0) * 1000, "messages": stam
 
 def run_session(n: int, tmp: Path) -> dict:
     """One session of ``n`` tool cycles; returns cycle times, DB sizes at marks, and the session."""
+    import cairn.graph.session.session as session_module
     from cairn import Session
     from cairn.tools.workspace import Workspace
 
+    session_module.RECURSION_LIMIT = 10**6  # 4 graph steps per cycle: 5,000 cycles pass 10,000
     ws = tmp / "ws"
     ws.mkdir(exist_ok=True)
     db = tmp / f"scale{n}.db"
@@ -80,7 +83,7 @@ def run_session(n: int, tmp: Path) -> dict:
 
     result = session.send("go", on_event=on_event)
     assert result.status == "done", result.status
-    cycles = [b - a for a, b in zip(stamps, stamps[1:], strict=False)]
+    cycles = [b - a for a, b in itertools.pairwise(stamps)]
     return {"cycles": cycles, "db": db, "session": session}
 
 
@@ -158,7 +161,9 @@ def main() -> None:
         session = run["session"]
         raw = bg.raw_transcript_bytes(session.history())
         size = bg.db_bytes(run["db"])
-        print(f"DB at {n} turns: {size / 2**20:.1f} MB = {size / raw:.2f} x raw transcript ({raw / 2**20:.1f} MB)")
+        print(
+            f"DB at {n} turns: {size / 2**20:.1f} MB = {size / raw:.2f} x raw transcript ({raw / 2**20:.1f} MB)"
+        )
 
         ws = session.workspace.root
         resumed = {}
@@ -166,7 +171,9 @@ def main() -> None:
             db, sid = copy_at(session, turns, tmp)
             resumed[turns] = resume_ms(db, sid, ws, tmp)
             ms, count = resumed[turns]
-            print(f"resume + first model call at {turns} turns ({count} messages): {ms:.0f} ms (median of {REPEATS})")
+            print(
+                f"resume + first model call at {turns} turns ({count} messages): {ms:.0f} ms (median of {REPEATS})"
+            )
         if len(resumed) == 2:
             small, large = sorted(resumed)
             print(f"  ratio {large}/{small} turns: x{resumed[large][0] / resumed[small][0]:.2f}")
