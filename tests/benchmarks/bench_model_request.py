@@ -83,6 +83,16 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=7)
     args = ap.parse_args()
 
+    schemas = tool_schemas()
+    print(f"{len(schemas)} tool schemas; CPU ms per call, median of {args.repeats}")
+    print(
+        f"{'messages':>8} {'stock':>9} {'cairn 1st':>10} {'cairn':>8} {'raw':>7} {'cairn/raw':>10} {'stock/cairn':>12}"
+    )
+    for n in [int(x) for x in args.sizes.split(",")]:
+        measure(n, schemas, args.repeats)
+
+
+def measure(n: int, schemas: list[dict], repeats: int) -> None:
     import httpx
     import orjson
     from langchain_openai import ChatOpenAI
@@ -90,64 +100,56 @@ def main() -> None:
 
     from cairn.graph.models import create_model
 
-    schemas = tool_schemas()
-    print(f"{len(schemas)} tool schemas; CPU ms per call, median of {args.repeats}")
-    print(
-        f"{'messages':>8} {'stock':>9} {'cairn 1st':>10} {'cairn':>8} {'raw':>7} {'cairn/raw':>10} {'stock/cairn':>12}"
-    )
-    for n in [int(x) for x in args.sizes.split(",")]:
-        with tempfile.TemporaryDirectory() as d:
-            server, base_url = start_server(Path(d))
-            try:
-                messages = history(n)
-                common = {"model": "scripted", "base_url": base_url, "api_key": "x", "stream_usage": True}
-                stock = ChatOpenAI(**common, max_retries=0).bind_tools(schemas)
-                cairn_model = create_model("scripted", base_url=base_url, api_key="x", max_retries=0)
-                cairn = cairn_model.bind_tools(schemas)
+    with tempfile.TemporaryDirectory() as d:
+        server, base_url = start_server(Path(d))
+        try:
+            messages = history(n)
+            common = {"model": "scripted", "base_url": base_url, "api_key": "x", "stream_usage": True}
+            stock = ChatOpenAI(**common, max_retries=0).bind_tools(schemas)
+            cairn = create_model("scripted", base_url=base_url, api_key="x", max_retries=0).bind_tools(
+                schemas
+            )
 
-                def run(model, msgs=messages):
-                    for _ in model.stream(msgs):
-                        pass
+            def run(model, msgs=messages):
+                for _ in model.stream(msgs):
+                    pass
 
-                stock_ms = statistics.median(cpu_per_call(lambda: run(stock), args.repeats))
-                first = []
-                for _ in range(3):  # a fresh message list each time: nothing converted yet
-                    fresh = [m.model_copy() for m in messages]
-                    t0 = time.process_time()
-                    run(cairn, fresh)
-                    first.append(time.process_time() - t0)
-                cairn_ms = statistics.median(cpu_per_call(lambda: run(cairn), args.repeats))
+            stock_ms = statistics.median(cpu_per_call(lambda: run(stock), repeats))
+            first = []
+            for _ in range(3):  # a fresh message list each time: nothing converted yet
+                fresh = [m.model_copy() for m in messages]
+                t0 = time.process_time()
+                run(cairn, fresh)
+                first.append(time.process_time() - t0)
+            cairn_ms = statistics.median(cpu_per_call(lambda: run(cairn), repeats))
 
-                payload = {
-                    "model": "scripted",
-                    "messages": [_convert_message_to_dict(m) for m in messages],
-                    "tools": stock.kwargs["tools"],
-                    "stream": True,
-                    "stream_options": {"include_usage": True},
-                }
-                client = httpx.Client(base_url=base_url, headers={"Authorization": "Bearer x"})
+            payload = {
+                "model": "scripted",
+                "messages": [_convert_message_to_dict(m) for m in messages],
+                "tools": stock.kwargs["tools"],
+                "stream": True,
+                "stream_options": {"include_usage": True},
+            }
+            with httpx.Client(base_url=base_url, headers={"Authorization": "Bearer x"}) as client:
 
                 def raw():
                     body = orjson.dumps(payload)
+                    headers = {"Content-Type": "application/json"}
                     with client.stream(
-                        "POST",
-                        "/chat/completions",
-                        content=body,
-                        headers={"Content-Type": "application/json"},
+                        "POST", "/chat/completions", content=body, headers=headers
                     ) as response:
                         for _ in response.iter_lines():
                             pass
 
-                raw_ms = statistics.median(cpu_per_call(raw, args.repeats))
-                client.close()
-                first_ms = statistics.median(first)
-                print(
-                    f"{n:>8} {stock_ms * 1000:>9.1f} {first_ms * 1000:>10.1f} {cairn_ms * 1000:>8.1f} "
-                    f"{raw_ms * 1000:>7.1f} {cairn_ms / raw_ms:>10.2f} {stock_ms / cairn_ms:>12.1f}"
-                )
-            finally:
-                server.terminate()
-                server.wait()
+                raw_ms = statistics.median(cpu_per_call(raw, repeats))
+            first_ms = statistics.median(first)
+            print(
+                f"{n:>8} {stock_ms * 1000:>9.1f} {first_ms * 1000:>10.1f} {cairn_ms * 1000:>8.1f} "
+                f"{raw_ms * 1000:>7.1f} {cairn_ms / raw_ms:>10.2f} {stock_ms / cairn_ms:>12.1f}"
+            )
+        finally:
+            server.terminate()
+            server.wait()
 
 
 if __name__ == "__main__":
