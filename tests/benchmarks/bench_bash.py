@@ -7,8 +7,8 @@ Printed per place (a plain directory, a git repository with ``--files`` committe
 - wall and CPU (this process, all threads) per ``true``, read-only (the policy said LOW) and
   writing (the policy did not: the changed-files snapshot runs), beside the same-run baseline;
 - how many ``git status`` runs a writing command costs;
-- the same ``true`` with ``--extra-procs`` idle processes running on the host, to show the cost
-  does not depend on how many processes the machine runs.
+- ``true`` in a fresh process, then again with ``--extra-procs`` idle processes running beside
+  it on the host, to show the cost does not depend on how many processes the machine runs.
 
 Variants: ``VARIANTS`` maps a name to a function building the tool; the sandboxed variant
 (bwrap) adds itself there (``--variant NAME``).
@@ -17,6 +17,7 @@ Variants: ``VARIANTS`` maps a name to a function building the tool; the sandboxe
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import statistics
@@ -89,7 +90,7 @@ def spawn_idle(n: int) -> list[subprocess.Popen]:
     return [subprocess.Popen(["sleep", "600"]) for _ in range(n)]
 
 
-def run_place(name: str, root: Path, variant: str, repeats: int, extra: int) -> None:
+def run_place(name: str, root: Path, variant: str, repeats: int) -> None:
     tool, close = VARIANTS[variant](root)
     statuses = count_status(tool)
     try:
@@ -110,43 +111,87 @@ def run_place(name: str, root: Path, variant: str, repeats: int, extra: int) -> 
             f"  bash tool, writing:           wall {wr_wall:6.1f}  cpu {wr_cpu:6.1f}   "
             f"x{wr_wall / base_wall:.2f} wall, {per_write:.1f} git status per command"
         )
-        if extra:
-            procs = spawn_idle(extra)
-            try:
-                time.sleep(0.5)
-                busy_base, _ = measure(lambda: subprocess.run(["bash", "-c", "true"], check=True), repeats)
-                busy_wall, busy_cpu = measure(lambda: tool.execute({"command": "true"}, low), repeats)
-            finally:
-                for p in procs:
-                    p.kill()
-                for p in procs:
-                    p.wait()
-            print(
-                f"  with {extra} more processes on the host: bash tool wall {busy_wall:6.1f} cpu {busy_cpu:6.1f}"
-                f"  (x{busy_wall / busy_base:.2f} of subprocess.run then; x{busy_cpu / ro_cpu:.2f} cpu vs before)"
-            )
     finally:
         close()
 
 
+def host_load(root: Path, variant: str, repeats: int, extra: int) -> None:
+    """``true`` measured in a child process, with and without ``extra`` idle processes beside it.
+
+    The idle processes are the bench's children, not the measuring process's, so they are
+    other processes on the host (a subreaper's own tree would otherwise contain them).
+    """
+
+    def child() -> dict:
+        out = subprocess.run(
+            [sys.executable, __file__, "--child", str(root), "--variant", variant, "--repeats", str(repeats)],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        return json.loads(out.stdout.strip().splitlines()[-1])
+
+    quiet = child()
+    procs = spawn_idle(extra)
+    try:
+        time.sleep(0.5)
+        busy = child()
+    finally:
+        for p in procs:
+            p.kill()
+        for p in procs:
+            p.wait()
+    print(f"\n[host load, {variant}] bash tool `true` (read-only) in a fresh process, median of {repeats}")
+    for label, doc in (
+        (f"{len(list_procs())} processes on the host", quiet),
+        (f"+{extra} idle processes", busy),
+    ):
+        print(
+            f"  {label:<32} wall {doc['wall']:6.1f}  cpu {doc['cpu']:5.1f}  "
+            f"(subprocess.run: wall {doc['base']:5.1f}, x{doc['wall'] / doc['base']:.2f})"
+        )
+    print(f"  cpu with/without the extra processes: x{busy['cpu'] / quiet['cpu']:.2f}")
+
+
+def list_procs() -> list[str]:
+    return [n for n in os.listdir("/proc") if n.isdigit()] if os.path.isdir("/proc") else []
+
+
+def child_measure(root: Path, variant: str, repeats: int) -> None:
+    tool, close = VARIANTS[variant](root)
+    try:
+        low = ToolContext(risk="LOW")
+        base, _ = measure(lambda: subprocess.run(["bash", "-c", "true"], check=True), repeats)
+        wall, cpu = measure(lambda: tool.execute({"command": "true"}, low), repeats)
+    finally:
+        close()
+    print(json.dumps({"base": base, "wall": wall, "cpu": cpu}))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
+    ap.add_argument("--child", default=None, help=argparse.SUPPRESS)
     ap.add_argument("--repeats", type=int, default=15)
     ap.add_argument("--files", type=int, default=13_000)
     ap.add_argument("--extra-procs", type=int, default=1000)
     ap.add_argument("--variant", default="plain", choices=sorted(VARIANTS))
     args = ap.parse_args()
+    if args.child:
+        child_measure(Path(args.child), args.variant, args.repeats)
+        return
     tmp = Path(tempfile.mkdtemp(prefix="cairn-bench-bash-"))
     try:
         plain = tmp / "plain"
         plain.mkdir()
-        run_place("plain directory", plain, args.variant, args.repeats, args.extra_procs)
+        run_place("plain directory", plain, args.variant, args.repeats)
+        if args.extra_procs:
+            host_load(plain, args.variant, args.repeats, args.extra_procs)
         repo = tmp / "repo"
         repo.mkdir()
         t0 = time.perf_counter()
         make_repo(repo, args.files)
         print(f"\n(made a git repository of {args.files} files in {time.perf_counter() - t0:.1f} s)")
-        run_place(f"git repo, {args.files} files", repo, args.variant, args.repeats, 0)
+        run_place(f"git repo, {args.files} files", repo, args.variant, args.repeats)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     if os.environ.get("CAIRN_BENCH_DEBUG"):
