@@ -36,12 +36,15 @@ def test_leftovers_in_other_groups_are_stopped_without_a_proc_scan(shell_tools, 
 
 
 def test_orphans_of_a_command_are_found_stopped_and_reaped(shell_tools, process_guard, no_proc_scan):
+    def zombies() -> set[int]:
+        return {pid for pid, state, _g, _s in process._descendants() if state == b"Z"}
+
+    before = zombies()  # other tests' orphans in this shared test process
     # The subshell exits at once: its sleep is an orphan, re-parented to the agent (not init).
     result = shell_tools.run(f"( {process_guard.sleep} 300 & ); echo started")
     assert "left 1 background process running; stopped" in result.output
     assert process_guard.wait_none_marked(timeout=3) == []
-    zombies = [pid for pid, state, _g, _s in process._descendants() if state == b"Z"]
-    assert zombies == []  # reaped, not left as zombies of the agent
+    assert zombies() - before == set()  # reaped, not left as a zombie of the agent
 
 
 def test_foreground_commands_start_without_a_python_preexec(shell_tools):
