@@ -5,7 +5,7 @@
 One session runs ``max(turns)`` tool cycles (an AIMessage with one tool call, then a 2 KB
 ToolMessage; model and tool answer at once, as in ``bench_graph.py``).  Printed:
 
-- harness time per cycle (median of the 21 cycles around each turn) and the DB size there, with
+- harness time per cycle (median of the 101 cycles around each turn, the first 101 for turn 10) and the DB size there, with
   the growth against turn 10 (same run: the baseline is the session's own early cycles);
 - resume latency in a fresh process: ``Session.resume`` + ``send`` until the model is called
   (median of 5), for a copy of the session at 500 turns and at the largest size;
@@ -87,7 +87,8 @@ def run_session(n: int, tmp: Path) -> dict:
     return {"cycles": cycles, "db": db, "session": session}
 
 
-def around(cycles: list[float], turn: int, half: int = 10) -> list[float]:
+def around(cycles: list[float], turn: int, half: int = 50) -> list[float]:
+    """The cycles around ``turn`` (101 of them: a busy shared machine has spikes of ~100 ms)."""
     lo = max(0, min(turn, len(cycles)) - half - 1)
     return cycles[lo : lo + 2 * half + 1]
 
