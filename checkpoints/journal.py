@@ -14,11 +14,11 @@ database grows with the transcript, not twice as fast.
 
 from __future__ import annotations
 
-import json
 import time
 from dataclasses import dataclass
 from typing import Any
 
+from cairn.checkpoints import fastjson
 from cairn.checkpoints.db import Database
 
 SCHEMA = """
@@ -40,6 +40,11 @@ CREATE TABLE IF NOT EXISTS cairn_tool_journal (
     details TEXT,
     PRIMARY KEY (thread_id, call_id)
 );
+-- The next seq (MAX(seq) per thread) and the session's call log in order: an index lookup.
+CREATE INDEX IF NOT EXISTS cairn_tool_journal_seq ON cairn_tool_journal (thread_id, seq);
+-- Only calls whose full output is still kept (the turn in flight): what ``compact`` visits.
+CREATE INDEX IF NOT EXISTS cairn_tool_journal_kept
+    ON cairn_tool_journal (thread_id, call_id) WHERE result IS NOT NULL;
 """
 
 TERMINAL = frozenset({"success", "error", "cancelled"})
@@ -75,17 +80,17 @@ def _entry(row: tuple[Any, ...]) -> JournalEntry:
     return JournalEntry(
         call_id,
         tool,
-        json.loads(args),
+        fastjson.loads(args),
         status,
         risk,
         reason,
-        json.loads(result) if result else None,
+        fastjson.loads(result) if result else None,
         summary,
         err,
         started,
         ended,
         attempt,
-        json.loads(details) if details else None,
+        fastjson.loads(details) if details else None,
     )
 
 
@@ -118,7 +123,7 @@ class ToolJournal:
                     call["call_id"],
                     seq,
                     call["tool_name"],
-                    json.dumps(call.get("arguments") or {}),
+                    fastjson.dumps(call.get("arguments") or {}),
                     call.get("risk"),
                     call.get("reason"),
                     time.time(),
@@ -155,15 +160,15 @@ class ToolJournal:
                     call["call_id"],
                     seq,
                     call["tool_name"],
-                    json.dumps(call.get("arguments") or {}),
+                    fastjson.dumps(call.get("arguments") or {}),
                     call["status"],
                     call.get("risk"),
                     call.get("reason"),
-                    json.dumps(result) if result is not None else None,
+                    fastjson.dumps(result) if result is not None else None,
                     call.get("summary"),
                     call.get("error_msg"),
                     time.time(),
-                    json.dumps(details, default=str) if details is not None else None,
+                    fastjson.dumps(details, default=str) if details is not None else None,
                 ),
             )
 

@@ -33,6 +33,7 @@ GRAPH_CORE = (
     "loops",
     "profiles",
     "sandboxing",
+    "calllog",
 )
 #: (module prefix, unit, rank): the longest matching prefix names a module's unit. A unit may
 #: import from units of a lower rank only.

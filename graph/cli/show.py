@@ -55,7 +55,7 @@ def load(session_id: str, opts: Options) -> Shown:
         values = saved.checkpoint["channel_values"] if saved is not None else {}
         history = store.transcript.read(sid, values.get("head"))
         from cairn.graph.cli.show_rewinds import rewinds_json
-        from cairn.graph.session.calllog import assemble_calls
+        from cairn.graph.calllog import assemble_calls
 
         calls = assemble_calls(store, sid, history, values)
         rewinds = rewinds_json(store, sid, message_json)

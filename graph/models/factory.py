@@ -2,7 +2,8 @@
 
 - ``None`` → ``$CAIRN_MODEL``, else ``$OPENAI_MODEL``, else ``gpt-4o-mini``.
 - ``script:PATH`` → ``ScriptedChatModel`` replaying a JSON script (demos, tests; offline).
-- anything else (optionally ``openai:NAME``) → ``ChatOpenAI`` against ``OPENAI_BASE_URL`` / ``--base-url``
+- anything else (optionally ``openai:NAME``) → ``ChatOpenAI`` (``CairnChatOpenAI``: the request body
+  skips the OpenAI SDK's per-message typed transform, see ``openai_chat``) against ``OPENAI_BASE_URL`` / ``--base-url``
   or OpenAI itself, so OpenAI, vLLM, Ollama, llama.cpp server and LM Studio all work.
 
 Transient failures (429, 5xx, timeouts) are retried with backoff by the openai client itself
@@ -85,12 +86,12 @@ def create_model(
     if not api_key and not base_url:
         raise ModelConfigError(_MISSING_ENDPOINT.format(model=name))
 
-    from langchain_openai import ChatOpenAI
+    from cairn.graph.models.openai_chat import CairnChatOpenAI
 
     options: dict[str, object] = {}
     if temperature is not None:
         options["temperature"] = temperature
-    return ChatOpenAI(
+    return CairnChatOpenAI(
         model=name,
         base_url=base_url,
         api_key=api_key or PLACEHOLDER_API_KEY,

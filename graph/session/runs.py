@@ -7,9 +7,9 @@ from typing import TYPE_CHECKING, Any
 
 from langchain_core.messages import AIMessage
 
+from cairn.graph.calllog import assemble_calls
 from cairn.graph.context import AgentContext, EventCallback
 from cairn.graph.messages import is_person_message, message_text
-from cairn.graph.session.calllog import assemble_calls
 from cairn.graph.session.result import RunResult
 from cairn.graph.state import GATED_STATUSES, calls
 

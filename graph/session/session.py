@@ -227,7 +227,7 @@ class Session(DecisionsMixin, RewindMixin):
 
     def tool_calls(self) -> list[ToolCallInfo]:
         """Every call of the session with its lifecycle status, in the order the model made them."""
-        from cairn.graph.session.calllog import session_tool_calls
+        from cairn.graph.calllog import session_tool_calls
 
         return session_tool_calls(self.store, self.id, self._snapshot().values)
 

@@ -232,6 +232,45 @@ def test_changed_files_relative_to_a_workspace_inside_a_repo(git_workspace):
         services.close()
 
 
+def _count_status(shell_tools):
+    changes = shell_tools.services.shell.changes
+    original, seen = changes._run, []
+
+    def counting(*args):
+        if "status" in args:
+            seen.append(args)
+        return original(*args)
+
+    changes._run = counting
+    return seen
+
+
+def test_a_later_writing_command_runs_git_status_once(git_workspace):
+    statuses = _count_status(git_workspace)
+    git_workspace.run("true")  # the first writing command: a full snapshot before and after
+    assert len(statuses) == 2
+    os.utime(git_workspace.root / "dirty.txt", ns=(1, 1))
+    result = git_workspace.run(
+        "echo new > created.txt; echo more >> tracked.txt; echo three > dirty.txt; rm untouched.txt"
+    )
+    assert len(statuses) == 3
+    assert result.metadata["changed_files"] == ["created.txt", "dirty.txt", "tracked.txt", "untouched.txt"]
+    result = git_workspace.run("git checkout -q -- tracked.txt; true")
+    assert len(statuses) == 4
+    assert result.metadata["changed_files"] == ["tracked.txt"]  # reverted: it left the status list
+
+
+def test_a_file_edited_between_commands_is_not_blamed_on_the_next(git_workspace):
+    git_workspace.run("true")
+    edited = git_workspace.root / "tracked.txt"
+    edited.write_text("edited by another tool\n")
+    os.utime(edited, ns=(1, 1))  # written before the next command started
+    result = git_workspace.run("echo x > created.txt")
+    assert result.metadata["changed_files"] == ["created.txt"]
+    result = git_workspace.run("echo again >> tracked.txt")  # already dirty, changed again
+    assert result.metadata["changed_files"] == ["tracked.txt"]
+
+
 def test_read_only_commands_are_not_snapshotted(git_workspace):
     result = git_workspace.run("echo x > created.txt", ToolContext(risk="LOW"))
     assert result.metadata["changed_files"] == []

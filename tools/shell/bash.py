@@ -7,7 +7,6 @@ from typing import Any
 from pydantic import Field
 
 from cairn.tools.base import ArgsModel, RiskLevel, Tool, ToolContext, ToolResult
-from cairn.tools.shell.changes import changed_files
 from cairn.tools.shell.command import RunningCommand
 from cairn.tools.shell.parse import programs, short_command
 from cairn.tools.shell.progress import LineFeed
@@ -98,7 +97,7 @@ class BashTool(Tool):
             writes = not read_only and (
                 sandbox is None or bool(sandbox.writable_roots) or not sandbox.enabled
             )
-            before = state.changes.snapshot() if writes else None
+            before = state.changes.before() if writes else None
             feed = LineFeed() if ctx.on_progress is not None else None
             ctx.progress(label)
             run, notes = state.start(command, timeout_s=timeout_s, feed=feed, sandbox=sandbox)
@@ -110,8 +109,7 @@ class BashTool(Tool):
             return ToolResult.fail(f"Could not start bash: {exc}")
         self._wait(run, ctx, feed)
         cwd_note = state.adopt_cwd(run)
-        after = state.changes.snapshot() if before is not None else None
-        meta["changed_files"] = changed_files(before, after)
+        meta["changed_files"] = state.changes.changed_since(before)
         return self._result(run, state.display(state.cwd), notes, cwd_note, meta)
 
     # -- foreground ----------------------------------------------------------------------

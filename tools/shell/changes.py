@@ -1,10 +1,17 @@
 """Which files a command touched, from a cheap before/after snapshot of a git workspace.
 
-Before a command that may write (the policy did not judge it read-only), record
-``git status --porcelain`` plus size and mtime of every listed file; afterwards do the
-same and list the paths whose entry changed.  That catches files the command created,
-modified or deleted, and files that were already dirty and changed again.  Ignored
-files (build output) and changes outside the workspace are not seen.
+Around a command that may write (the policy did not judge it read-only), compare
+``git status --porcelain`` entries plus size and mtime of every listed file, and list the paths
+whose entry changed.  That catches files the command created, modified or deleted, and files
+that were already dirty and changed again.  Ignored files (build output) and changes outside
+the workspace are not seen.
+
+One ``git status`` per command (it costs ~120 ms in a 13,000-file repository): the snapshot
+taken *after* a command is kept, and the next command's *before* is that snapshot with its
+paths stat'ed again (no git).  A path that became dirty between the two commands (another tool
+or the person edited it) is not in that list; the command is taken to have changed it only if
+its mtime is not older than the command's start (the kernel's coarse clock, which is what file
+times come from) or it is gone.  The very first writing command takes a full snapshot before.
 """
 
 from __future__ import annotations
@@ -12,6 +19,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -22,9 +30,22 @@ GIT_TIMEOUT_S = 5.0
 Entry = tuple[str, int, int]  # (status code, size, mtime_ns); size -1 when the path is gone
 
 
+#: Linux's CLOCK_REALTIME_COARSE: file timestamps are taken from it (or are finer, never earlier).
+_COARSE_CLOCK = getattr(time, "CLOCK_REALTIME_COARSE", 5)
+
+
 @dataclass
 class Snapshot:
     entries: dict[str, Entry] = field(default_factory=dict)
+    #: Set on a *before* snapshot rebuilt from the previous one: when the command started (ns).
+    started_ns: int | None = None
+
+
+def _now_ns() -> int:
+    try:
+        return time.clock_gettime_ns(_COARSE_CLOCK)
+    except (OSError, AttributeError):  # not Linux: a margin for coarse file timestamps
+        return time.time_ns() - 20_000_000
 
 
 class GitChanges:
@@ -36,6 +57,7 @@ class GitChanges:
         self._env = dict(env or os.environ)
         self._env.update({"GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C", "GIT_TERMINAL_PROMPT": "0"})
         self._prefix: str | None = None  # the workspace's path inside the repository
+        self._last: Snapshot | None = None  # the latest full snapshot (taken after a command)
 
     def _run(self, *args: str) -> bytes | None:
         if self._git is None:
@@ -79,6 +101,39 @@ class GitChanges:
             rel = path[len(self._prefix) :] if path.startswith(self._prefix) else path
             snap.entries[rel] = (code, *self._stat(rel, stat_ok))
         return snap
+
+    def before(self) -> Snapshot | None:
+        """The state before a writing command: the last snapshot re-stat'ed, or a full one."""
+        last = self._last
+        if last is None:
+            return self.snapshot()
+        started = _now_ns()
+        stat_ok = len(last.entries) <= MAX_STAT_ENTRIES
+        entries = {rel: (entry[0], *self._stat(rel, stat_ok)) for rel, entry in last.entries.items()}
+        return Snapshot(entries, started_ns=started)
+
+    def changed_since(self, before: Snapshot | None) -> list[str]:
+        """Paths the command changed since ``before`` (one ``git status``); kept for the next one."""
+        if before is None:
+            return []
+        after = self.snapshot()
+        self._last = after
+        if after is None:
+            return []
+        if before.started_ns is None:
+            return changed_files(before, after)
+        changed = []
+        stat_ok = len(before.entries) <= MAX_STAT_ENTRIES
+        for rel in before.entries.keys() | after.entries.keys():
+            old, new = before.entries.get(rel), after.entries.get(rel)
+            if old is not None:
+                # Left the status list (reverted, committed): changed when the file itself did.
+                now = new[1:] if new is not None else self._stat(rel, stat_ok)
+                if (new is not None and new[0] != old[0]) or now != old[1:]:
+                    changed.append(rel)
+            elif new is not None and (new[1] == -1 or new[2] >= before.started_ns):
+                changed.append(rel)
+        return sorted(changed)
 
     def _stat(self, rel: str, enabled: bool) -> tuple[int, int]:
         if not enabled:

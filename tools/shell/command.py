@@ -26,6 +26,7 @@ from cairn.tools.shell.process import (
     exit_code,
     has_exited,
     live_session_members,
+    reap_orphans,
     session_alive,
     signal_session,
 )
@@ -239,6 +240,7 @@ class RunningCommand:
         for pipe in (self.proc.stdout, self.proc.stderr):
             if pipe is not None:
                 pipe.close()
+        reap_orphans(self.pgid)  # leftovers re-parented to the agent and stopped above
         try:
             returncode = self.proc.wait(timeout=1.0)
         except subprocess.TimeoutExpired:  # could not be killed; report it, reap later

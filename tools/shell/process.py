@@ -5,16 +5,23 @@ of a new process group, has no controlling terminal and so cannot open ``/dev/tt
 to prompt, and does not get the terminal's Ctrl-C), with stdin from ``/dev/null`` and
 no file descriptors beyond 0-2.  Stopping is always done to the whole session: the
 shell's process group and any other group its children made (``timeout``, ``set -m``).
+
+Cheap per command (see docs/shell.md, "Cost"): the command is started without a Python
+``preexec_fn`` (which forces ``fork`` of the whole agent instead of ``vfork``), and the
+processes of its session are found by walking the agent's own process tree, not all of
+``/proc`` — the agent is a child subreaper, so what a command leaves behind stays below it.
 """
 
 from __future__ import annotations
 
 import ctypes
+import functools
 import os
 import shutil
 import signal
 import subprocess
 import sys
+import threading
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
@@ -65,14 +72,21 @@ def spawn(
     full_env["__CAIRN_CWD_FILE"] = cwd_file
     if user_bash_env:
         full_env["__CAIRN_BASH_ENV"] = user_bash_env
+    become_subreaper()
     argv: list[str] = ["bash", "-c", command]  # $0 and error messages say "bash", as in a terminal
     executable: str | None = bash_path()
-    preexecs = [_pdeathsig_preexec() if die_with_parent else None]
+    preexecs: list[Callable[[], None] | None] = []
     if launch is not None:
         full_env.update(launch.env)
         if launch.argv_prefix:
             argv, executable = [*launch.argv_prefix, bash_path(), "-c", command], None
         preexecs.append(launch.preexec)
+    if die_with_parent:
+        if launch is None:  # setpriv when it can, so that subprocess can vfork (no preexec_fn)
+            argv, executable, pdeathsig = _with_pdeathsig(argv, bash_path(), full_env)
+        else:
+            pdeathsig = _pdeathsig_preexec()
+        preexecs.insert(0, pdeathsig)
     try:
         return subprocess.Popen(
             argv,
@@ -103,6 +117,23 @@ def _chain(*fns: Callable[[], None] | None) -> Callable[[], None] | None:
             step()
 
     return run
+
+
+def _with_pdeathsig(
+    argv: list[str], executable: str, env: Mapping[str, str]
+) -> tuple[list[str], str, Callable[[], None] | None]:
+    """``argv`` made to get SIGKILL when the agent dies: through ``setpriv --pdeathsig`` when it
+    runs the same bash (one exec, and ``subprocess`` can use vfork), else a ``preexec_fn``."""
+    setpriv = _setpriv()
+    found = shutil.which("bash", path=env.get("PATH")) if setpriv else None
+    if setpriv and found and os.path.realpath(found) == os.path.realpath(executable):
+        return [setpriv, "--pdeathsig", "KILL", "--", *argv], setpriv, None
+    return argv, executable, _pdeathsig_preexec()
+
+
+@functools.cache
+def _setpriv() -> str | None:
+    return shutil.which("setpriv") if sys.platform.startswith("linux") else None
 
 
 def _pdeathsig_preexec() -> Callable[[], None] | None:
@@ -149,14 +180,111 @@ def has_exited(pid: int) -> bool:
     return info is not None
 
 
+_PR_SET_CHILD_SUBREAPER = 36
+_subreaper: bool | None = None
+_subreaper_lock = threading.Lock()
+
+
+def become_subreaper() -> bool:
+    """Make this process a child subreaper (Linux, once); whether it is one.
+
+    Then whatever a command leaves running is re-parented to the agent instead of init, so
+    its processes are found by walking the agent's own descendants (``/proc/PID/task/TID/children``)
+    however many processes the host runs.  Those orphans are reaped by ``reap_orphans``.
+    """
+    global _subreaper
+    with _subreaper_lock:
+        if _subreaper is None:
+            _subreaper = False
+            if sys.platform.startswith("linux") and os.path.exists(f"/proc/self/task/{os.getpid()}/children"):
+                try:
+                    prctl = ctypes.CDLL(None, use_errno=True).prctl
+                    _subreaper = prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+                except (OSError, AttributeError):
+                    _subreaper = False
+        return _subreaper
+
+
+def _children(pid: int) -> list[int]:
+    out: list[int] = []
+    try:
+        tids = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return out
+    for tid in tids:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/children", "rb") as fh:
+                out.extend(int(x) for x in fh.read().split())
+        except (OSError, ValueError):
+            continue
+    return out
+
+
+def _stat(pid: int) -> tuple[bytes, int, int] | None:
+    """(state, pgrp, session) of ``pid``, or None when it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            stat = fh.read()
+    except OSError:
+        return None
+    # After "(comm)": state ppid pgrp session ... (fields 3, 4, 5, 6 of proc(5)).
+    fields = stat[stat.rfind(b")") + 2 :].split()
+    if len(fields) < 4:
+        return None
+    return fields[0], int(fields[2]), int(fields[3])
+
+
+def _descendants() -> list[tuple[int, bytes, int, int]]:
+    """``(pid, state, pgrp, session)`` of every process below this one."""
+    found: list[tuple[int, bytes, int, int]] = []
+    seen: set[int] = set()
+    stack = _children(os.getpid())
+    while stack:
+        pid = stack.pop()
+        if pid in seen:
+            continue
+        seen.add(pid)
+        stat = _stat(pid)
+        if stat is None:
+            continue
+        found.append((pid, *stat))
+        if stat[0] not in (b"Z", b"X"):
+            stack.extend(_children(pid))
+    return found
+
+
+def reap_orphans(sid: int) -> int:
+    """Reap exited processes of session ``sid`` that were re-parented to the agent (not the shell,
+    whose ``Popen`` reaps it).  Returns how many were reaped."""
+    if not _subreaper:
+        return 0
+    reaped = 0
+    for pid, state, _pgrp, session in _descendants():
+        if session == sid and pid != sid and state in (b"Z", b"X"):
+            try:
+                if os.waitpid(pid, os.WNOHANG)[0] == pid:
+                    reaped += 1
+            except ChildProcessError:  # not our child (a grandchild zombie): its parent reaps it
+                pass
+    return reaped
+
+
 def live_session_members(sid: int) -> list[tuple[int, int]] | None:
     """``(pid, pgid)`` of the running (non-zombie) processes in session ``sid``; ``None`` without /proc.
+
+    As a subreaper the agent walks its own descendants; otherwise every process of ``/proc`` is read.
 
     A command's processes can leave its process group without leaving its session: GNU
     ``timeout`` and ``set -m`` job control call ``setpgid()``.  Only ``setsid()`` (daemons)
     leaves the session.  While any process is in the session, the kernel does not reuse
     the number ``sid`` for a new process, so the session id names exactly our leftovers.
     """
+    if _subreaper:
+        return [
+            (pid, pgrp)
+            for pid, state, pgrp, session in _descendants()
+            if session == sid and state not in (b"Z", b"X")
+        ]
     if not os.path.isdir("/proc/self"):
         return None
     members: list[tuple[int, int]] = []

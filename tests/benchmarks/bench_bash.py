@@ -1,0 +1,202 @@
+"""Per-command overhead of the ``bash`` tool beside ``subprocess.run(["bash", "-c", "true"])``.
+
+    .venv/bin/python tests/benchmarks/bench_bash.py [--repeats 15] [--files 13000] [--extra-procs 1000]
+
+Printed per place (a plain directory, a git repository with ``--files`` committed files):
+
+- wall and CPU (this process, all threads) per ``true``, read-only (the policy said LOW) and
+  writing (the policy did not: the changed-files snapshot runs), beside the same-run baseline;
+- how many ``git status`` runs a writing command costs;
+- ``true`` in a fresh process, then again with ``--extra-procs`` idle processes running beside
+  it on the host, to show the cost does not depend on how many processes the machine runs.
+
+Variants: ``VARIANTS`` maps a name to a function building the tool; the sandboxed variant
+(bwrap) adds itself there (``--variant NAME``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from cairn.tools.base import ToolContext  # noqa: E402
+
+
+def plain_tool(root: Path) -> tuple[Any, Callable[[], None]]:
+    from cairn.tools.services import ToolServices
+    from cairn.tools.shell.bash import BashTool
+    from cairn.tools.workspace import Workspace
+
+    services = ToolServices(Workspace(root))
+    return BashTool(Workspace(root), services), services.close
+
+
+#: name -> (workspace root -> (tool, close)).  The sandbox variant registers itself here.
+VARIANTS: dict[str, Callable[[Path], tuple[Any, Callable[[], None]]]] = {"plain": plain_tool}
+
+
+def measure(fn: Callable[[], Any], repeats: int) -> tuple[float, float]:
+    fn()  # warm-up
+    walls, cpus = [], []
+    for _ in range(repeats):
+        w0, c0 = time.perf_counter(), time.process_time()
+        fn()
+        walls.append(time.perf_counter() - w0)
+        cpus.append(time.process_time() - c0)
+    return statistics.median(walls) * 1000, statistics.median(cpus) * 1000
+
+
+def make_repo(root: Path, files: int) -> None:
+    git = ["git", "-C", str(root), "-c", "user.name=b", "-c", "user.email=b@example.com"]
+    subprocess.run([*git, "init", "-q"], check=True)
+    for i in range(files):
+        d = root / f"pkg{i // 500}"
+        d.mkdir(exist_ok=True)
+        (d / f"mod{i}.py").write_text(f"x = {i}\n")
+    subprocess.run([*git, "add", "-A"], check=True)
+    subprocess.run([*git, "commit", "-qm", "files"], check=True)
+    (root / "pkg0" / "mod0.py").write_text("x = 'dirty'\n")  # one dirty file, as in real work
+
+
+def count_status(tool: Any) -> Callable[[], int]:
+    """Patch the tool's git runner to count ``git status`` runs; returns a reader."""
+    changes = tool.services.shell.changes
+    original = changes._run
+    calls = {"status": 0}
+
+    def counting(*args: str) -> Any:
+        if "status" in args:
+            calls["status"] += 1
+        return original(*args)
+
+    changes._run = counting
+    return lambda: calls["status"]
+
+
+def spawn_idle(n: int) -> list[subprocess.Popen]:
+    return [subprocess.Popen(["sleep", "600"]) for _ in range(n)]
+
+
+def run_place(name: str, root: Path, variant: str, repeats: int) -> None:
+    tool, close = VARIANTS[variant](root)
+    statuses = count_status(tool)
+    try:
+        low = ToolContext(risk="LOW")
+        high = ToolContext(risk="HIGH")
+        base_wall, base_cpu = measure(lambda: subprocess.run(["bash", "-c", "true"], check=True), repeats)
+        ro_wall, ro_cpu = measure(lambda: tool.execute({"command": "true"}, low), repeats)
+        before = statuses()
+        wr_wall, wr_cpu = measure(lambda: tool.execute({"command": "true"}, high), repeats)
+        per_write = (statuses() - before) / (repeats + 1)
+        print(f"\n[{name}, {variant}] ms per command, median of {repeats}")
+        print(f"  subprocess.run(bash -c true): wall {base_wall:6.1f}  cpu {base_cpu:6.1f}")
+        print(
+            f"  bash tool, read-only:         wall {ro_wall:6.1f}  cpu {ro_cpu:6.1f}   "
+            f"x{ro_wall / base_wall:.2f} wall"
+        )
+        print(
+            f"  bash tool, writing:           wall {wr_wall:6.1f}  cpu {wr_cpu:6.1f}   "
+            f"x{wr_wall / base_wall:.2f} wall, {per_write:.1f} git status per command"
+        )
+    finally:
+        close()
+
+
+def host_load(root: Path, variant: str, repeats: int, extra: int) -> None:
+    """``true`` measured in a child process, with and without ``extra`` idle processes beside it.
+
+    The idle processes are the bench's children, not the measuring process's, so they are
+    other processes on the host (a subreaper's own tree would otherwise contain them).
+    """
+
+    def child() -> dict:
+        out = subprocess.run(
+            [sys.executable, __file__, "--child", str(root), "--variant", variant, "--repeats", str(repeats)],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        return json.loads(out.stdout.strip().splitlines()[-1])
+
+    quiet = child()
+    procs = spawn_idle(extra)
+    try:
+        time.sleep(0.5)
+        busy = child()
+    finally:
+        for p in procs:
+            p.kill()
+        for p in procs:
+            p.wait()
+    print(f"\n[host load, {variant}] bash tool `true` (read-only) in a fresh process, median of {repeats}")
+    for label, doc in (
+        (f"{len(list_procs())} processes on the host", quiet),
+        (f"+{extra} idle processes", busy),
+    ):
+        print(
+            f"  {label:<32} wall {doc['wall']:6.1f}  cpu {doc['cpu']:5.1f}  "
+            f"(subprocess.run: wall {doc['base']:5.1f}, x{doc['wall'] / doc['base']:.2f})"
+        )
+    print(f"  cpu with/without the extra processes: x{busy['cpu'] / quiet['cpu']:.2f}")
+
+
+def list_procs() -> list[str]:
+    return [n for n in os.listdir("/proc") if n.isdigit()] if os.path.isdir("/proc") else []
+
+
+def child_measure(root: Path, variant: str, repeats: int) -> None:
+    tool, close = VARIANTS[variant](root)
+    try:
+        low = ToolContext(risk="LOW")
+        base, _ = measure(lambda: subprocess.run(["bash", "-c", "true"], check=True), repeats)
+        wall, cpu = measure(lambda: tool.execute({"command": "true"}, low), repeats)
+    finally:
+        close()
+    print(json.dumps({"base": base, "wall": wall, "cpu": cpu}))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--child", default=None, help=argparse.SUPPRESS)
+    ap.add_argument("--repeats", type=int, default=15)
+    ap.add_argument("--files", type=int, default=13_000)
+    ap.add_argument("--extra-procs", type=int, default=1000)
+    ap.add_argument("--variant", default="plain", choices=sorted(VARIANTS))
+    args = ap.parse_args()
+    if args.child:
+        child_measure(Path(args.child), args.variant, args.repeats)
+        return
+    tmp = Path(tempfile.mkdtemp(prefix="cairn-bench-bash-"))
+    try:
+        plain = tmp / "plain"
+        plain.mkdir()
+        run_place("plain directory", plain, args.variant, args.repeats)
+        if args.extra_procs:
+            host_load(plain, args.variant, args.repeats, args.extra_procs)
+        repo = tmp / "repo"
+        repo.mkdir()
+        t0 = time.perf_counter()
+        make_repo(repo, args.files)
+        print(f"\n(made a git repository of {args.files} files in {time.perf_counter() - t0:.1f} s)")
+        run_place(f"git repo, {args.files} files", repo, args.variant, args.repeats)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    if os.environ.get("CAIRN_BENCH_DEBUG"):
+        print(tmp)
+
+
+if __name__ == "__main__":
+    main()
