@@ -54,8 +54,8 @@ def load(session_id: str, opts: Options) -> Shown:
         saved = store.saver.get_tuple({"configurable": {"thread_id": sid}})
         values = saved.checkpoint["channel_values"] if saved is not None else {}
         history = store.transcript.read(sid, values.get("head"))
-        from cairn.graph.cli.show_rewinds import rewinds_json
         from cairn.graph.calllog import assemble_calls
+        from cairn.graph.cli.show_rewinds import rewinds_json
 
         calls = assemble_calls(store, sid, history, values)
         rewinds = rewinds_json(store, sid, message_json)
