@@ -1,9 +1,11 @@
 """Noticing a model that repeats itself, and answering the repeat instead of running it again.
 
-Within one run (from a person's message to the answer), every finished call is remembered by its
-tool and exact arguments, with the *epoch* it ran in: the epoch moves on whenever a call that can
-change things succeeds.  A new call identical to one in the same epoch is a repeat — nothing it
-depends on has changed, so running it would give the same answer:
+Within one run (from a person's message to the answer), every finished call of the current
+*epoch* is remembered by a hash of its tool and exact arguments: the epoch moves on (and the
+memory empties) whenever a call that can change things succeeds.  The memory is a few dozen
+bytes per call and lives in the checkpointed state; the earlier result is read back from the
+transcript only when a repeat is found.  A new call identical to one in the same epoch is a
+repeat — nothing it depends on has changed, so running it would give the same answer:
 
 - a read-only call that succeeded: the earlier result again, with a note;
 - a call that changed things and succeeded: "already done", not run again;
@@ -17,16 +19,20 @@ person can continue.  A tool failing the same way twice in a row gets the help i
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from cairn.graph.state import ToolCallInfo
 
 DEFAULT_REPEAT_LIMIT = 3
-MAX_REMEMBERED = 200
-MAX_KEPT_RESULT = 2_000
+#: Calls of the current epoch remembered (loops are local; the state stays small).
+MAX_REMEMBERED = 64
+#: Most characters of the earlier result repeated to the model.
+MAX_SHOWN_RESULT = 2_000
 
 
 @dataclass
@@ -38,37 +44,44 @@ class Repeat:
 
 
 def call_key(tool_name: str, arguments: dict[str, Any]) -> str:
-    return tool_name + "\0" + json.dumps(arguments, sort_keys=True, default=str)
+    text = tool_name + "\0" + json.dumps(arguments, sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 def fresh_memory() -> dict[str, Any]:
     return {"epoch": 0, "calls": {}, "last_failure": {}}
 
 
-def repeat_of(call: ToolCallInfo, memory: dict[str, Any] | None) -> Repeat | None:
-    """The answer to ``call`` if it repeats an earlier call of this epoch, else ``None``."""
+def repeat_of(
+    call: ToolCallInfo, memory: dict[str, Any] | None, earlier_text: Callable[[str], str]
+) -> Repeat | None:
+    """The answer to ``call`` if it repeats an earlier call of this epoch, else ``None``.
+    ``earlier_text(call_id)`` reads what the earlier call answered (its ToolMessage)."""
     if not memory:
         return None
     seen = memory.get("calls", {}).get(call_key(call.tool_name, call.arguments))
-    if seen is None or seen["epoch"] != memory.get("epoch", 0):
+    if seen is None:
         return None
-    count = seen.get("repeats", 0) + 1
-    earlier, result = seen["call_id"], seen.get("result") or ""
-    if seen["status"] == "success" and seen.get("changing"):
+    earlier, status, changing, repeats = seen
+    count = repeats + 1
+    result = earlier_text(earlier)
+    if len(result) > MAX_SHOWN_RESULT:
+        result = result[:MAX_SHOWN_RESULT] + f"… (the rest is in {earlier}'s result)"
+    if status == "success" and changing:
         text = (
             f"Already done: this exact call ({earlier}) succeeded earlier in this run and nothing has "
             "changed since, so it was not run again. Go on with the next step, or finish.\n"
             f"Its result was: {result}"
         )
         return Repeat("success", text, earlier, count)
-    if seen["status"] == "success":
+    if status == "success":
         text = (
             f"Repeat: you already made this exact call ({earlier}) in this run and nothing has changed "
             "since, so here is the same result again. Do not repeat it: use this result, or try a "
             f"different approach.\n\n{result}"
         )
         return Repeat("success", text, earlier, count)
-    if seen["status"] == "cancelled":
+    if status == "cancelled":
         text = (
             f"Not asked again: this exact call ({earlier}) was refused earlier in this run: {result} "
             "Do something else, or ask the person in your answer."
@@ -87,24 +100,16 @@ def remember(call: ToolCallInfo, memory: dict[str, Any] | None, *, changing: boo
     remembered = dict(memory.get("calls", {}))
     key = call_key(call.tool_name, call.arguments)
     if call.decision and call.decision.startswith("repeat"):
-        entry = dict(remembered.get(key, {}))
-        entry["repeats"] = entry.get("repeats", 0) + 1
-        remembered[key] = entry
+        if key in remembered:
+            earlier, status, was_changing, repeats = remembered[key]
+            remembered[key] = [earlier, status, was_changing, repeats + 1]
         memory["calls"] = remembered
         return memory
-    text = call.result if call.status == "success" else call.error_msg
-    if not isinstance(text, str):
-        text = "(non-text result)"
-    if call.status == "success" and changing:  # its own change starts the epoch it belongs to
+    if call.status == "success" and changing:  # a change: earlier calls may now answer differently
         memory["epoch"] = memory.get("epoch", 0) + 1
+        remembered = {}
     remembered.pop(key, None)
-    remembered[key] = {
-        "call_id": call.call_id,
-        "status": call.status,
-        "changing": changing,
-        "epoch": memory.get("epoch", 0),
-        "result": text[:MAX_KEPT_RESULT] + ("…" if len(text) > MAX_KEPT_RESULT else ""),
-    }
+    remembered[key] = [call.call_id, call.status, changing, 0]
     while len(remembered) > MAX_REMEMBERED:
         remembered.pop(next(iter(remembered)))
     memory["calls"] = remembered
@@ -120,7 +125,7 @@ def failure_help(call: ToolCallInfo, memory: dict[str, Any] | None) -> tuple[str
     last = dict(memory.get("last_failure", {}))
     help_text = None
     if call.status == "error":
-        signature = _signature(call.error_msg or "")
+        signature = hashlib.sha256(_signature(call.error_msg or "").encode()).hexdigest()[:16]
         if last.get(call.tool_name) == signature and call.metadata.get("help"):
             help_text = str(call.metadata["help"])
         last[call.tool_name] = signature

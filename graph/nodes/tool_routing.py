@@ -9,6 +9,7 @@ the others wait for a person.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from langgraph.runtime import Runtime
@@ -48,7 +49,7 @@ def tool_routing(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str,
             # Already routed (awaiting) or approved by a person: leave as is.
             pending.append(call)
             continue
-        repeat = loops.repeat_of(call, state.get("loop_memory"))
+        repeat = loops.repeat_of(call, state.get("loop_memory"), lambda cid: _earlier_answer(ctx, state, cid))
         if repeat is not None:
             completed.append(_answer_repeat(call, repeat, ctx))
             if repeat.count >= ctx.repeat_limit:
@@ -82,6 +83,20 @@ def tool_routing(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str,
             completed.append(call)
             ctx.emit("tool_end", call=call.to_state())
     return {"pending_tool_calls": dump_calls(pending), "completed_tool_calls": dump_calls(completed), **pause}
+
+
+def _earlier_answer(ctx: AgentContext, state: AgentState, call_id: str) -> str:
+    """What an earlier call of this run answered: its ToolMessage, read back from the transcript."""
+    from langchain_core.messages import ToolMessage
+
+    def is_answer(message: Any) -> bool:
+        return isinstance(message, ToolMessage) and message.tool_call_id == call_id
+
+    found = ctx.store.transcript.tail(ctx.thread_id, state.get("head"), stop=is_answer)
+    if not found or not is_answer(found[0]):
+        return "(its result is no longer available)"
+    content = found[0].content
+    return content if isinstance(content, str) else json.dumps(content)[:4000]
 
 
 def _answer_repeat(call: ToolCallInfo, repeat: loops.Repeat, ctx: AgentContext) -> ToolCallInfo:
