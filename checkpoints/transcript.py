@@ -79,7 +79,8 @@ class Transcript:
             mid = _message_key(msg)
             statements.append(
                 (
-                    "INSERT OR REPLACE INTO cairn_messages (thread_id, id, parent_id, data) VALUES (?, ?, ?, ?)",
+                    "INSERT INTO cairn_messages (thread_id, id, parent_id, data) VALUES (?, ?, ?, ?) "
+                    "ON CONFLICT (thread_id, id) DO UPDATE SET parent_id = excluded.parent_id, data = excluded.data",
                     (thread_id, mid, head, encode(message_to_dict(msg))),
                 )
             )
@@ -131,16 +132,12 @@ class Transcript:
                     return list(cached[index:])
             return list(cached)
         collected: list[BaseMessage] = []
-        with self.db.lock:
-            cursor = self.db.conn.execute(_TAIL_SQL, (thread_id, head, thread_id))
-            try:
-                for _id, data in cursor:
-                    message = messages_from_dict([decode(data)])[0]
-                    collected.append(message)
-                    if stop(message):
-                        break
-            finally:
-                cursor.close()
+        with self.db.stream(_TAIL_SQL, (thread_id, head, thread_id)) as rows:
+            for _id, data in rows:
+                message = messages_from_dict([decode(data)])[0]
+                collected.append(message)
+                if stop(message):
+                    break
         if not collected:
             raise LookupError(f"transcript head {head!r} of thread {thread_id!r} is missing")
         collected.reverse()
@@ -179,17 +176,23 @@ class Transcript:
 COMPRESS_ABOVE = 512
 
 
-def encode(data: dict[str, Any]) -> str | bytes:
-    text = json.dumps(data, separators=(",", ":"))
+def encode(data: dict[str, Any]) -> bytes:
+    """JSON bytes, zlib-compressed above ``COMPRESS_ABOVE`` (one BLOB/BYTEA column for both)."""
+    text = json.dumps(data, separators=(",", ":")).encode("utf-8")
     if len(text) <= COMPRESS_ABOVE:
         return text
-    return zlib.compress(text.encode("utf-8"), 6)
+    return zlib.compress(text, 6)
 
 
-def decode(stored: str | bytes) -> dict[str, Any]:
-    if isinstance(stored, bytes):
-        return json.loads(zlib.decompress(stored))
-    return json.loads(stored)
+def decode(stored: str | bytes | memoryview) -> dict[str, Any]:
+    """Reads every stored form: JSON text (older SQLite rows), JSON bytes, zlib bytes.
+
+    A message is a JSON object, so plain JSON starts with ``{``; zlib data never does (0x78).
+    """
+    if isinstance(stored, str):
+        return json.loads(stored)
+    data = bytes(stored)
+    return json.loads(data if data[:1] == b"{" else zlib.decompress(data))
 
 
 def _message_key(msg: BaseMessage) -> str:

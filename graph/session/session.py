@@ -103,7 +103,7 @@ class Session(DecisionsMixin):
         self._services.url_guard = self._url_guard
         from cairn.graph.session.runlock import RunLock
 
-        self._run_lock = RunLock(self.store.location, self.id)
+        self._run_lock = RunLock(self.store, self.id)
         from cairn.graph.session.subagent import make_subagent_runner
 
         self._services.subagent_runner = make_subagent_runner(self)
