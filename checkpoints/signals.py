@@ -19,6 +19,7 @@ FALLBACK_POLL_S = 5.0
 class PollingWaiter:
     def __init__(self, interval: float = POLL_S) -> None:
         self.interval = interval
+        self._last = time.monotonic()
 
     def __enter__(self) -> PollingWaiter:
         return self
@@ -26,8 +27,15 @@ class PollingWaiter:
     def __exit__(self, *exc: object) -> None:
         pass
 
-    def wait(self, timeout: float) -> None:
-        time.sleep(max(0.0, min(timeout, self.interval)))
+    def wait(self, timeout: float) -> bool:
+        """Sleep up to ``timeout``; True when it is time to look at the table again."""
+        now = time.monotonic()
+        due = self._last + self.interval
+        time.sleep(max(0.0, min(timeout, due - now)))
+        if time.monotonic() >= due:
+            self._last = time.monotonic()
+            return True
+        return False
 
 
 class ListenWaiter:
@@ -38,6 +46,7 @@ class ListenWaiter:
         self.channel = channel
         self.key = key
         self._conn: Any = None
+        self._last = time.monotonic()
 
     def __enter__(self) -> ListenWaiter:
         import psycopg
@@ -55,12 +64,18 @@ class ListenWaiter:
             self._conn.close()
             self._conn = None
 
-    def wait(self, timeout: float) -> None:
+    def wait(self, timeout: float) -> bool:
+        """Up to ``timeout``; True on a notification for ``key`` or when a fallback look is due."""
         from cairn.checkpoints.postgres_db import translated_errors
 
-        deadline = time.monotonic() + max(0.0, min(timeout, FALLBACK_POLL_S))
+        deadline = time.monotonic() + max(0.0, timeout)
         with translated_errors():
             while (left := deadline - time.monotonic()) > 0:
                 for note in self._conn.notifies(timeout=left, stop_after=1):
                     if note.payload == self.key:
-                        return
+                        self._last = time.monotonic()
+                        return True
+        if time.monotonic() - self._last >= FALLBACK_POLL_S:
+            self._last = time.monotonic()
+            return True
+        return False

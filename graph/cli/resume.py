@@ -54,7 +54,19 @@ def run_resume(ns: argparse.Namespace, opts: Options) -> int:
     headless = ns.print_prompt is not None or not is_tty(sys.stdin)
     if not headless and ns.output_format != "text":
         raise CliError("--output-format is for headless runs: add -p (with or without a MESSAGE)")
+    if ns.wait_timeout is not None:
+        ns.wait = True
+    if ns.wait and not headless:
+        raise CliError("--wait is for headless runs: add -p (with or without a MESSAGE)")
     session = open_session(ns, opts)
+    if headless and decision_flags.given(ns) and session.held_elsewhere():
+        # A run elsewhere holds the session (waiting for exactly this): hand the decisions over.
+        from cairn.graph.cli.decide import record
+
+        try:
+            return record(session, ns)
+        finally:
+            session.close()
     if headless:
         return _headless(session, opts, ns)
     from cairn.graph.cli.resume_interactive import resume_interactive
@@ -63,13 +75,15 @@ def run_resume(ns: argparse.Namespace, opts: Options) -> int:
 
 
 def _headless(session: Any, opts: Options, ns: argparse.Namespace) -> int:
-    from cairn.graph.cli.headless import execute
+    from cairn.graph.cli.headless import execute, with_wait_notes
     from cairn.graph.session.decisions import DecisionError
     from cairn.graph.session.session import SessionError
 
     message = (ns.print_prompt or "").strip()
+    wait = {"wait": bool(ns.wait), "wait_timeout": ns.wait_timeout}
 
     def work(on_event: Any) -> Any:
+        on_event = with_wait_notes(session, opts, on_event)
         runs = []
         try:
             if decision_flags.given(ns):
@@ -77,12 +91,14 @@ def _headless(session: Any, opts: Options, ns: argparse.Namespace) -> int:
                 decisions, recovered = decision_flags.prepare(session, ns, recover)
                 runs += [recovered] if recovered is not None else []
                 runs.append(session.decide(decisions, stream=True, on_event=on_event))
+                if wait["wait"] and runs[-1].status == "awaiting_approval":
+                    runs.append(session.wait(ns.wait_timeout, stream=True, on_event=on_event))
             else:
                 if not message and session.status == "done":
                     print(f"session {session.id} is done; add -p MESSAGE to continue it", file=sys.stderr)
-                runs.append(session.continue_(stream=True, on_event=on_event))
+                runs.append(session.continue_(stream=True, on_event=on_event, **wait))
             if message and runs[-1].status == "done":
-                runs.append(session.send(message, stream=True, on_event=on_event))
+                runs.append(session.send(message, stream=True, on_event=on_event, **wait))
             elif message:
                 print(f"cairn: the message was not sent: the session is {runs[-1].status}", file=sys.stderr)
         except (DecisionError, SessionError) as exc:

@@ -18,10 +18,11 @@ from collections.abc import Iterator
 from typing import Any
 
 from cairn.checkpoints.runlock import RunLocked
+from cairn.graph.session.errors import SessionError
 
 
-class SessionBusy(RuntimeError):
-    """The session is being run by another thread or process."""
+class SessionBusy(SessionError):
+    """The session is being run (or waited on) by another thread or process."""
 
 
 class RunLock:

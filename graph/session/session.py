@@ -27,6 +27,7 @@ from cairn.graph.context import EventCallback
 from cairn.graph.session.decision_methods import DecisionsMixin
 from cairn.graph.session.errors import SessionError
 from cairn.graph.session.result import RunResult
+from cairn.graph.session.waiting import WaitingMixin
 from cairn.graph.state import GATED_STATUSES, ToolCallInfo, calls
 from cairn.tools import ToolRegistry, ToolServices, Workspace, create_default_tools
 
@@ -36,7 +37,7 @@ FRESH_RUN: dict[str, Any] = {"run_steps": 0, "paused": None, "pause_reason": Non
 RECURSION_LIMIT = 10_000
 
 
-class Session(DecisionsMixin):
+class Session(DecisionsMixin, WaitingMixin):
     """One agent conversation in one workspace, persisted under ``session.id``."""
 
     #: Where ``stream=True`` without ``on_event`` sends events. ``None``: the caller shows them.
@@ -153,8 +154,21 @@ class Session(DecisionsMixin):
             store.close()
 
     # -- conversation ------------------------------------------------------------------------
-    def send(self, text: str, *, stream: bool = False, on_event: EventCallback | None = None) -> RunResult:
-        """Send a message and run until the agent is done or needs a person."""
+    def send(
+        self,
+        text: str,
+        *,
+        stream: bool = False,
+        on_event: EventCallback | None = None,
+        wait: bool = False,
+        wait_timeout: float | None = None,
+    ) -> RunResult:
+        """Send a message and run until the agent is done or needs a person.
+
+        ``wait=True``: on a pause for approval, wait (up to ``wait_timeout`` seconds) for
+        decisions recorded by another process (``cairn decide``, ``record_decisions``) and
+        continue with them here (see ``cairn.graph.session.waiting``).
+        """
         if not text.strip():
             raise ValueError("message is empty")
         state = self._snapshot()
@@ -169,17 +183,29 @@ class Session(DecisionsMixin):
             )
         head = self.store.transcript.append(self.id, state.values.get("head"), [HumanMessage(text)])
         self.store.sessions.update(self.id, title=_title(text), status="running")
-        return self._run({"head": head, **FRESH_RUN}, stream, on_event)
+        return self._run({"head": head, **FRESH_RUN}, stream, on_event, wait=(wait, wait_timeout))
 
-    def continue_(self, *, stream: bool = False, on_event: EventCallback | None = None) -> RunResult:
-        """Continue a paused or crashed run without a new message (recovery happens here)."""
+    def continue_(
+        self,
+        *,
+        stream: bool = False,
+        on_event: EventCallback | None = None,
+        wait: bool = False,
+        wait_timeout: float | None = None,
+    ) -> RunResult:
+        """Continue a paused or crashed run without a new message (recovery happens here).
+
+        Decisions recorded by another process for the paused calls are applied.
+        """
         state = self._snapshot()
         if state.interrupts:
-            return self._status_now()
+            return self._answer_recorded(
+                stream=stream, on_event=on_event, wait=wait, wait_timeout=wait_timeout
+            )
         if state.next:
-            return self._run(None, stream, on_event)
+            return self._run(None, stream, on_event, wait=(wait, wait_timeout))
         if state.values.get("paused"):
-            return self._run(dict(FRESH_RUN), stream, on_event)
+            return self._run(dict(FRESH_RUN), stream, on_event, wait=(wait, wait_timeout))
         return self._status_now()
 
     async def asend(self, text: str, **kwargs: Any) -> RunResult:
@@ -307,18 +333,26 @@ class Session(DecisionsMixin):
     def _snapshot(self) -> Any:
         return self._graph.get_state(self._config())
 
-    def _run(self, payload: Any, stream: bool, on_event: EventCallback | None) -> RunResult:
-        from cairn.graph.session.runlock import SessionBusy
+    def _run(
+        self,
+        payload: Any,
+        stream: bool,
+        on_event: EventCallback | None,
+        *,
+        wait: tuple[bool, float | None] = (False, None),
+    ) -> RunResult:
         from cairn.graph.session.runs import run_graph
 
         sink = type(self).default_event_sink
         if stream and on_event is None and sink is not None:
             on_event = sink()
-        try:
-            with self._run_lock.hold():
-                return run_graph(self, payload, stream=stream, on_event=on_event)
-        except SessionBusy as exc:
-            raise SessionError(str(exc)) from None
+        with self._run_lock.hold():
+            result = run_graph(self, payload, stream=stream, on_event=on_event)
+            if wait[0]:
+                from cairn.graph.session.waiting import wait_for_decisions
+
+                result = wait_for_decisions(self, result, timeout=wait[1], stream=stream, on_event=on_event)
+            return result
 
     def _status_now(self) -> RunResult:
         """Where the session stands, without running anything."""

@@ -144,7 +144,9 @@ def call(name: str, label: str, seconds: float = 0.0, cid: str | None = None) ->
 
 @pytest.mark.parametrize("attempt", range(REPEAT))
 def test_kill_while_tool_executing(tmp_path, db_location, attempt):
-    h = Harness(tmp_path, [{"tool_calls": [call("effect", "slow", 60)]}, {"content": "finished"}], db_location)
+    h = Harness(
+        tmp_path, [{"tool_calls": [call("effect", "slow", 60)]}, {"content": "finished"}], db_location
+    )
     h.start_and_kill("--send", "go", marker="started-slow")
     assert h.runs() == ["slow"]
     result = h.run("--continue")
@@ -176,7 +178,9 @@ def test_kill_after_tool_returned_before_graph_moved_on(tmp_path, db_location, a
 
 @pytest.mark.parametrize("attempt", range(REPEAT))
 def test_kill_while_awaiting_approval(tmp_path, db_location, attempt):
-    h = Harness(tmp_path, [{"tool_calls": [call("gated_effect", "gated")]}, {"content": "finished"}], db_location)
+    h = Harness(
+        tmp_path, [{"tool_calls": [call("gated_effect", "gated")]}, {"content": "finished"}], db_location
+    )
     h.start_and_kill("--send", "go", marker="held", hook="hold")
     assert h.runs() == []
     result = h.run("--continue")
@@ -238,7 +242,9 @@ def test_kill_between_parallel_calls(tmp_path, db_location, attempt):
 
 @pytest.mark.parametrize("attempt", range(REPEAT))
 def test_kill_during_read_only_call_retries_it_automatically(tmp_path, db_location, attempt):
-    h = Harness(tmp_path, [{"tool_calls": [call("lookup", "look", 60)]}, {"content": "finished"}], db_location)
+    h = Harness(
+        tmp_path, [{"tool_calls": [call("lookup", "look", 60)]}, {"content": "finished"}], db_location
+    )
     h.start_and_kill("--send", "go", marker="started-look")
     (h.marks / "fast").write_text("")
     result = h.run("--continue")
@@ -269,7 +275,9 @@ def test_a_second_process_cannot_drive_a_running_session(tmp_path, db_location):
     lock is gone with it and recovery proceeds at once."""
     from cairn import Session, SessionError
 
-    h = Harness(tmp_path, [{"tool_calls": [call("effect", "slow", 60)]}, {"content": "finished"}], db_location)
+    h = Harness(
+        tmp_path, [{"tool_calls": [call("effect", "slow", 60)]}, {"content": "finished"}], db_location
+    )
     proc = subprocess.Popen(
         h._cmd("--send", "go"),
         cwd=ROOT,
@@ -299,7 +307,9 @@ def test_a_second_process_cannot_drive_a_running_session(tmp_path, db_location):
 def test_retry_all_recovers_a_crashed_run_first(tmp_path, db_location):
     from cairn import Session
 
-    h = Harness(tmp_path, [{"tool_calls": [call("effect", "slow", 60)]}, {"content": "finished"}], db_location)
+    h = Harness(
+        tmp_path, [{"tool_calls": [call("effect", "slow", 60)]}, {"content": "finished"}], db_location
+    )
     h.start_and_kill("--send", "go", marker="started-slow")
     (h.marks / "fast").write_text("")
     session = Session.resume(h.session_id, db=h.db, model=_finished_model(), tools=_tools(h))
