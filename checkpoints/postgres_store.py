@@ -20,7 +20,7 @@ CONNECT_TIMEOUT_S = 10
 
 def open_postgres(url: str) -> tuple[Any, Any]:
     """``(saver, PostgresDatabase)`` for ``url``; raises ``StorageConfigError`` or ``StoreError``."""
-    from cairn.checkpoints.store import StorageConfigError
+    from cairn.checkpoints.errors import StorageConfigError
 
     try:
         from langgraph.checkpoint.postgres import PostgresSaver

@@ -11,6 +11,7 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 
 from cairn.checkpoints.db import Database
 from cairn.checkpoints.decisions import CHANNEL, DecisionLog
+from cairn.checkpoints.errors import StorageConfigError
 from cairn.checkpoints.file_reads import FileReadLog
 from cairn.checkpoints.journal import ToolJournal
 from cairn.checkpoints.location import is_postgres_url, resolve_location
@@ -18,10 +19,6 @@ from cairn.checkpoints.migrations import migrate
 from cairn.checkpoints.pruning import prune_thread
 from cairn.checkpoints.sessions import SessionIndex
 from cairn.checkpoints.transcript import Transcript
-
-
-class StorageConfigError(ValueError):
-    """The database location cannot be used (bad URL, missing driver)."""
 
 
 @dataclass

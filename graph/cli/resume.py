@@ -61,7 +61,7 @@ def run_resume(ns: argparse.Namespace, opts: Options) -> int:
     session = open_session(ns, opts)
     if headless and decision_flags.given(ns) and session.held_elsewhere():
         # A run elsewhere holds the session (waiting for exactly this): hand the decisions over.
-        from cairn.graph.cli.decide import record
+        from cairn.graph.cli.handover import record
 
         try:
             return record(session, ns)
