@@ -58,7 +58,7 @@ def test_langgraph_dev_approval_round_trip(tmp_path, workspace):
         "LANGCHAIN_TRACING_V2": "false",
     }
     command = str(LANGGRAPH) if LANGGRAPH.exists() else shutil.which("langgraph")
-    log = open(tmp_path / "server.log", "w")
+    log = open(tmp_path / "server.log", "w")  # noqa: SIM115 - closed in the finally below
     proc = subprocess.Popen(
         [
             command,
