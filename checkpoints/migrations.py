@@ -127,11 +127,7 @@ def _exclusive(db: Database) -> Iterator[None]:
     if db.dialect != "postgres":
         yield
         return
-    from cairn.checkpoints.postgres_db import MIGRATION_LOCK_KEY
+    from cairn.checkpoints.postgres_db import MIGRATION_LOCK_KEY, advisory_lock
 
-    with db.pool.connection() as conn:  # type: ignore[attr-defined]
-        conn.execute("SELECT pg_advisory_lock(%s)", (MIGRATION_LOCK_KEY,))
-        try:
-            yield
-        finally:
-            conn.execute("SELECT pg_advisory_unlock(%s)", (MIGRATION_LOCK_KEY,))
+    with db.pool.connection() as conn, advisory_lock(conn, MIGRATION_LOCK_KEY):  # type: ignore[attr-defined]
+        yield

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 import threading
+import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from functools import lru_cache
@@ -34,6 +35,28 @@ from cairn.checkpoints.errors import StoreBusy, StoreError
 SCHEMA_LOCK_KEY = 0x6361_6972_6E00  # "cairn\0"
 #: Held by ``cairn.checkpoints.migrations.migrate`` while it applies steps.
 MIGRATION_LOCK_KEY = SCHEMA_LOCK_KEY + 1
+
+#: How often a process waiting for cairn's migration lock asks again.
+LOCK_POLL_S = 0.05
+
+
+@contextmanager
+def advisory_lock(conn: psycopg.Connection, key: int) -> Iterator[None]:
+    """A session-level advisory lock on an autocommit ``conn``, waited for by polling.
+
+    Never a blocking ``pg_advisory_lock``: a statement blocked on it is an open transaction,
+    and ``PostgresSaver.setup()``'s ``CREATE INDEX CONCURRENTLY`` in the lock holder waits for
+    every open transaction to end — a deadlock the server cannot see (it goes through the
+    holder's other connection).  Between polls no transaction is open.
+    """
+    cursor = conn.cursor(row_factory=tuple_row)
+    while not cursor.execute("SELECT pg_try_advisory_lock(%s)", (key,)).fetchone()[0]:  # type: ignore[index]
+        time.sleep(LOCK_POLL_S)
+    try:
+        yield
+    finally:
+        cursor.execute("SELECT pg_advisory_unlock(%s)", (key,))
+
 
 _DDL_TYPES = (
     (re.compile(r"\bINTEGER\b"), "BIGINT"),

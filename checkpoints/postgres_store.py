@@ -63,11 +63,7 @@ def open_postgres(url: str) -> tuple[Any, Any]:
 
 def _setup_saver(pool: Any, saver: Any) -> None:
     """``PostgresSaver.setup()`` under cairn's migration lock (it is not safe to race)."""
-    from cairn.checkpoints.postgres_db import MIGRATION_LOCK_KEY
+    from cairn.checkpoints.postgres_db import MIGRATION_LOCK_KEY, advisory_lock
 
-    with pool.connection() as conn:
-        conn.execute("SELECT pg_advisory_lock(%s)", (MIGRATION_LOCK_KEY,))
-        try:
-            saver.setup()
-        finally:
-            conn.execute("SELECT pg_advisory_unlock(%s)", (MIGRATION_LOCK_KEY,))
+    with pool.connection() as conn, advisory_lock(conn, MIGRATION_LOCK_KEY):
+        saver.setup()

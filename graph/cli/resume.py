@@ -25,9 +25,9 @@ def resolve_id(ns: argparse.Namespace, opts: Options) -> str:
         return ns.session_id
     if not ns.last:
         raise CliError("which session? give a SESSION_ID (see `cairn sessions`) or --last")
-    from cairn.checkpoints.readonly import list_sessions
+    from cairn.graph.cli.sessions import load
 
-    rows = list_sessions(opts.db, opts.workspace_root(), limit=1)
+    rows = load(opts, all_workspaces=False)[:1]
     if not rows:
         raise CliError(f"no sessions in {opts.workspace_root()}; `cairn sessions --all` lists every one")
     return rows[0].session_id

@@ -271,3 +271,31 @@ def test_postgres_run_lock_is_exclusive_and_dies_with_its_connection(pg_url):
         second.release()
     finally:
         s.close()
+
+
+def test_many_processes_open_a_new_postgres_database_at_once(pg_url):
+    """Creating and migrating is serialized across processes without deadlocking (LangGraph's
+    setup builds indexes CONCURRENTLY, which waits for every open transaction)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; from cairn.checkpoints import open_store; open_store(sys.argv[1]).close(); print('ok')"
+    )
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", code, pg_url], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
+        for _ in range(4)
+    ]
+    outs = [p.communicate(timeout=120) for p in procs]
+    assert [p.returncode for p in procs] == [0, 0, 0, 0], [err[-500:] for _, err in outs]
+    s = open_store(pg_url)
+    try:
+        assert [r[0] for r in s.db.query("SELECT version FROM cairn_schema_version ORDER BY version")] == [
+            1,
+            2,
+            3,
+        ]
+    finally:
+        s.close()
