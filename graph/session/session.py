@@ -28,7 +28,7 @@ from cairn.graph.session.decision_methods import DecisionsMixin
 from cairn.graph.session.errors import SessionError
 from cairn.graph.session.result import RunResult
 from cairn.graph.session.waiting import WaitingMixin
-from cairn.graph.state import GATED_STATUSES, ToolCallInfo, calls
+from cairn.graph.state import GATED_STATUSES, ToolCallInfo, calls, unfinished_steps
 from cairn.tools import ToolRegistry, ToolServices, Workspace, create_default_tools
 
 MODES = ("default", "accept-edits", "plan", "bypass")
@@ -175,10 +175,11 @@ class Session(DecisionsMixin, WaitingMixin):
         gated = [c for c in calls(state.values.get("pending_tool_calls")) if c.status in GATED_STATUSES]
         # A run cut off before the model answered (model error, Ctrl-C) has nothing pending
         # but its model call: a new message simply supersedes it.
-        if gated or (state.next and tuple(state.next) != ("reasoning",)):
+        steps = unfinished_steps(state)
+        if gated or (steps and steps != ("reasoning",)):
             raise SessionError(
                 "the session is paused with unfinished tool calls "
-                f"({', '.join(c.call_id for c in gated) or ', '.join(state.next)}); "
+                f"({', '.join(c.call_id for c in gated) or ', '.join(steps)}); "
                 "decide them (approve/reject/retry/cancel) or continue_() first"
             )
         head = self.store.transcript.append(self.id, state.values.get("head"), [HumanMessage(text)])
@@ -202,7 +203,7 @@ class Session(DecisionsMixin, WaitingMixin):
             return self._answer_recorded(
                 stream=stream, on_event=on_event, wait=wait, wait_timeout=wait_timeout
             )
-        if state.next:
+        if unfinished_steps(state):
             return self._run(None, stream, on_event, wait=(wait, wait_timeout))
         if state.values.get("paused"):
             return self._run(dict(FRESH_RUN), stream, on_event, wait=(wait, wait_timeout))

@@ -177,6 +177,21 @@ def test_kill_after_tool_returned_before_graph_moved_on(tmp_path, db_location, a
 
 
 @pytest.mark.parametrize("attempt", range(REPEAT))
+def test_kill_after_a_node_saved_its_writes_before_the_next_checkpoint(tmp_path, db_location, attempt):
+    """The run is not finished although LangGraph's ``next`` is empty: resuming applies the
+    saved writes and goes on (found by the Postgres load benchmark)."""
+    turns = [{"tool_calls": [call("effect", "once")]}, {"content": "finished"}]
+    h = Harness(tmp_path, turns, db_location)
+    h.start_and_kill("--send", "go", marker="observed", hook="after_writes")
+    result = h.run("--continue")
+    assert result["status"] == "done" and result["result"] == "finished", result
+    assert h.runs() == ["once"]
+    messages = h.transcript()
+    assert_one_tool_message_per_call(messages)
+    assert messages[-1].content == "finished"
+
+
+@pytest.mark.parametrize("attempt", range(REPEAT))
 def test_kill_while_awaiting_approval(tmp_path, db_location, attempt):
     h = Harness(
         tmp_path, [{"tool_calls": [call("gated_effect", "gated")]}, {"content": "finished"}], db_location
