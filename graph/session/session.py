@@ -356,10 +356,17 @@ class Session(DecisionsMixin, WaitingMixin):
             return result
 
     def _status_now(self) -> RunResult:
-        """Where the session stands, without running anything."""
+        """Where the session stands, without running anything.
+
+        The index is corrected when it says otherwise: a run killed after its last checkpoint
+        but before it recorded its status is still listed as ``running``.
+        """
         from cairn.graph.session.runs import build_result
 
-        return build_result(self, None, None, since_head=None)
+        result = build_result(self, None, None, since_head=None)
+        if result.status != "error" and self.status not in (result.status, "new"):
+            self.store.sessions.update(self.id, status=result.status)
+        return result
 
 
 def secret_env_patterns() -> tuple[str, ...]:

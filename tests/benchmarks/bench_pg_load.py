@@ -15,8 +15,9 @@ Without ``--url`` (or ``$CAIRN_TEST_PG_URL``) a throwaway cluster is started
   worker are skipped, so a killed worker's sessions are picked up by the others the moment
   the server notices its connections closed.  A recovered session with an interrupted call
   gets it cancelled (never re-run: the side effect may have happened), then continues.
-- Once the first side effect lands, the coordinator SIGKILLs a random worker every 0.2-1 s
-  (``kills`` times, while less than 90% of the work is done) and starts a replacement.
+- The coordinator SIGKILLs ``kills`` times, spread over the first 90% of the work, a random
+  worker that is inside a session at that moment, and starts a replacement; the sessions the
+  killed workers were in are finished by other workers.
 
 Reported: throughput (successful tool cycles per second, all workers, from the first side
 effect to the last worker's exit), p50/p99 harness time per tool
@@ -111,9 +112,14 @@ class CycleClock:
             self._tool_total += now - self._tool_start
 
 
-def drive(session: Any, sid: str, cycles: int, clock: CycleClock) -> bool:
-    """One turn at a session, holding its run lock throughout; True when it is done."""
+def drive(session: Any, sid: str, cycles: int, clock: CycleClock, busy: Path | None = None) -> bool:
+    """One turn at a session, holding its run lock throughout; True when it is done.
+
+    ``busy`` names the session while the worker is in it, so the coordinator kills workers
+    in the middle of a session, not while they start up."""
     with session._run_lock.hold():
+        if busy is not None:
+            busy.write_text(sid)
         if session.status == "done":
             return True
         if not session.history():
@@ -124,6 +130,8 @@ def drive(session: Any, sid: str, cycles: int, clock: CycleClock) -> bool:
             result = session.cancel(on_event=clock)
         if result.status == "awaiting_approval":
             result = session.approve(on_event=clock)
+        if busy is not None:
+            busy.unlink(missing_ok=True)
         return result.status == "done"
 
 
@@ -146,7 +154,7 @@ def worker(db: str, effects_url: str | None, ids: list[str], ws: str, cycles: in
                 session = Session(ws, model=model, db=db, tools=[tool], session_id=sid, _store=store)
                 store = session.store
                 before = len(clock.samples)
-                if drive(session, sid, cycles, clock):
+                if drive(session, sid, cycles, clock, Path(out + ".busy")):
                     pending.remove(sid)
                 cycles_done += len(clock.samples) - before
                 progressed = True
@@ -203,6 +211,7 @@ def run_load(url: str, workers: int, sessions: int, cycles: int, kills: int, tmp
     procs = [spawn(db, ids, ws, cycles, tmp, n) for n in range(workers)]
     spawned = workers
     killed = 0
+    resumed: set[str] = set()  # sessions a killed worker was in: someone else must finish them
     started: float | None = None  # the first side effect: workers are up and running
     next_kill = 0.0
     while any(p.poll() is None for p, _ in procs):
@@ -213,17 +222,21 @@ def run_load(url: str, workers: int, sessions: int, cycles: int, kills: int, tmp
                 continue
             started = time.perf_counter()
             next_kill = time.monotonic() + random.uniform(0.2, 1.0)
-        # Kill while the work is in full swing (not after it is nearly done).
-        if killed < kills and effects < total * 0.9 and time.monotonic() >= next_kill:
-            alive = [p for p, _ in procs if p.poll() is None]
-            if alive:
-                victim = random.choice(alive)
+        # Kills spread over the run (the i-th once i/(kills+1) of 90% of the work is done),
+        # each at a worker that is inside a session right now.
+        due = killed < kills and effects >= (killed + 1) / (kills + 1) * total * 0.9
+        if due and time.monotonic() >= next_kill:
+            busy = [(p, out) for p, out in procs if p.poll() is None and Path(str(out) + ".busy").exists()]
+            if busy:
+                victim, victim_out = random.choice(busy)
+                time.sleep(random.uniform(0, 0.05))  # anywhere in the cycle
                 victim.kill()  # SIGKILL
                 victim.wait()
                 killed += 1
+                resumed.add(Path(str(victim_out) + ".busy").read_text())
                 procs.append(spawn(db, ids, ws, cycles, tmp, spawned))
                 spawned += 1
-            next_kill = time.monotonic() + random.uniform(0.2, 1.0)
+                next_kill = time.monotonic() + 0.2
     probe.close()
     started = started if started is not None else time.perf_counter()
     wall = time.perf_counter() - started
@@ -232,7 +245,7 @@ def run_load(url: str, workers: int, sessions: int, cycles: int, kills: int, tmp
         if out.exists():
             samples += json.loads(out.read_text())["samples"]
     report = check_invariants(db, ids)
-    report.update(wall=wall, kills=killed, samples=samples)
+    report.update(wall=wall, kills=killed, samples=samples, killed_in=len(resumed))
     return report
 
 
@@ -343,7 +356,7 @@ def main() -> int:
                 totals[key] += r[key]
             print(
                 f"repeat {repeat + 1}: {args.workers} workers x {args.sessions} sessions x {args.cycles} cycles, "
-                f"{r['kills']} SIGKILLs, {r['wall']:.1f} s; {cycles} calls succeeded, "
+                f"{r['kills']} SIGKILLs inside {r['killed_in']} sessions, {r['wall']:.1f} s; {cycles} calls succeeded, "
                 f"{r['cancelled_after_kill']} cancelled after a kill; throughput {rows[-1][0]:.0f} cycles/s; "
                 f"harness per cycle p50 {rows[-1][1]:.1f} ms p99 {rows[-1][2]:.1f} ms "
                 f"(SQLite, 1 process: p50 {rows[-1][3]:.1f} ms p99 {rows[-1][4]:.1f} ms); "
