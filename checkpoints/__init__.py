@@ -10,10 +10,11 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from cairn.checkpoints.errors import StorageConfigError
     from cairn.checkpoints.journal import JournalEntry, ToolJournal
     from cairn.checkpoints.location import default_location, state_dir
     from cairn.checkpoints.sessions import SessionIndex, SessionRecord
-    from cairn.checkpoints.store import StorageConfigError, Store, open_store
+    from cairn.checkpoints.store import Store, open_store
     from cairn.checkpoints.transcript import Transcript
 
 _EXPORTS = {
@@ -23,7 +24,7 @@ _EXPORTS = {
     "state_dir": "cairn.checkpoints.location",
     "SessionIndex": "cairn.checkpoints.sessions",
     "SessionRecord": "cairn.checkpoints.sessions",
-    "StorageConfigError": "cairn.checkpoints.store",
+    "StorageConfigError": "cairn.checkpoints.errors",
     "StoreBusy": "cairn.checkpoints.errors",
     "StoreError": "cairn.checkpoints.errors",
     "Store": "cairn.checkpoints.store",

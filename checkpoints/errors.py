@@ -13,3 +13,7 @@ class StoreError(RuntimeError):
 
 class StoreBusy(StoreError):
     """Another writer holds the database (locked, busy); the same operation may succeed later."""
+
+
+class StorageConfigError(ValueError):
+    """The database location cannot be used (bad URL, missing driver)."""

@@ -31,8 +31,9 @@ class FileReadLog:
 
     def save(self, thread_id: str, record: Any) -> None:
         self.db.write(
-            "INSERT OR REPLACE INTO cairn_file_reads (thread_id, path, mtime_ns, size, sha256) "
-            "VALUES (?, ?, ?, ?, ?)",
+            "INSERT INTO cairn_file_reads (thread_id, path, mtime_ns, size, sha256) VALUES (?, ?, ?, ?, ?) "
+            "ON CONFLICT (thread_id, path) DO UPDATE SET mtime_ns = excluded.mtime_ns, "
+            "size = excluded.size, sha256 = excluded.sha256",
             (thread_id, record.path, record.mtime_ns, record.size, record.sha256),
         )
 

@@ -31,3 +31,7 @@ def resolve_location(location: str | os.PathLike[str] | None) -> str:
     if text == ":memory:" or "://" in text:
         return text
     return str(Path(text).expanduser())
+
+
+def is_postgres_url(location: str) -> bool:
+    return location.startswith(("postgres://", "postgresql://"))

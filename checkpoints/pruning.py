@@ -34,62 +34,36 @@ def prune_thread(
     done until at least ``min_batch`` of them have accumulated, so calling this
     after every run costs one small query.  Returns how many were deleted.
     """
+    layout: SqliteLayout | PostgresLayout = (
+        PostgresLayout() if db.dialect == "postgres" else SqliteLayout(serde)
+    )
     keep_last = max(1, keep_last)  # the newest checkpoint is where the session stands: never pruned
     db.script(SCHEMA)
     mark_rows = db.query("SELECT watermark FROM cairn_prune_marks WHERE thread_id = ?", (thread_id,))
     watermark = mark_rows[0][0] if mark_rows else ""
-    rows = db.query(
-        "SELECT checkpoint_id, parent_checkpoint_id, type, checkpoint FROM checkpoints "
-        "WHERE thread_id = ? AND checkpoint_ns = '' AND checkpoint_id > ? ORDER BY checkpoint_id DESC",
-        (thread_id, watermark),
-    )
+    rows = layout.recent(db, thread_id, watermark)  # (id, parent, is_boundary), newest first
     candidates = rows[keep_last:]
     if len(candidates) < min_batch:
         return 0
     # Oldest first, so re-linking can follow the chain forward.
     candidates.reverse()
-    doomed: set[str] = set()
-    for cid, _parent, type_tag, blob in candidates:
-        checkpoint = serde.loads_typed((type_tag, blob))
-        if BOUNDARY_CHANNEL not in checkpoint.get("channel_values", {}):
-            doomed.add(cid)
+    doomed = {cid for cid, _parent, boundary in candidates if not boundary}
     new_watermark = candidates[-1][0]
-    parent_of = {cid: parent for cid, parent, _, _ in rows}
+    parent_of = {cid: parent for cid, parent, _ in rows}
 
     def kept_ancestor(cid: str | None) -> str | None:
         while cid is not None and cid in doomed:
             cid = parent_of.get(cid)
         return cid
 
-    statements: list[tuple[str, tuple]] = []
-    for cid, parent, _, _ in rows:
-        if cid in doomed:
-            continue
-        if parent in doomed:
-            statements.append(
-                (
-                    "UPDATE checkpoints SET parent_checkpoint_id = ? WHERE thread_id = ? "
-                    "AND checkpoint_ns = '' AND checkpoint_id = ?",
-                    (kept_ancestor(parent), thread_id, cid),
-                )
-            )
-    for cid in doomed:
-        statements.append(
-            (
-                "DELETE FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = '' AND checkpoint_id = ?",
-                (thread_id, cid),
-            )
-        )
+    relinks = [
+        (cid, kept_ancestor(parent)) for cid, parent, _ in rows if cid not in doomed and parent in doomed
+    ]
     # Pending writes of old checkpoints only matter for resuming *from* them mid-step; a rewind
     # to an old turn boundary re-runs its next node anyway, so they go for everything older
     # than the newest ``keep_last`` checkpoints.
     oldest_recent = rows[keep_last - 1][0]
-    statements.append(
-        (
-            "DELETE FROM writes WHERE thread_id = ? AND checkpoint_ns = '' AND checkpoint_id < ?",
-            (thread_id, oldest_recent),
-        )
-    )
+    statements = layout.deletions(thread_id, doomed, relinks, oldest_recent)
     statements.append(
         (
             "INSERT INTO cairn_prune_marks (thread_id, watermark) VALUES (?, ?) "
@@ -98,7 +72,109 @@ def prune_thread(
         )
     )
     db.write_many(statements)
-    with db.lock:
-        db.conn.execute("PRAGMA incremental_vacuum")
-        db.conn.commit()
+    layout.reclaim(db)
     return len(doomed)
+
+
+Statements = list[tuple[str, tuple]]
+
+
+class SqliteLayout:
+    """``SqliteSaver``'s tables: ``checkpoints`` (the whole checkpoint, serialized) and ``writes``."""
+
+    def __init__(self, serde: Any) -> None:
+        self.serde = serde
+
+    def recent(self, db: Database, thread_id: str, watermark: str) -> list[tuple[str, str | None, bool]]:
+        rows = db.query(
+            "SELECT checkpoint_id, parent_checkpoint_id, type, checkpoint FROM checkpoints "
+            "WHERE thread_id = ? AND checkpoint_ns = '' AND checkpoint_id > ? ORDER BY checkpoint_id DESC",
+            (thread_id, watermark),
+        )
+        out = []
+        for cid, parent, type_tag, blob in rows:
+            checkpoint = self.serde.loads_typed((type_tag, blob))
+            out.append((cid, parent, BOUNDARY_CHANNEL in checkpoint.get("channel_values", {})))
+        return out
+
+    def deletions(
+        self, thread_id: str, doomed: set[str], relinks: list[tuple[str, str | None]], oldest_recent: str
+    ) -> Statements:
+        return _common_deletions("checkpoints", "writes", thread_id, doomed, relinks, oldest_recent)
+
+    def reclaim(self, db: Database) -> None:
+        with db.lock:
+            db.conn.execute("PRAGMA incremental_vacuum")
+            db.conn.commit()
+
+
+class PostgresLayout:
+    """``PostgresSaver``'s tables: ``checkpoints`` (JSONB, primitive channel values inline),
+    ``checkpoint_blobs`` (other values, per channel and version) and ``checkpoint_writes``."""
+
+    def recent(self, db: Database, thread_id: str, watermark: str) -> list[tuple[str, str | None, bool]]:
+        # A channel has a value in a checkpoint if it is inline, or if a non-empty blob exists
+        # at the version the checkpoint records for it.
+        rows = db.query(
+            "SELECT c.checkpoint_id, c.parent_checkpoint_id, "
+            "jsonb_exists(c.checkpoint -> 'channel_values', ?) OR EXISTS (SELECT 1 FROM checkpoint_blobs b "
+            "WHERE b.thread_id = c.thread_id AND b.checkpoint_ns = c.checkpoint_ns AND b.channel = ? "
+            "AND b.version = c.checkpoint -> 'channel_versions' ->> ? AND b.type <> 'empty') "
+            "FROM checkpoints c WHERE c.thread_id = ? AND c.checkpoint_ns = '' AND c.checkpoint_id > ? "
+            "ORDER BY c.checkpoint_id DESC",
+            (BOUNDARY_CHANNEL, BOUNDARY_CHANNEL, BOUNDARY_CHANNEL, thread_id, watermark),
+        )
+        return [(cid, parent, bool(boundary)) for cid, parent, boundary in rows]
+
+    def deletions(
+        self, thread_id: str, doomed: set[str], relinks: list[tuple[str, str | None]], oldest_recent: str
+    ) -> Statements:
+        statements = _common_deletions(
+            "checkpoints", "checkpoint_writes", thread_id, doomed, relinks, oldest_recent
+        )
+        # Blobs are shared between checkpoints (one row per channel version): drop the versions
+        # no remaining checkpoint refers to.
+        statements.append(
+            (
+                "DELETE FROM checkpoint_blobs b WHERE b.thread_id = ? AND b.checkpoint_ns = '' AND NOT EXISTS "
+                "(SELECT 1 FROM checkpoints c WHERE c.thread_id = b.thread_id AND c.checkpoint_ns = '' "
+                "AND c.checkpoint -> 'channel_versions' ->> b.channel = b.version)",
+                (thread_id,),
+            )
+        )
+        return statements
+
+    def reclaim(self, db: Database) -> None:
+        pass  # autovacuum gives the space back
+
+
+def _common_deletions(
+    checkpoints: str,
+    writes: str,
+    thread_id: str,
+    doomed: set[str],
+    relinks: list[tuple[str, str | None]],
+    oldest_recent: str,
+) -> Statements:
+    statements: Statements = [
+        (
+            f"UPDATE {checkpoints} SET parent_checkpoint_id = ? WHERE thread_id = ? "
+            "AND checkpoint_ns = '' AND checkpoint_id = ?",
+            (parent, thread_id, cid),
+        )
+        for cid, parent in relinks
+    ]
+    statements += [
+        (
+            f"DELETE FROM {checkpoints} WHERE thread_id = ? AND checkpoint_ns = '' AND checkpoint_id = ?",
+            (thread_id, cid),
+        )
+        for cid in doomed
+    ]
+    statements.append(
+        (
+            f"DELETE FROM {writes} WHERE thread_id = ? AND checkpoint_ns = '' AND checkpoint_id < ?",
+            (thread_id, oldest_recent),
+        )
+    )
+    return statements

@@ -23,7 +23,7 @@ CREATE INDEX IF NOT EXISTS cairn_sessions_workspace ON cairn_sessions (workspace
 
 _COLS = "thread_id, workspace, created_at, updated_at, status, title, mode, model"
 #: Sub-agent sessions (``<parent>-sub-<call>-<nonce>``) belong to their parent, not to listings.
-_TOP_LEVEL = "instr(thread_id, '-sub-') = 0"
+_TOP_LEVEL = "thread_id NOT LIKE '%-sub-%'"
 
 
 def list_query(workspace: str | None, limit: int) -> tuple[str, tuple]:
@@ -56,7 +56,8 @@ class SessionIndex:
     def create(self, thread_id: str, *, workspace: str, mode: str, model: str) -> None:
         now = time.time()
         self.db.write(
-            f"INSERT OR IGNORE INTO cairn_sessions ({_COLS}) VALUES (?, ?, ?, ?, 'new', '', ?, ?)",
+            f"INSERT INTO cairn_sessions ({_COLS}) VALUES (?, ?, ?, ?, 'new', '', ?, ?) "
+            "ON CONFLICT (thread_id) DO NOTHING",
             (thread_id, workspace, now, now, mode, model),
         )
 
@@ -66,7 +67,7 @@ class SessionIndex:
         """Set status/mode; the title is set once (from the first prompt)."""
         self.db.write(
             "UPDATE cairn_sessions SET updated_at = ?, status = COALESCE(?, status), "
-            "title = CASE WHEN title = '' AND ? IS NOT NULL THEN ? ELSE title END, "
+            "title = CASE WHEN title = '' AND CAST(? AS TEXT) IS NOT NULL THEN ? ELSE title END, "
             "mode = COALESCE(?, mode) WHERE thread_id = ?",
             (time.time(), status, title, title, mode, thread_id),
         )
@@ -78,7 +79,8 @@ class SessionIndex:
     def find(self, prefix: str) -> list[SessionRecord]:
         """Sessions whose id starts with ``prefix`` (people type short ids)."""
         rows = self.db.query(
-            f"SELECT {_COLS} FROM cairn_sessions WHERE substr(thread_id, 1, ?) = ? AND {_TOP_LEVEL} "
+            f"SELECT {_COLS} FROM cairn_sessions WHERE substr(thread_id, 1, CAST(? AS INTEGER)) = ? "
+            f"AND {_TOP_LEVEL} "
             "ORDER BY updated_at DESC",
             (len(prefix), prefix),
         )

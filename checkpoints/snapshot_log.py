@@ -82,14 +82,21 @@ class SnapshotLog:
         skipped: dict[str, str] | None = None,
         error: str | None = None,
     ) -> None:
-        verb = "INSERT OR IGNORE" if phase == "before" else "INSERT OR REPLACE"
+        # The first "before" snapshot of a call wins (a crash retried the call); "after" is the latest.
+        on_conflict = (
+            "DO NOTHING"
+            if phase == "before"
+            else "DO UPDATE SET seq = excluded.seq, tree = excluded.tree, skipped = excluded.skipped, "
+            "error = excluded.error, created_at = excluded.created_at"
+        )
         with self.db.transaction() as conn:
             seq = conn.execute(
                 "SELECT COALESCE(MAX(seq), 0) + 1 FROM cairn_snapshots WHERE thread_id = ?", (thread_id,)
             ).fetchone()[0]
             conn.execute(
-                f"{verb} INTO cairn_snapshots (thread_id, call_id, phase, seq, tree, skipped, error, "
-                "created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO cairn_snapshots (thread_id, call_id, phase, seq, tree, skipped, error, "
+                "created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
+                f"ON CONFLICT (thread_id, call_id, phase) {on_conflict}",
                 (thread_id, call_id, phase, seq, tree, json.dumps(skipped or {}), error, time.time()),
             )
 

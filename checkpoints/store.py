@@ -3,23 +3,23 @@
 from __future__ import annotations
 
 import os
+import weakref
 from dataclasses import dataclass
 from typing import Any
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
 
 from cairn.checkpoints.db import Database
+from cairn.checkpoints.decisions import CHANNEL, DecisionLog
+from cairn.checkpoints.errors import StorageConfigError
 from cairn.checkpoints.file_reads import FileReadLog
 from cairn.checkpoints.journal import ToolJournal
-from cairn.checkpoints.location import resolve_location
+from cairn.checkpoints.location import is_postgres_url, resolve_location
+from cairn.checkpoints.migrations import migrate
 from cairn.checkpoints.pruning import prune_thread
 from cairn.checkpoints.sessions import SessionIndex
 from cairn.checkpoints.snapshot_log import SnapshotLog
 from cairn.checkpoints.transcript import Transcript
-
-
-class StorageConfigError(ValueError):
-    """The database location cannot be used (bad URL, missing driver)."""
 
 
 @dataclass
@@ -34,6 +34,31 @@ class Store:
     sessions: SessionIndex
     file_reads: FileReadLog
     snapshots: SnapshotLog
+    decisions: DecisionLog
+
+    @property
+    def backend(self) -> str:
+        """``"sqlite"`` or ``"postgres"`` (for messages and docs; nodes never branch on it)."""
+        return self.db.dialect
+
+    def run_lock(self, session_id: str) -> Any:
+        """The cross-process run lock for a session (``acquire()`` raises ``RunLocked``)."""
+        from cairn.checkpoints.runlock import AdvisoryRunLock, FileRunLock, NoRunLock
+
+        if self.backend == "postgres":
+            return AdvisoryRunLock(self.location, session_id)
+        if self.location == ":memory:":
+            return NoRunLock()
+        return FileRunLock(self.location, session_id)
+
+    def listen(self, thread_id: str) -> Any:
+        """A context manager whose ``wait(timeout)`` returns early when decisions are recorded
+        for ``thread_id`` by any process (LISTEN/NOTIFY on Postgres, polling on SQLite)."""
+        from cairn.checkpoints.signals import ListenWaiter, PollingWaiter
+
+        if self.backend == "postgres":
+            return ListenWaiter(self.location, CHANNEL, thread_id)
+        return PollingWaiter()
 
     def prune(self, thread_id: str, *, keep_last: int = 20, min_batch: int = 40) -> int:
         return prune_thread(self.db, self.saver.serde, thread_id, keep_last=keep_last, min_batch=min_batch)
@@ -45,8 +70,10 @@ class Store:
         self.sessions.delete(thread_id)
         self.file_reads.delete_thread(thread_id)
         self.snapshots.delete_thread(thread_id)
+        self.decisions.delete_thread(thread_id)
 
     def close(self) -> None:
+        """Close the SQLite connection or the Postgres pool (idempotent)."""
         conn: Any = getattr(self.saver, "conn", None)
         if conn is not None:
             try:
@@ -56,36 +83,48 @@ class Store:
 
 
 def open_store(location: str | os.PathLike[str] | None = None) -> Store:
-    """Open (creating if needed) the store at ``location``.
+    """Open (creating and migrating if needed) the store at ``location``.
 
     ``None`` → ``$CAIRN_DB`` or the default file in the user state directory;
     ``":memory:"`` → a private in-memory database; a path → a SQLite file;
-    ``postgresql://...`` → not supported yet.  The nodes only use ``Store``'s
-    objects, so Postgres needs no node changes: it needs ``PostgresSaver`` and
-    ports of cairn's tables (their SQL uses SQLite's ``INSERT OR REPLACE/IGNORE``
-    and pruning reads SqliteSaver's table layout).
+    ``postgresql://...`` → Postgres (``PostgresSaver`` on a connection pool, cairn's
+    tables beside LangGraph's).  The nodes only use ``Store``'s objects.
     """
     loc = resolve_location(location)
-    if loc.startswith(("postgres://", "postgresql://")):
-        raise StorageConfigError(
-            "Postgres storage is not available in this version of cairn; use a SQLite path "
-            "(the default) or ':memory:'."
-        )
-    if "://" in loc:
-        raise StorageConfigError(f"unsupported database location {loc!r}: use a file path or ':memory:'")
-    from cairn.checkpoints.sqlite import CompactSqliteSaver, connect
+    saver: BaseCheckpointSaver
+    if is_postgres_url(loc):
+        from cairn.checkpoints.postgres_store import open_postgres
 
-    conn = connect(loc)
-    saver = CompactSqliteSaver(conn)
-    saver.setup()
-    db = Database(conn, saver.lock)
-    return Store(
-        location=loc,
-        saver=saver,
-        db=db,
-        journal=ToolJournal(db),
-        transcript=Transcript(db),
-        sessions=SessionIndex(db),
-        file_reads=FileReadLog(db),
-        snapshots=SnapshotLog(db),
-    )
+        saver, db = open_postgres(loc)
+    elif "://" in loc:
+        raise StorageConfigError(
+            f"unsupported database location {loc!r}: use a file path, ':memory:' or a postgresql:// URL"
+        )
+    else:
+        from cairn.checkpoints.sqlite import CompactSqliteSaver, connect
+
+        conn = connect(loc)
+        saver = CompactSqliteSaver(conn)
+        saver.setup()
+        db = Database(conn, saver.lock)
+    try:
+        migrate(db)
+        store = Store(
+            location=loc,
+            saver=saver,
+            db=db,
+            journal=ToolJournal(db),
+            transcript=Transcript(db),
+            sessions=SessionIndex(db),
+            file_reads=FileReadLog(db),
+            decisions=DecisionLog(db),
+            snapshots=SnapshotLog(db),
+        )
+    except BaseException:
+        closing: Any = getattr(saver, "conn", None)
+        if closing is not None:
+            closing.close()
+        raise
+    if store.backend == "postgres":  # a store dropped without close() still frees its pool
+        weakref.finalize(store, saver.conn.close)  # type: ignore[attr-defined]
+    return store

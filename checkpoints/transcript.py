@@ -77,7 +77,8 @@ class Transcript:
             mid = _message_key(msg)
             statements.append(
                 (
-                    "INSERT OR REPLACE INTO cairn_messages (thread_id, id, parent_id, data) VALUES (?, ?, ?, ?)",
+                    "INSERT INTO cairn_messages (thread_id, id, parent_id, data) VALUES (?, ?, ?, ?) "
+                    "ON CONFLICT (thread_id, id) DO UPDATE SET parent_id = excluded.parent_id, data = excluded.data",
                     (thread_id, mid, head, encode(message_to_dict(msg))),
                 )
             )
@@ -130,16 +131,12 @@ class Transcript:
                     return list(cached[index:])
             return list(cached)
         collected: list[BaseMessage] = []
-        with self.db.lock:
-            cursor = self.db.conn.execute(_TAIL_SQL, (thread_id, head, thread_id))
-            try:
-                for _id, data in cursor:
-                    message = build_messages([decode(data)])[0]
-                    collected.append(message)
-                    if stop(message):
-                        break
-            finally:
-                cursor.close()
+        with self.db.stream(_TAIL_SQL, (thread_id, head, thread_id)) as rows:
+            for _id, data in rows:
+                message = build_messages([decode(data)])[0]
+                collected.append(message)
+                if stop(message):
+                    break
         if not collected:
             raise LookupError(f"transcript head {head!r} of thread {thread_id!r} is missing")
         collected.reverse()
@@ -178,17 +175,23 @@ class Transcript:
 COMPRESS_ABOVE = 512
 
 
-def encode(data: dict[str, Any]) -> str | bytes:
+def encode(data: dict[str, Any]) -> bytes:
+    """JSON bytes, zlib-compressed above ``COMPRESS_ABOVE`` (one BLOB/BYTEA column for both)."""
     raw = fastjson.dumps_bytes(data)
     if len(raw) <= COMPRESS_ABOVE:
-        return raw.decode("utf-8")
+        return raw
     return zlib.compress(raw, 6)
 
 
-def decode(stored: str | bytes) -> dict[str, Any]:
-    if isinstance(stored, bytes):
-        return fastjson.loads(zlib.decompress(stored))
-    return fastjson.loads(stored)
+def decode(stored: str | bytes | memoryview) -> dict[str, Any]:
+    """Reads every stored form: JSON text (older SQLite rows), JSON bytes, zlib bytes.
+
+    A message is a JSON object, so plain JSON starts with ``{``; zlib data never does (0x78).
+    """
+    if isinstance(stored, str):
+        return fastjson.loads(stored)
+    data = bytes(stored)
+    return fastjson.loads(data if data[:1] == b"{" else zlib.decompress(data))
 
 
 _STORED_TYPES: dict[str, type[BaseMessage]] = {

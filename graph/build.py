@@ -15,6 +15,7 @@ back through tool_routing.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from langgraph.graph import END, START, StateGraph
@@ -58,14 +59,31 @@ def after_execution(state: AgentState) -> str:
     return "observation"
 
 
-def build_graph(checkpointer: Any = None) -> Any:
-    builder = StateGraph(AgentState, context_schema=AgentContext)
-    builder.add_node("reasoning", reasoning)
-    builder.add_node("tool_routing", tool_routing)
-    builder.add_node("human_approval", human_approval)
-    builder.add_node("tool_execution", tool_execution)
-    builder.add_node("observation", observation)
-    builder.add_edge(START, "reasoning")
+def build_graph(
+    checkpointer: Any = None,
+    *,
+    state_schema: Any = AgentState,
+    wrap: Callable[[str, Any], Any] | None = None,
+    intake: Any = None,
+) -> Any:
+    """The agent graph.  ``wrap(name, node)`` and ``intake`` (a node run first) are for hosts
+    that cannot pass cairn's runtime context per invoke (``cairn.graph.server``)."""
+    builder = StateGraph(state_schema, context_schema=None if wrap else AgentContext)
+    nodes = {
+        "reasoning": reasoning,
+        "tool_routing": tool_routing,
+        "human_approval": human_approval,
+        "tool_execution": tool_execution,
+        "observation": observation,
+    }
+    for name, node in nodes.items():
+        builder.add_node(name, wrap(name, node) if wrap else node)
+    if intake is not None:
+        builder.add_node("intake", intake)
+        builder.add_edge(START, "intake")
+        builder.add_edge("intake", "reasoning")
+    else:
+        builder.add_edge(START, "reasoning")
     builder.add_conditional_edges("reasoning", after_reasoning, ["tool_routing", END])
     builder.add_conditional_edges("tool_routing", after_routing, ["tool_execution", "human_approval"])
     builder.add_edge("human_approval", "tool_execution")

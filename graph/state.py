@@ -103,3 +103,13 @@ def calls(items: list[dict[str, Any]] | None) -> list[ToolCallInfo]:
 
 def dump_calls(items: list[ToolCallInfo]) -> list[dict[str, Any]]:
     return [i.to_state() for i in items]
+
+
+def unfinished_steps(snapshot: Any) -> tuple[str, ...]:
+    """The nodes a stored run still has to go through, from a LangGraph ``StateSnapshot``.
+
+    ``snapshot.next`` leaves out a node that finished and saved its writes when the process
+    died before the next checkpoint; its task is still listed (with its writes), and
+    resuming applies them and goes on.  Both mean the run is not finished.
+    """
+    return tuple(snapshot.next) or tuple(t.name for t in getattr(snapshot, "tasks", ()) or ())

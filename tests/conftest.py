@@ -33,3 +33,23 @@ def workspace(tmp_path):
     root = tmp_path / "ws"
     root.mkdir()
     return os.path.realpath(root)
+
+
+from tests.support.pg_fixtures import db_location, pg_server, pg_url, skipped_because  # noqa: E402, F401
+
+
+def _in_ci() -> bool:
+    return os.environ.get("CI", "").lower() in ("1", "true", "yes")
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    if skipped_because:
+        terminalreporter.write_line(f"PostgreSQL tests were skipped: {skipped_because[0]}", yellow=True)
+        if _in_ci():
+            terminalreporter.write_line("CI=true: skipping the PostgreSQL tests fails the run", red=True)
+
+
+def pytest_sessionfinish(session, exitstatus):
+    """In CI the Postgres tests must run: a skip (server could not start) fails the run."""
+    if skipped_because and _in_ci() and session.exitstatus == 0:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED

@@ -101,6 +101,10 @@ def _dispatch(command: str | None, ns: object) -> int:
         from cairn.graph.cli.resume import run_resume
 
         return run_resume(ns, opts)
+    if command == "decide":
+        from cairn.graph.cli.decide import run_decide
+
+        return run_decide(ns, opts)
     if command == "sessions":
         from cairn.graph.cli.sessions import run_sessions
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import argparse
 
-SUBCOMMANDS = ("resume", "sessions", "show", "rewind", "policy", "models", "demo")
+SUBCOMMANDS = ("resume", "decide", "sessions", "show", "rewind", "policy", "models", "demo")
 MODES = ("default", "accept-edits", "plan", "bypass")
 OUTPUT_FORMATS = ("text", "json", "stream-json")
 #: Options that take a value, so the scanner does not mistake the value for a subcommand.
@@ -26,7 +26,7 @@ VALUE_OPTIONS = frozenset(
         "--output-format",
         "--tools",
     }
-    | {"-p", "--print"}
+    | {"-p", "--print", "--wait-timeout"}
 )
 
 EXIT_CODES = """\
@@ -43,6 +43,7 @@ commands:
   cairn [PROMPT]              interactive session in this directory
   cairn -p PROMPT             headless run (no prompts), then exit
   cairn resume [ID | --last]  continue a session (decide paused calls with --approve/--reject/...)
+  cairn decide ID --approve … record decisions for a run waiting elsewhere (cairn -p … --wait)
   cairn sessions [--all]      list sessions of this workspace
   cairn show [ID | --last]    transcript and every tool call of a session
   cairn rewind ID [CALL_ID | --turn N]   undo the agent's changes back to a call or turn
@@ -125,8 +126,8 @@ def common_flags() -> argparse.ArgumentParser:
     group.add_argument(
         "--db",
         metavar="LOCATION",
-        help="database file, or :memory: for a throwaway session (default: $CAIRN_DB, else cairn.db in "
-        "the state directory; postgresql:// is not supported yet)",
+        help="database file, :memory: for a throwaway session, or a postgresql:// URL for a shared "
+        "database (default: $CAIRN_DB, else cairn.db in the state directory)",
     )
     group.add_argument("--approval", choices=MODES, metavar="MODE", help=f"approval mode: {'|'.join(MODES)}")
     group.add_argument(
@@ -174,6 +175,7 @@ def main_parser() -> argparse.ArgumentParser:
         help="headless: run PROMPT (or read it from stdin) until done or paused, then exit",
     )
     _output_format(parser)
+    _wait_flags(parser)
     parser.add_argument("--version", action="store_true", help="print the version and exit")
     return parser
 
@@ -198,6 +200,13 @@ def resume_parser() -> argparse.ArgumentParser:
         metavar="MESSAGE",
         help="headless; MESSAGE (optional) is sent after the decisions",
     )
+    _decision_flags(parser)
+    _wait_flags(parser)
+    _output_format(parser)
+    return parser
+
+
+def _decision_flags(parser: argparse.ArgumentParser) -> None:
     decisions = parser.add_argument_group("decisions (repeatable)")
     decisions.add_argument("--approve", action="append", default=[], metavar="CALL_ID|all")
     decisions.add_argument(
@@ -205,7 +214,44 @@ def resume_parser() -> argparse.ArgumentParser:
     )
     decisions.add_argument("--retry", action="append", default=[], metavar="CALL_ID|all")
     decisions.add_argument("--cancel", action="append", default=[], metavar="CALL_ID|all")
-    _output_format(parser)
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError("must be more than 0")
+    return value
+
+
+def _wait_flags(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--wait",
+        action="store_true",
+        help="headless: on a pause for approval, wait for decisions recorded from anywhere "
+        "(cairn decide ID ..., cairn resume ID --approve ...) instead of exiting 3",
+    )
+    parser.add_argument(
+        "--wait-timeout",
+        type=_seconds,
+        metavar="S",
+        help="with --wait: give up after S seconds and exit 3 (default: wait until Ctrl-C)",
+    )
+
+
+def decide_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="cairn decide",
+        description="Record decisions for a session's paused calls without running anything here: "
+        "the run waiting on it (cairn -p ... --wait, on any machine that reaches the same database) "
+        "applies them and continues; otherwise the next `cairn resume ID` does.",
+        parents=[common_flags()],
+    )
+    parser.add_argument("session_id", metavar="SESSION_ID", help="id or unique prefix")
+    _decision_flags(parser)
+    parser.set_defaults(last=False)
     return parser
 
 
@@ -281,6 +327,7 @@ def demo_parser() -> argparse.ArgumentParser:
 
 PARSERS = {
     "resume": resume_parser,
+    "decide": decide_parser,
     "sessions": sessions_parser,
     "show": show_parser,
     "rewind": rewind_parser,

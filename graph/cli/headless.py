@@ -36,9 +36,35 @@ def new_session(opts: Options) -> Any:
     return Session(root, model=spec, db=opts.db, mode=opts.approval or "default", max_steps=opts.max_steps)
 
 
-def run_prompt(opts: Options, prompt: str, output_format: str) -> int:
+def run_prompt(opts: Options, prompt: str, output_format: str, *, wait: tuple[bool, float | None]) -> int:
     session = new_session(opts)
-    return execute(session, opts, output_format, lambda ev: session.send(prompt, stream=True, on_event=ev))
+
+    def work(on_event: Any) -> Any:
+        events = with_wait_notes(session, opts, on_event)
+        return session.send(prompt, stream=True, on_event=events, wait=wait[0], wait_timeout=wait[1])
+
+    return execute(session, opts, output_format, work)
+
+
+def with_wait_notes(session: Any, opts: Options, on_event: Any) -> Any:
+    """``on_event`` that also tells the person on stderr what a ``--wait`` run is waiting for."""
+    decide = opts.resume_command(session.id).replace("cairn resume", "cairn decide", 1)
+
+    def events(kind: str, payload: dict[str, Any]) -> None:
+        if kind == "waiting":
+            ids = ", ".join(payload.get("call_ids") or [])
+            print(
+                f"cairn: waiting for decisions on {ids} (session {session.id}); from any machine that "
+                f"reaches this database: {decide} --approve all  (or --reject all:why). "
+                "Ctrl-C stops waiting; the session stays paused and resumable.",
+                file=sys.stderr,
+                flush=True,
+            )
+        elif kind == "decision_refused":
+            print(f"cairn: recorded decisions refused: {payload.get('error')}", file=sys.stderr, flush=True)
+        on_event(kind, payload)
+
+    return events
 
 
 def execute(session: Any, opts: Options, output_format: str, work: Work) -> int:

@@ -25,9 +25,9 @@ def resolve_id(ns: argparse.Namespace, opts: Options) -> str:
         return ns.session_id
     if not ns.last:
         raise CliError("which session? give a SESSION_ID (see `cairn sessions`) or --last")
-    from cairn.checkpoints.readonly import list_sessions
+    from cairn.graph.cli.sessions import load
 
-    rows = list_sessions(opts.db, opts.workspace_root(), limit=1)
+    rows = load(opts, all_workspaces=False)[:1]
     if not rows:
         raise CliError(f"no sessions in {opts.workspace_root()}; `cairn sessions --all` lists every one")
     return rows[0].session_id
@@ -56,7 +56,19 @@ def run_resume(ns: argparse.Namespace, opts: Options) -> int:
     headless = ns.print_prompt is not None or not is_tty(sys.stdin)
     if not headless and ns.output_format != "text":
         raise CliError("--output-format is for headless runs: add -p (with or without a MESSAGE)")
+    if ns.wait_timeout is not None:
+        ns.wait = True
+    if ns.wait and not headless:
+        raise CliError("--wait is for headless runs: add -p (with or without a MESSAGE)")
     session = open_session(ns, opts)
+    if headless and decision_flags.given(ns) and session.held_elsewhere():
+        # A run elsewhere holds the session (waiting for exactly this): hand the decisions over.
+        from cairn.graph.cli.handover import record
+
+        try:
+            return record(session, ns)
+        finally:
+            session.close()
     if headless:
         return _headless(session, opts, ns)
     from cairn.graph.cli.resume_interactive import resume_interactive
@@ -65,15 +77,17 @@ def run_resume(ns: argparse.Namespace, opts: Options) -> int:
 
 
 def _headless(session: Any, opts: Options, ns: argparse.Namespace) -> int:
-    from cairn.graph.cli.headless import execute
+    from cairn.graph.cli.headless import execute, with_wait_notes
     from cairn.graph.session.decisions import DecisionError
     from cairn.graph.session.session import SessionError
 
     message = (ns.print_prompt or "").strip()
     if not message and not decision_flags.given(ns) and session.status == "done" and not session.pending():
         return _nothing_to_do(session, ns.output_format)
+    wait = {"wait": bool(ns.wait), "wait_timeout": ns.wait_timeout}
 
     def work(on_event: Any) -> Any:
+        on_event = with_wait_notes(session, opts, on_event)
         runs = []
         try:
             if decision_flags.given(ns):
@@ -81,10 +95,12 @@ def _headless(session: Any, opts: Options, ns: argparse.Namespace) -> int:
                 decisions, recovered = decision_flags.prepare(session, ns, recover)
                 runs += [recovered] if recovered is not None else []
                 runs.append(session.decide(decisions, stream=True, on_event=on_event))
+                if wait["wait"] and runs[-1].status == "awaiting_approval":
+                    runs.append(session.wait(ns.wait_timeout, stream=True, on_event=on_event))
             else:
-                runs.append(session.continue_(stream=True, on_event=on_event))
+                runs.append(session.continue_(stream=True, on_event=on_event, **wait))
             if message and runs[-1].status == "done":
-                runs.append(session.send(message, stream=True, on_event=on_event))
+                runs.append(session.send(message, stream=True, on_event=on_event, **wait))
             elif message:
                 print(f"cairn: the message was not sent: the session is {runs[-1].status}", file=sys.stderr)
         except (DecisionError, SessionError) as exc:

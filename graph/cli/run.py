@@ -25,7 +25,11 @@ def run_main(ns: argparse.Namespace, opts: Options) -> int:
             raise CliError("-p needs a prompt: cairn -p 'what to do' (or pipe it on stdin)")
         from cairn.graph.cli.headless import run_prompt
 
-        return run_prompt(opts, prompt, ns.output_format)
+        return run_prompt(
+            opts, prompt, ns.output_format, wait=(ns.wait or ns.wait_timeout is not None, ns.wait_timeout)
+        )
+    if ns.wait or ns.wait_timeout is not None:
+        raise CliError("--wait is for headless runs: add -p PROMPT")
     if ns.output_format != "text":
         raise CliError("--output-format is for headless runs: add -p PROMPT")
     spec = opts.model_spec()

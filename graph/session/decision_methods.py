@@ -9,7 +9,7 @@ from langgraph.types import Command
 
 from cairn.graph.session.decisions import normalize_decisions
 from cairn.graph.session.errors import SessionError
-from cairn.graph.state import GATED_STATUSES
+from cairn.graph.state import GATED_STATUSES, unfinished_steps
 
 if TYPE_CHECKING:
     from cairn.graph.context import EventCallback
@@ -53,7 +53,7 @@ class DecisionsMixin:
         {"edit": args} | "retry" | "cancel" | {"action": "approve", "sandbox": "off"}}``. The run
         continues once every gated call is decided."""
         snap = self._snapshot()
-        if not snap.interrupts and snap.next:
+        if not snap.interrupts and unfinished_steps(snap):
             # Cut off before it reached the approval prompt (killed mid-turn): recover first,
             # so the decisions answer a real prompt instead of being dropped.
             recovered = self._run(None, stream, on_event)
@@ -77,7 +77,7 @@ class DecisionsMixin:
     def _decide_each(self, call_id: str, decision: dict[str, Any], **kw: Any) -> RunResult:
         if call_id == "all":
             snap = self._snapshot()
-            if not snap.interrupts and snap.next:  # cut off before its prompt: recover first
+            if not snap.interrupts and unfinished_steps(snap):  # cut off before its prompt: recover first
                 recovered = self._run(None, kw.get("stream", False), kw.get("on_event"))
                 if recovered.status not in GATED_STATUSES:
                     return recovered

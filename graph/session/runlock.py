@@ -1,59 +1,64 @@
-"""One run of a session at a time, across threads and processes.
+"""One run of a session at a time, across threads, processes and hosts.
 
-A run holds an exclusive ``flock`` on a small file beside the database for as
-long as it runs.  The operating system releases it when the process exits,
-however it exits (SIGKILL included), so a crashed run never leaves a stale lock
-and ``cairn resume`` can recover at once; a second process that tries to drive
-the same session while it runs is refused instead of running a side effect twice.
+A run holds the store's run lock for as long as it runs (``Store.run_lock``: an ``flock``
+beside a SQLite file, a Postgres advisory lock on a dedicated connection).  Either is
+released when the process ends, however it ends (SIGKILL included), so a crashed run never
+leaves a stale lock and ``cairn resume`` can recover at once; a second process that tries to
+drive the same session while it runs is refused instead of running a side effect twice.
+
+The lock is re-entrant for the thread that holds it: a run waiting for decisions recorded
+elsewhere (``Session.send(..., wait=True)``) keeps the session while it applies them.
 """
 
 from __future__ import annotations
 
 import contextlib
-import fcntl
-import os
 import threading
 from collections.abc import Iterator
-from pathlib import Path
+from typing import Any
+
+from cairn.checkpoints.runlock import RunLocked
+from cairn.graph.session.errors import SessionError
 
 
-class SessionBusy(RuntimeError):
-    """The session is being run by another thread or process."""
+class SessionBusy(SessionError):
+    """The session is being run (or waited on) by another thread or process."""
 
 
 class RunLock:
-    def __init__(self, location: str, session_id: str) -> None:
+    def __init__(self, store: Any, session_id: str) -> None:
+        self._store = store
+        self._session_id = session_id
         self._thread_lock = threading.Lock()
-        self.path: Path | None = None
-        if location != ":memory:" and "://" not in location:
-            self.path = Path(location).with_name(Path(location).name + ".locks") / f"{session_id}.lock"
+        self._owner: int | None = None
+        self._depth = 0
+
+    @property
+    def held_here(self) -> bool:
+        return self._owner == threading.get_ident()
 
     @contextlib.contextmanager
     def hold(self) -> Iterator[None]:
+        if self.held_here:
+            self._depth += 1
+            try:
+                yield
+            finally:
+                self._depth -= 1
+            return
         if not self._thread_lock.acquire(blocking=False):
             raise SessionBusy("this session is already running in this process (one run at a time)")
         try:
-            if self.path is None:
-                yield
-                return
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+            lock = self._store.run_lock(self._session_id)
             try:
-                try:
-                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                except BlockingIOError:
-                    owner = os.pread(fd, 32, 0).decode(errors="replace").strip() or "?"
-                    raise SessionBusy(
-                        f"this session is running in another process (pid {owner}); "
-                        "wait for it to finish or stop it, then resume"
-                    ) from None
-                os.ftruncate(fd, 0)
-                os.pwrite(fd, str(os.getpid()).encode(), 0)
-                try:
-                    yield
-                finally:
-                    fcntl.flock(fd, fcntl.LOCK_UN)
+                lock.acquire()
+            except RunLocked as exc:
+                raise SessionBusy(str(exc)) from None
+            self._owner = threading.get_ident()
+            try:
+                yield
             finally:
-                os.close(fd)
+                self._owner = None
+                lock.release()
         finally:
             self._thread_lock.release()

@@ -11,7 +11,7 @@ from cairn.graph.calllog import assemble_calls
 from cairn.graph.context import AgentContext, EventCallback
 from cairn.graph.messages import is_person_message, message_text
 from cairn.graph.session.result import RunResult
-from cairn.graph.state import GATED_STATUSES, calls
+from cairn.graph.state import GATED_STATUSES, calls, unfinished_steps
 
 if TYPE_CHECKING:
     from cairn.graph.session.host import SessionHost
@@ -122,7 +122,7 @@ def build_result(
         status, error = "loop", values.get("pause_reason") or "the model kept repeating the same call"
     elif values.get("paused") == "stopped":
         status = "interrupted"  # the person stopped the model's answer (or the run between steps)
-    elif snap.next:
+    elif unfinished_steps(snap):
         status, error = "error", "the run stopped before finishing; continue_() resumes it"
     else:
         status = "done"

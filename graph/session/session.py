@@ -28,7 +28,8 @@ from cairn.graph.session.decision_methods import DecisionsMixin
 from cairn.graph.session.errors import SessionError
 from cairn.graph.session.result import RunResult
 from cairn.graph.session.rewind_methods import RewindMixin
-from cairn.graph.state import GATED_STATUSES, ToolCallInfo, calls
+from cairn.graph.session.waiting import WaitingMixin
+from cairn.graph.state import GATED_STATUSES, ToolCallInfo, calls, unfinished_steps
 from cairn.tools import ToolRegistry, ToolServices, Workspace, create_default_tools
 
 MODES = ("default", "accept-edits", "plan", "bypass")
@@ -37,7 +38,7 @@ FRESH_RUN: dict[str, Any] = {"run_steps": 0, "paused": None, "pause_reason": Non
 RECURSION_LIMIT = 10_000
 
 
-class Session(DecisionsMixin, RewindMixin):
+class Session(DecisionsMixin, RewindMixin, WaitingMixin):
     """One agent conversation in one workspace, persisted under ``session.id``."""
 
     #: Where ``stream=True`` without ``on_event`` sends events. ``None``: the caller shows them.
@@ -109,7 +110,7 @@ class Session(DecisionsMixin, RewindMixin):
         self._services.url_guard = self._url_guard
         from cairn.graph.session.runlock import RunLock
 
-        self._run_lock = RunLock(self.store.location, self.id)
+        self._run_lock = RunLock(self.store, self.id)
         from cairn.graph.session.subagent import make_subagent_runner
 
         self._services.subagent_runner = make_subagent_runner(self)
@@ -176,8 +177,21 @@ class Session(DecisionsMixin, RewindMixin):
             store.close()
 
     # -- conversation ------------------------------------------------------------------------
-    def send(self, text: str, *, stream: bool = False, on_event: EventCallback | None = None) -> RunResult:
-        """Send a message and run until the agent is done or needs a person."""
+    def send(
+        self,
+        text: str,
+        *,
+        stream: bool = False,
+        on_event: EventCallback | None = None,
+        wait: bool = False,
+        wait_timeout: float | None = None,
+    ) -> RunResult:
+        """Send a message and run until the agent is done or needs a person.
+
+        ``wait=True``: on a pause for approval, wait (up to ``wait_timeout`` seconds) for
+        decisions recorded by another process (``cairn decide``, ``record_decisions``) and
+        continue with them here (see ``cairn.graph.session.waiting``).
+        """
         if not text.strip():
             raise ValueError("message is empty")
         if any(r.status == "started" for r in self.store.snapshots.rewinds(self.id)):
@@ -186,26 +200,39 @@ class Session(DecisionsMixin, RewindMixin):
         gated = [c for c in calls(state.values.get("pending_tool_calls")) if c.status in GATED_STATUSES]
         # A run cut off before the model answered (model error, Ctrl-C) has nothing pending
         # but its model call: a new message simply supersedes it.
-        if gated or (state.next and tuple(state.next) != ("reasoning",)):
+        steps = unfinished_steps(state)
+        if gated or (steps and steps != ("reasoning",)):
             raise SessionError(
                 "the session is paused with unfinished tool calls "
-                f"({', '.join(c.call_id for c in gated) or ', '.join(state.next)}); "
+                f"({', '.join(c.call_id for c in gated) or ', '.join(steps)}); "
                 "decide them (approve/reject/retry/cancel) or continue_() first"
             )
         self.model  # noqa: B018  (a model that cannot be built fails here, before the session is "running")
         head = self.store.transcript.append(self.id, state.values.get("head"), [HumanMessage(text)])
         self.store.sessions.update(self.id, title=_title(text), status="running")
-        return self._run({"head": head, **FRESH_RUN}, stream, on_event)
+        return self._run({"head": head, **FRESH_RUN}, stream, on_event, wait=(wait, wait_timeout))
 
-    def continue_(self, *, stream: bool = False, on_event: EventCallback | None = None) -> RunResult:
-        """Continue a paused or crashed run without a new message (recovery happens here)."""
+    def continue_(
+        self,
+        *,
+        stream: bool = False,
+        on_event: EventCallback | None = None,
+        wait: bool = False,
+        wait_timeout: float | None = None,
+    ) -> RunResult:
+        """Continue a paused or crashed run without a new message (recovery happens here).
+
+        Decisions recorded by another process for the paused calls are applied.
+        """
         state = self._snapshot()
         if state.interrupts:
-            return self._status_now()
-        if state.next:
-            return self._run(None, stream, on_event)
+            return self._answer_recorded(
+                stream=stream, on_event=on_event, wait=wait, wait_timeout=wait_timeout
+            )
+        if unfinished_steps(state):
+            return self._run(None, stream, on_event, wait=(wait, wait_timeout))
         if state.values.get("paused"):
-            return self._run(dict(FRESH_RUN), stream, on_event)
+            return self._run(dict(FRESH_RUN), stream, on_event, wait=(wait, wait_timeout))
         return self._status_now()
 
     async def asend(self, text: str, **kwargs: Any) -> RunResult:
@@ -365,27 +392,42 @@ class Session(DecisionsMixin, RewindMixin):
     def _snapshot(self) -> Any:
         return self._graph.get_state(self._config())
 
-    def _run(self, payload: Any, stream: bool, on_event: EventCallback | None) -> RunResult:
-        from cairn.graph.session.runlock import SessionBusy
+    def _run(
+        self,
+        payload: Any,
+        stream: bool,
+        on_event: EventCallback | None,
+        *,
+        wait: tuple[bool, float | None] = (False, None),
+    ) -> RunResult:
         from cairn.graph.session.runs import run_graph
 
         sink = type(self).default_event_sink
         if stream and on_event is None and sink is not None:
             on_event = sink()
-        try:
-            with self._run_lock.hold():
-                from cairn.graph.session.rewind import recover
+        with self._run_lock.hold():
+            from cairn.graph.session.rewind import recover
 
-                self.recovered.extend(recover(self))
-                return run_graph(self, payload, stream=stream, on_event=on_event)
-        except SessionBusy as exc:
-            raise SessionError(str(exc)) from None
+            self.recovered.extend(recover(self))
+            result = run_graph(self, payload, stream=stream, on_event=on_event)
+            if wait[0]:
+                from cairn.graph.session.waiting import wait_for_decisions
+
+                result = wait_for_decisions(self, result, timeout=wait[1], stream=stream, on_event=on_event)
+            return result
 
     def _status_now(self) -> RunResult:
-        """Where the session stands, without running anything."""
+        """Where the session stands, without running anything.
+
+        The index is corrected when it says otherwise: a run killed after its last checkpoint
+        but before it recorded its status is still listed as ``running``.
+        """
         from cairn.graph.session.runs import build_result
 
-        return build_result(self, None, None, since_head=None)
+        result = build_result(self, None, None, since_head=None)
+        if result.status != "error" and self.status not in (result.status, "new"):
+            self.store.sessions.update(self.id, status=result.status)
+        return result
 
 
 def secret_env_patterns() -> tuple[str, ...]:

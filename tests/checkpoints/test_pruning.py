@@ -7,8 +7,8 @@ from cairn.graph.models.scripted import ScriptedChatModel
 from tests.graph.conftest import Harness, effect
 
 
-def test_prune_keeps_boundaries_and_every_remaining_checkpoint_reads(tmp_path):
-    h = Harness(tmp_path)
+def test_prune_keeps_boundaries_and_every_remaining_checkpoint_reads(tmp_path, db_location):
+    h = Harness(tmp_path, db_location)
     turns = [{"tool_calls": [effect(f"t{i}")]} for i in range(30)] + [{"content": "done"}]
     s = h.session(turns)
     assert s.send("go").status == "done"
@@ -20,14 +20,15 @@ def test_prune_keeps_boundaries_and_every_remaining_checkpoint_reads(tmp_path):
     assert len(history) < 30 * 4, "intermediate checkpoints were pruned"
     for snap in s._graph.get_state_history(s._config()):
         s.store.transcript.read(s.id, snap.values.get("head"))  # every head still resolves
-    writes = s.store.db.query("SELECT count(*) FROM writes WHERE thread_id = ?", (s.id,))[0][0]
+    table = "checkpoint_writes" if s.store.backend == "postgres" else "writes"
+    writes = s.store.db.query(f"SELECT count(*) FROM {table} WHERE thread_id = ?", (s.id,))[0][0]
     assert writes <= 5 * 8, "pending writes of old checkpoints are gone"
     assert [m.content for m in s.history()][-1] == "done"
     s.close()
 
 
-def test_session_continues_normally_after_pruning(tmp_path):
-    h = Harness(tmp_path)
+def test_session_continues_normally_after_pruning(tmp_path, db_location):
+    h = Harness(tmp_path, db_location)
     turns = [{"tool_calls": [effect(f"t{i}")]} for i in range(10)] + [
         {"content": "first done"},
         {"content": "second done"},
@@ -42,8 +43,8 @@ def test_session_continues_normally_after_pruning(tmp_path):
     again.close()
 
 
-def test_rewinding_to_an_older_boundary_forks_without_touching_the_original(tmp_path):
-    h = Harness(tmp_path)
+def test_rewinding_to_an_older_boundary_forks_without_touching_the_original(tmp_path, db_location):
+    h = Harness(tmp_path, db_location)
     turns = [{"tool_calls": [effect("a")]}, {"content": "done"}]
     s = h.session(turns)
     s.send("go")

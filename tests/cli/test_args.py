@@ -132,10 +132,17 @@ def test_state_directory_that_cannot_be_created_is_a_usage_error(capsys, tmp_pat
     assert main(["sessions", "-C", workspace]) == 0  # reading needs no directory: just no sessions
 
 
-def test_db_help_does_not_promise_postgres(capsys):
+def test_db_help_offers_postgres_and_wait(capsys):
     assert main(["--help"]) == 0
     out = " ".join(capsys.readouterr().out.split())
-    assert "postgresql:// is not supported yet" in out
+    assert "a postgresql:// URL for a shared database" in out
+    assert "--wait" in out and "--wait-timeout S" in out
+    assert "cairn decide ID" in out
+
+
+def test_wait_timeout_must_be_positive(capsys):
+    assert main(["-p", "hi", "--wait", "--wait-timeout", "0"]) == 2
+    assert "must be more than 0" in capsys.readouterr().err
 
 
 READ_A = '{"file_path": "%s/a.txt"}'

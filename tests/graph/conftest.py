@@ -13,13 +13,14 @@ from tests.support import kill_driver
 class Harness:
     """A session on a scripted model with the counted test tools of the kill driver."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, db: str | None = None) -> None:
         self.root = root
         self.ws = root / "ws"
         self.ws.mkdir()
         self.marks = root / "marks"
         self.marks.mkdir()
-        self.db = str(root / "cairn.db")
+        self.db = db or str(root / "cairn.db")
+        self.opened: list[Session] = []
         kill_driver.MARKS = self.marks
 
     def tools(self) -> list:
@@ -28,7 +29,14 @@ class Harness:
 
     def session(self, turns: list[dict], **kwargs) -> Session:
         model = ScriptedChatModel.from_turns(turns)
-        return Session(self.ws, model=model, db=self.db, tools=self.tools(), **kwargs)
+        session = Session(self.ws, model=model, db=self.db, tools=self.tools(), **kwargs)
+        self.opened.append(session)
+        return session
+
+    def close(self) -> None:
+        """Close what the test left open (a Postgres store holds a connection pool)."""
+        for session in self.opened:
+            session.close()
 
     def runs(self) -> list[str]:
         log = self.marks / "runs.log"
@@ -36,8 +44,11 @@ class Harness:
 
 
 @pytest.fixture
-def harness(tmp_path) -> Harness:
-    return Harness(tmp_path)
+def harness(tmp_path, db_location) -> Harness:
+    """A harness on each backend (ids ``[sqlite]`` / ``[postgres]``)."""
+    h = Harness(tmp_path, db_location)
+    yield h
+    h.close()
 
 
 def effect(label: str, name: str = "effect", seconds: float = 0.0, cid: str | None = None) -> dict:

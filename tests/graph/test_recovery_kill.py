@@ -34,13 +34,13 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 class Harness:
-    def __init__(self, tmp: Path, turns: list[dict]) -> None:
+    def __init__(self, tmp: Path, turns: list[dict], db: str) -> None:
         self.tmp = tmp
         self.ws = tmp / "ws"
         self.ws.mkdir()
         self.marks = tmp / "marks"
         self.marks.mkdir()
-        self.db = tmp / "cairn.db"
+        self.db = db  # a SQLite file or a postgresql:// URL (the ``db_location`` fixture)
         self.script = tmp / "script.json"
         self.script.write_text(json.dumps({"turns": turns}))
         self.session_id: str | None = None
@@ -143,8 +143,10 @@ def call(name: str, label: str, seconds: float = 0.0, cid: str | None = None) ->
 
 
 @pytest.mark.parametrize("attempt", range(REPEAT))
-def test_kill_while_tool_executing(tmp_path, attempt):
-    h = Harness(tmp_path, [{"tool_calls": [call("effect", "slow", 60)]}, {"content": "finished"}])
+def test_kill_while_tool_executing(tmp_path, db_location, attempt):
+    h = Harness(
+        tmp_path, [{"tool_calls": [call("effect", "slow", 60)]}, {"content": "finished"}], db_location
+    )
     h.start_and_kill("--send", "go", marker="started-slow")
     assert h.runs() == ["slow"]
     result = h.run("--continue")
@@ -160,8 +162,8 @@ def test_kill_while_tool_executing(tmp_path, attempt):
 
 
 @pytest.mark.parametrize("attempt", range(REPEAT))
-def test_kill_after_tool_returned_before_graph_moved_on(tmp_path, attempt):
-    h = Harness(tmp_path, [{"tool_calls": [call("effect", "once")]}, {"content": "finished"}])
+def test_kill_after_tool_returned_before_graph_moved_on(tmp_path, db_location, attempt):
+    h = Harness(tmp_path, [{"tool_calls": [call("effect", "once")]}, {"content": "finished"}], db_location)
     h.start_and_kill("--send", "go", marker="journaled-call_once", hook="after_result")
     assert h.runs() == ["once"]
     result = h.run("--continue")
@@ -175,8 +177,25 @@ def test_kill_after_tool_returned_before_graph_moved_on(tmp_path, attempt):
 
 
 @pytest.mark.parametrize("attempt", range(REPEAT))
-def test_kill_while_awaiting_approval(tmp_path, attempt):
-    h = Harness(tmp_path, [{"tool_calls": [call("gated_effect", "gated")]}, {"content": "finished"}])
+def test_kill_after_a_node_saved_its_writes_before_the_next_checkpoint(tmp_path, db_location, attempt):
+    """The run is not finished although LangGraph's ``next`` is empty: resuming applies the
+    saved writes and goes on (found by the Postgres load benchmark)."""
+    turns = [{"tool_calls": [call("effect", "once")]}, {"content": "finished"}]
+    h = Harness(tmp_path, turns, db_location)
+    h.start_and_kill("--send", "go", marker="observed", hook="after_writes")
+    result = h.run("--continue")
+    assert result["status"] == "done" and result["result"] == "finished", result
+    assert h.runs() == ["once"]
+    messages = h.transcript()
+    assert_one_tool_message_per_call(messages)
+    assert messages[-1].content == "finished"
+
+
+@pytest.mark.parametrize("attempt", range(REPEAT))
+def test_kill_while_awaiting_approval(tmp_path, db_location, attempt):
+    h = Harness(
+        tmp_path, [{"tool_calls": [call("gated_effect", "gated")]}, {"content": "finished"}], db_location
+    )
     h.start_and_kill("--send", "go", marker="held", hook="hold")
     assert h.runs() == []
     result = h.run("--continue")
@@ -190,8 +209,8 @@ def test_kill_while_awaiting_approval(tmp_path, attempt):
 
 
 @pytest.mark.parametrize("attempt", range(REPEAT))
-def test_kill_during_model_call(tmp_path, attempt):
-    h = Harness(tmp_path, [{"tool_calls": [call("effect", "before")]}, {"content": "finished"}])
+def test_kill_during_model_call(tmp_path, db_location, attempt):
+    h = Harness(tmp_path, [{"tool_calls": [call("effect", "before")]}, {"content": "finished"}], db_location)
     (h.marks / "slow-model").write_text("")
     # The first model call (no AI message yet) hangs: kill there.
     h.start_and_kill("--send", "go", marker="model-0", hook="model")
@@ -206,12 +225,12 @@ def test_kill_during_model_call(tmp_path, attempt):
 
 
 @pytest.mark.parametrize("attempt", range(REPEAT))
-def test_kill_between_parallel_calls(tmp_path, attempt):
+def test_kill_between_parallel_calls(tmp_path, db_location, attempt):
     turns = [
         {"tool_calls": [call("parallel_effect", "fast", 0), call("parallel_effect", "slow", 60)]},
         {"content": "finished"},
     ]
-    h = Harness(tmp_path, turns)
+    h = Harness(tmp_path, turns, db_location)
     # kill once the fast call returned and was journaled while the slow one is still running
     h.start_and_kill("--send", "go", marker=("journaled-call_fast", "started-slow"), hook="after_result")
     result = h.run("--continue")
@@ -224,7 +243,7 @@ def test_kill_between_parallel_calls(tmp_path, attempt):
     # cancel the interrupted call: the fast result is kept, the slow one never runs again
     from cairn import Session
 
-    session = Session.resume(h.session_id, db=str(h.db), model=_finished_model(), tools=_tools(h))
+    session = Session.resume(h.session_id, db=h.db, model=_finished_model(), tools=_tools(h))
     done = session.cancel()
     session.close()
     assert done.status == "done", done
@@ -237,8 +256,10 @@ def test_kill_between_parallel_calls(tmp_path, attempt):
 
 
 @pytest.mark.parametrize("attempt", range(REPEAT))
-def test_kill_during_read_only_call_retries_it_automatically(tmp_path, attempt):
-    h = Harness(tmp_path, [{"tool_calls": [call("lookup", "look", 60)]}, {"content": "finished"}])
+def test_kill_during_read_only_call_retries_it_automatically(tmp_path, db_location, attempt):
+    h = Harness(
+        tmp_path, [{"tool_calls": [call("lookup", "look", 60)]}, {"content": "finished"}], db_location
+    )
     h.start_and_kill("--send", "go", marker="started-look")
     (h.marks / "fast").write_text("")
     result = h.run("--continue")
@@ -264,12 +285,14 @@ def _tools(h: Harness):
     return [cls(ws) for cls in kill_driver.TEST_TOOLS]
 
 
-def test_a_second_process_cannot_drive_a_running_session(tmp_path):
+def test_a_second_process_cannot_drive_a_running_session(tmp_path, db_location):
     """While one process runs a session, another is refused; once the first is killed, the
     lock is gone with it and recovery proceeds at once."""
     from cairn import Session, SessionError
 
-    h = Harness(tmp_path, [{"tool_calls": [call("effect", "slow", 60)]}, {"content": "finished"}])
+    h = Harness(
+        tmp_path, [{"tool_calls": [call("effect", "slow", 60)]}, {"content": "finished"}], db_location
+    )
     proc = subprocess.Popen(
         h._cmd("--send", "go"),
         cwd=ROOT,
@@ -283,7 +306,7 @@ def test_a_second_process_cannot_drive_a_running_session(tmp_path):
     while not (h.marks / "started-slow").exists():
         assert time.monotonic() < deadline and proc.poll() is None
         time.sleep(0.02)
-    other = Session.resume(h.session_id, db=str(h.db), model=_finished_model(), tools=_tools(h))
+    other = Session.resume(h.session_id, db=h.db, model=_finished_model(), tools=_tools(h))
     with pytest.raises(SessionError, match="another process"):
         other.continue_()
     assert h.runs() == ["slow"]
@@ -296,13 +319,15 @@ def test_a_second_process_cannot_drive_a_running_session(tmp_path):
     other.close()
 
 
-def test_retry_all_recovers_a_crashed_run_first(tmp_path):
+def test_retry_all_recovers_a_crashed_run_first(tmp_path, db_location):
     from cairn import Session
 
-    h = Harness(tmp_path, [{"tool_calls": [call("effect", "slow", 60)]}, {"content": "finished"}])
+    h = Harness(
+        tmp_path, [{"tool_calls": [call("effect", "slow", 60)]}, {"content": "finished"}], db_location
+    )
     h.start_and_kill("--send", "go", marker="started-slow")
     (h.marks / "fast").write_text("")
-    session = Session.resume(h.session_id, db=str(h.db), model=_finished_model(), tools=_tools(h))
+    session = Session.resume(h.session_id, db=h.db, model=_finished_model(), tools=_tools(h))
     result = session.retry("all")
     session.close()
     assert result.status == "done", result

@@ -10,6 +10,7 @@ the process at an exact point:
 - ``tool``: inside ``effect``/``parallel_slow`` while it runs (the tools do this by themselves)
 - ``after_result``: right after a terminal result is journaled, before the graph moves on
 - ``model``: at the start of a model call
+- ``after_writes``: ``observation`` finished and its writes are saved, before the next checkpoint
 - ``hold``: after the action returned (e.g. paused awaiting approval), like a CLI waiting for input
 
 A ``fast`` file in DIR makes every effect instant (for retries of a call recorded as slow).
@@ -103,6 +104,31 @@ def _install_hooks(hook: str | None) -> None:
                 time.sleep(120)
 
         ToolJournal.record = record  # type: ignore[method-assign]
+    if hook == "after_writes":
+        # ``observation`` finished and its writes are saved (LangGraph saves a task's writes as
+        # it ends, from a background thread), but the checkpoint after it is not written yet.
+        def hold_before_put(cls: Any) -> None:
+            original_put = cls.put
+
+            def put(self: Any, config: Any, checkpoint: Any, metadata: Any, new_versions: Any) -> Any:
+                values = checkpoint.get("channel_values", {})
+                if "branch:to:reasoning" in values and (values.get("counters") or {}).get("tool_calls"):
+                    time.sleep(1.0)  # let the background put_writes land
+                    _touch("observed")
+                    time.sleep(120)
+                return original_put(self, config, checkpoint, metadata, new_versions)
+
+            cls.put = put
+
+        from cairn.checkpoints.sqlite import CompactSqliteSaver
+
+        hold_before_put(CompactSqliteSaver)
+        try:
+            from langgraph.checkpoint.postgres import PostgresSaver
+
+            hold_before_put(PostgresSaver)
+        except ImportError:
+            pass
     if hook == "model":
         from cairn.graph.models.scripted import ScriptedChatModel
 

@@ -53,6 +53,9 @@ SECRET_NAMES: tuple[str, ...] = (
     "SENTRY_DSN",
     "NPM_AUTH",
     "PGPASSFILE",
+    # cairn's own database: a postgresql:// URL may carry a password, and commands have no
+    # business writing to the session store the agent itself runs on.
+    "CAIRN_DB",
 )
 
 #: Name patterns withheld (fnmatch, case-insensitive).

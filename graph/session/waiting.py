@@ -1,0 +1,140 @@
+"""Approvals from anywhere: a paused run waits for decisions another process records.
+
+``Session.send(..., wait=True)`` / ``cairn -p ... --wait`` keep the session (its run lock)
+while paused on calls awaiting approval, and wait until every one of them has a decision in
+the store's ``cairn_decisions`` table — written by ``cairn decide``, by ``cairn resume
+--approve ...`` while this run holds the session, or by ``Session.record_decisions`` in a
+notebook, on any machine that reaches the same database.  The decisions are then applied
+here, as if a person had answered at this process's prompt, and the run continues on the
+machine that holds the workspace.  Postgres wakes the waiter with LISTEN/NOTIFY; SQLite is
+polled.  ``Session.stop()`` (the CLI's first Ctrl-C) ends the wait and leaves the session
+paused and resumable; so does the timeout.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING, Any
+
+from cairn.graph.context import EventCallback
+from cairn.graph.session.errors import SessionError
+from cairn.graph.session.result import RunResult
+
+if TYPE_CHECKING:
+    from cairn.graph.session.host import SessionHost
+
+#: How often a waiter checks ``Session.stop()`` (the store decides how often it re-reads).
+STOP_CHECK_S = 0.25
+
+
+def asking_ids(result: RunResult) -> list[str]:
+    return [c.call_id for c in result.pending if c.status == "awaiting_approval"]
+
+
+def wait_for_decisions(
+    session: Any,
+    result: RunResult,
+    *,
+    timeout: float | None,
+    stream: bool = False,
+    on_event: EventCallback | None = None,
+) -> RunResult:
+    """While ``result`` awaits approval: wait for recorded decisions, apply them, continue.
+
+    Returns the last run's result: done, paused again after ``timeout`` seconds (or after a
+    stop), or whatever the continued run ended in.  The caller holds the run lock.
+    """
+    deadline = None if timeout is None else time.monotonic() + timeout
+    while result.status == "awaiting_approval":
+        ids = asking_ids(result)
+        if on_event is not None:
+            on_event("waiting", {"session_id": session.id, "call_ids": ids, "timeout": timeout})
+        decisions = _await(session, ids, deadline)
+        if decisions is None:
+            return result
+        try:
+            result = session.decide(decisions, stream=stream, on_event=on_event)
+        except ValueError as exc:  # e.g. edited arguments that no longer validate
+            session.store.decisions.clear(session.id, list(decisions))
+            if on_event is not None:
+                on_event("decision_refused", {"session_id": session.id, "error": str(exc)})
+            continue
+        session.store.decisions.clear(session.id, list(decisions))
+    return result
+
+
+def recorded_for(session: SessionHost, ids: list[str]) -> dict[str, Any] | None:
+    """Recorded decisions when every call in ``ids`` has one, else None."""
+    if not ids:
+        return None
+    got = session.store.decisions.load(session.id, ids)
+    return got if all(cid in got for cid in ids) else None
+
+
+def _await(session: Any, ids: list[str], deadline: float | None) -> dict[str, Any] | None:
+    session.cancel_event.clear()
+    with session.store.listen(session.id) as waiter:
+        look = True
+        while True:
+            if look:
+                found = recorded_for(session, ids)
+                if found is not None:
+                    return found
+            if session.cancel_event.is_set():
+                return None
+            left = STOP_CHECK_S if deadline is None else min(STOP_CHECK_S, deadline - time.monotonic())
+            if left <= 0:
+                return None
+            look = waiter.wait(left)
+
+
+class WaitingMixin:
+    """``wait``, ``record_decisions`` and ``held_elsewhere`` for ``Session``."""
+
+    def wait(
+        self: Any,
+        timeout: float | None = None,
+        *,
+        stream: bool = False,
+        on_event: EventCallback | None = None,
+    ) -> RunResult:
+        """Wait on the current pause for decisions recorded by another process, then continue."""
+        with self._run_lock.hold():
+            return wait_for_decisions(
+                self, self._status_now(), timeout=timeout, stream=stream, on_event=on_event
+            )
+
+    def record_decisions(self: Any, decisions: dict[str, Any], *, by: str = "") -> None:
+        """Record decisions for a run paused in another process (it applies them and continues).
+
+        Same format as ``decide``; checked against the calls awaiting approval now.
+        """
+        from cairn.graph.session.decisions import normalize_decisions
+
+        gated = {c.call_id: c for c in self.pending()}
+        if not gated:
+            raise SessionError("no tool calls are waiting for a decision")
+        normalize_decisions(decisions, gated, self.registry)  # raises DecisionError (ValueError)
+        self.store.decisions.record(self.id, dict(decisions), by=by)
+
+    def held_elsewhere(self: Any) -> bool:
+        """Another process (on any host) is running or waiting on this session right now."""
+        try:
+            with self._run_lock.hold():
+                return False
+        except SessionError:
+            return not self._run_lock.held_here
+
+    def _answer_recorded(
+        self: Any, *, stream: bool, on_event: EventCallback | None, wait: bool, wait_timeout: float | None
+    ) -> RunResult:
+        """At a pause: apply decisions recorded elsewhere if they answer every call, else report
+        (or, with ``wait``, wait for them)."""
+        now = self._status_now()
+        recorded = recorded_for(self, asking_ids(now)) if now.status == "awaiting_approval" else None
+        if recorded is not None:
+            now = self.decide(recorded, stream=stream, on_event=on_event)
+            self.store.decisions.clear(self.id, list(recorded))
+        if wait:
+            return self.wait(wait_timeout, stream=stream, on_event=on_event)
+        return now
