@@ -30,7 +30,7 @@ from cairn.graph.state import ToolCallInfo
 
 DEFAULT_REPEAT_LIMIT = 3
 #: Calls of the current epoch remembered (loops are local; the state stays small).
-MAX_REMEMBERED = 64
+MAX_REMEMBERED = 16
 #: Most characters of the earlier result repeated to the model.
 MAX_SHOWN_RESULT = 2_000
 
