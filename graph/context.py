@@ -9,7 +9,7 @@ happen.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -46,7 +46,10 @@ class AgentContext:
     sandbox: Any = None
     #: Takes rewind snapshots around calls that may change files (``before``/``after(call_id)``).
     snapshots: Any = None
-    _bound: dict[str, Any] = field(default_factory=dict)
+    #: Tools always bound (passed as Python objects); see ``cairn.graph.tool_selection``.
+    pinned_tools: frozenset[str] = frozenset()
+    defer_threshold: int = 15
+    _bound: dict[Any, Any] = field(default_factory=dict)
 
     def emit(self, kind: str, **payload: Any) -> None:
         if self.on_event is None:
@@ -67,10 +70,14 @@ class AgentContext:
             return registry.filtered(names)
         return registry
 
-    def bound_model(self, mode: str) -> Any:
-        key = "plan" if mode == "plan" else "all"
+    def bound_model(self, mode: str, activated: Iterable[str] = ()) -> Any:
+        """The model with the tools of this step bound (deferred ones only once activated)."""
+        from cairn.graph.tool_selection import bound_tool_names
+
+        names = bound_tool_names(self, mode, activated)
+        key = ("plan" if mode == "plan" else "all", names)
         if key not in self._bound:
-            schemas = self.active_registry(mode).schemas()
+            schemas = [tool.openai_schema() for tool in map(self.registry.get, names) if tool is not None]
             if self.tool_profile == "lean":
                 schemas = [lean_schema(s) for s in schemas]
             self._bound[key] = self.model.bind_tools(schemas) if schemas else self.model

@@ -76,8 +76,12 @@ def build_session_context(
     today: date | None = None,
     os_name: str | None = None,
     memory: str = "",
+    extensions: str = "",
 ) -> str:
-    """What this session's requests carry in front of the first user message."""
+    """What this session's requests carry in front of the first user message.
+
+    ``extensions`` (skills, custom commands, deferred tools) comes last; it differs per workspace
+    and configuration, so it stays out of the constant system prompt."""
     today = today or date.today()
     os_name = os_name or f"{platform.system()} {platform.release()}".strip()
     sections = [f"# Environment\nWorkspace: {workspace}\nOS: {os_name}\nDate: {today.isoformat()}"]
@@ -86,6 +90,8 @@ def build_session_context(
         sections.append(f"# Project instructions\n{project}")
     if memory.strip():
         sections.append(f"# Notes you saved in earlier sessions (memory tool)\n{memory.strip()}")
+    if extensions.strip():
+        sections.append(extensions.strip())
     return "<session-context>\n" + "\n\n".join(sections) + "\n</session-context>"
 
 

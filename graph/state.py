@@ -58,6 +58,8 @@ class ToolCallInfo(BaseModel):
     original_arguments: dict[str, Any] | None = None
     #: Dry-run preview (e.g. the diff of an edit) shown when asking for approval.
     preview: str | None = None
+    #: A harness note for the model, put before the result (e.g. a deferred tool got activated).
+    note: str | None = None
     #: Incremented by an explicit retry, so the journal tells a fresh retry from a crashed run.
     attempt: int = 0
     #: The OS sandbox profile a shell call runs in (from the verdict, or "off" when a person
@@ -89,6 +91,8 @@ class AgentState(TypedDict, total=False):
     counters: dict[str, int]
     #: Model calls since the last person message or continue (for max_steps).
     run_steps: int
+    #: Deferred tools activated in this session (tool_search, or called directly); bound from then on.
+    activated_tools: list[str]
     #: Set when a run paused on its own (``"max_steps"``, ``"loop"``), cleared by the next run.
     paused: str | None
     #: Why the run paused, for people (e.g. which call the model kept repeating).

@@ -42,6 +42,11 @@ DEFAULT_TOOL_RISK: Mapping[str, RiskLevel] = MappingProxyType(
         "web_fetch": MEDIUM,  # refined by the URL checks
         "web_search": LOW,  # the query goes to the configured provider; rules can ask/deny by provider
         "task": MEDIUM,  # a sub-agent
+        "save_memory": MEDIUM,  # writes CONTEXT.md, which feeds every future prompt
+        "tool_search": LOW,  # loads deferred tools' schemas; runs nothing
+        "list_skills": LOW,
+        "read_skill": LOW,  # reads a skill's files (the user's or the project's own)
+        "slash_command": LOW,  # returns a command's text; what it asks for is judged call by call
     }
 )
 
@@ -79,6 +84,10 @@ PLAN_TOOLS = frozenset(
         "bash",
         "memory",
         "gitignore",
+        "tool_search",
+        "list_skills",
+        "read_skill",
+        "slash_command",
     }
 )
 

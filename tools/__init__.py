@@ -32,6 +32,7 @@ __all__ = [
 
 def builtin_tool_classes() -> list[type[Tool]]:
     """Every built-in tool class, in the order the model sees them. The one enumeration."""
+    from cairn.tools.commands import SlashCommandTool
     from cairn.tools.file_ops.edit_file import EditFileTool
     from cairn.tools.file_ops.gitignore import GitignoreTool
     from cairn.tools.file_ops.glob import GlobTool
@@ -40,11 +41,14 @@ def builtin_tool_classes() -> list[type[Tool]]:
     from cairn.tools.file_ops.read_file import ReadFileTool
     from cairn.tools.file_ops.write_file import WriteFileTool
     from cairn.tools.memory import MemoryTool
+    from cairn.tools.save_memory import SaveMemoryTool
     from cairn.tools.shell.bash import BashTool
     from cairn.tools.shell.bash_output import BashOutputTool
     from cairn.tools.shell.kill_bash import KillBashTool
+    from cairn.tools.skills import ListSkillsTool, ReadSkillTool
     from cairn.tools.task import TaskTool
     from cairn.tools.todo import TodoWriteTool
+    from cairn.tools.tool_search import ToolSearchTool
     from cairn.tools.web.web_fetch import WebFetchTool
     from cairn.tools.web.web_search import WebSearchTool
 
@@ -63,7 +67,12 @@ def builtin_tool_classes() -> list[type[Tool]]:
         WebSearchTool,
         TodoWriteTool,
         MemoryTool,
+        SaveMemoryTool,
         TaskTool,
+        ToolSearchTool,
+        ListSkillsTool,
+        ReadSkillTool,
+        SlashCommandTool,
     ]
 
 
@@ -82,7 +91,8 @@ def create_default_tools(
     url_guard: UrlGuard | None = None,
     services: ToolServices | None = None,
 ) -> list[Tool]:
-    """The built-in tools for one session, sharing one ``ToolServices``."""
+    """The built-in tools for one session, sharing one ``ToolServices`` (those ``available``:
+    ``web_search`` with a provider, the skill tools with skills, ``slash_command`` with commands)."""
     ws = workspace if isinstance(workspace, Workspace) else Workspace(workspace)
     if services is None:
         services = ToolServices(ws, url_guard=url_guard)

@@ -40,12 +40,9 @@ Do not store secrets, credentials or task progress (use todo_write for the curre
 
 def state_dir() -> Path:
     """cairn's state directory: ``$CAIRN_HOME`` if set, else the platform's user state dir."""
-    home = os.environ.get("CAIRN_HOME", "").strip()
-    if home:
-        return Path(os.path.expanduser(home))
-    import platformdirs
+    from cairn.tools.userdirs import user_state_dir
 
-    return Path(platformdirs.user_state_dir("cairn"))
+    return user_state_dir()
 
 
 def memory_file_for(workspace: Workspace | str | os.PathLike[str]) -> Path:

@@ -130,6 +130,8 @@ class ToolServices:
     summarize: PageSummarizer | None = None
     #: ``web_fetch`` with a ``prompt`` summarises pages whose Markdown is longer than this.
     summarize_over_chars: int = 4096
+    #: The session's whole tool registry (``tool_search`` ranks and loads deferred tools from it).
+    registry: Any = None
 
     @cached_property
     def shell(self) -> ShellState:

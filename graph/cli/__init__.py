@@ -80,7 +80,12 @@ def _unexpected(exc: Exception, *, verbose: bool) -> int:
         import traceback
 
         traceback.print_exc()
-    config = type(exc).__name__ in ("StorageConfigError", "PolicyConfigError", "ModelConfigError")
+    config = type(exc).__name__ in (
+        "StorageConfigError",
+        "PolicyConfigError",
+        "ModelConfigError",
+        "McpConfigError",
+    )
     print(f"cairn: error: {exc}" if config else f"cairn: error: {type(exc).__name__}: {exc}", file=sys.stderr)
     if not verbose and not config:
         print("(run again with -v for the traceback)", file=sys.stderr)
@@ -117,6 +122,10 @@ def _dispatch(command: str | None, ns: object) -> int:
         from cairn.graph.cli.rewind_cmd import run_rewind
 
         return run_rewind(ns, opts)
+    if command == "mcp":
+        from cairn.graph.cli.mcp_cmd import run_mcp
+
+        return run_mcp(ns, opts)
     from cairn.graph.cli.demo import run_demo
 
     return run_demo(ns, opts)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import argparse
 
-SUBCOMMANDS = ("resume", "decide", "sessions", "show", "rewind", "policy", "models", "demo")
+SUBCOMMANDS = ("resume", "decide", "sessions", "show", "rewind", "policy", "models", "demo", "mcp")
 MODES = ("default", "accept-edits", "plan", "bypass")
 OUTPUT_FORMATS = ("text", "json", "stream-json")
 #: Options that take a value, so the scanner does not mistake the value for a subcommand.
@@ -25,6 +25,7 @@ VALUE_OPTIONS = frozenset(
         "-C",
         "--output-format",
         "--tools",
+        "--mcp-config",
     }
     | {"-p", "--print", "--wait-timeout"}
 )
@@ -49,6 +50,7 @@ commands:
   cairn rewind ID [CALL_ID | --turn N]   undo the agent's changes back to a call or turn
   cairn policy check ...      ask the policy what it would do with a call
   cairn models check          probe an OpenAI-compatible endpoint (tool calls, streaming, context)
+  cairn mcp list|approve      MCP servers: status and tools; approve the project's .mcp.json
   cairn demo                  offline tour with a scripted model (no key needed)
 
 model: --model NAME (or $CAIRN_MODEL) against OpenAI ($OPENAI_API_KEY) or any OpenAI-compatible
@@ -146,6 +148,18 @@ def common_flags() -> argparse.ArgumentParser:
         "--plain",
         action="store_true",
         help="text as written: no colors, no rendered Markdown (also NO_COLOR)",
+    )
+    group.add_argument(
+        "--mcp-config",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help='MCP servers from FILE ({"mcpServers": {...}}); repeatable; they start without asking',
+    )
+    group.add_argument(
+        "--trust-project-mcp",
+        action="store_true",
+        help="start the project's .mcp.json servers without asking (for headless runs)",
     )
     return parent
 
@@ -325,6 +339,18 @@ def demo_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def mcp_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="cairn mcp",
+        description="MCP servers of this workspace: list them with their status and tools, or approve the "
+        "project's servers (.mcp.json, [mcp_servers] in .cairn/settings.toml) once.",
+        parents=[common_flags()],
+    )
+    parser.add_argument("action", choices=("list", "approve"), help="list | approve")
+    parser.add_argument("--json", action="store_true", help="list as JSON")
+    return parser
+
+
 PARSERS = {
     "resume": resume_parser,
     "decide": decide_parser,
@@ -332,4 +358,5 @@ PARSERS = {
     "show": show_parser,
     "rewind": rewind_parser,
     "demo": demo_parser,
+    "mcp": mcp_parser,
 }

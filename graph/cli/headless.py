@@ -33,7 +33,18 @@ def new_session(opts: Options) -> Any:
     check_model(spec)
     from cairn.graph.session.session import Session
 
-    return Session(root, model=spec, db=opts.db, mode=opts.approval or "default", max_steps=opts.max_steps)
+    session = Session(
+        root,
+        model=spec,
+        db=opts.db,
+        mode=opts.approval or "default",
+        max_steps=opts.max_steps,
+        **opts.session_kwargs(),
+    )
+    from cairn.graph.cli.mcp_cmd import warn_unapproved
+
+    warn_unapproved(session)
+    return session
 
 
 def run_prompt(opts: Options, prompt: str, output_format: str, *, wait: tuple[bool, float | None]) -> int:

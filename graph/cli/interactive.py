@@ -68,8 +68,9 @@ class Interactive:
                     rewind_ui.undo(self)
                     continue
                 if text.startswith("/"):
-                    slash.handle(text, self)
-                    continue
+                    text = slash.handle(text, self)
+                    if not text:
+                        continue
                 self.send(text)
         except (EOFError, slash.Leave):
             self.console.print()
@@ -177,10 +178,14 @@ class Interactive:
                     db=self.opts.db,
                     mode=self.mode,
                     max_steps=self.opts.max_steps,
+                    **self.opts.session_kwargs(),
                 )
                 self.approver.workspace = str(self.session.workspace.root)
             finally:
                 self.renderer.finish()
+            from cairn.graph.cli.mcp_cmd import ask_project_servers
+
+            ask_project_servers(self)
         return self.session
 
     def set_mode(self, mode: str) -> None:

@@ -24,6 +24,9 @@ class Options:
     tools: str | None = None
     #: ``--plain``: no colors and no rendered Markdown, even on a TTY.
     plain: bool = False
+    #: MCP config files (--mcp-config) and --trust-project-mcp, passed to every Session.
+    mcp_config: tuple[str, ...] = ()
+    trust_project_mcp: bool = False
     #: Flags the person typed (repeated in the ``cairn resume`` hint; env vars persist by themselves).
     explicit: tuple[str, ...] = ()
 
@@ -37,6 +40,12 @@ class Options:
             explicit += ["--base-url", ns.base_url]
         if getattr(ns, "tools", None):
             explicit += ["--tools", ns.tools]
+        mcp_config = tuple(os.path.abspath(f) for f in getattr(ns, "mcp_config", None) or ())
+        for file in mcp_config:
+            explicit += ["--mcp-config", file]
+        trust = bool(getattr(ns, "trust_project_mcp", False))
+        if trust:
+            explicit += ["--trust-project-mcp"]
         return cls(
             model=ns.model or os.environ.get("CAIRN_MODEL") or None,
             base_url=ns.base_url or os.environ.get("OPENAI_BASE_URL") or None,
@@ -47,8 +56,14 @@ class Options:
             verbose=bool(ns.verbose),
             tools=getattr(ns, "tools", None),
             plain=bool(getattr(ns, "plain", False)),
+            mcp_config=mcp_config,
+            trust_project_mcp=trust,
             explicit=tuple(explicit),
         )
+
+    def session_kwargs(self) -> dict[str, object]:
+        """What every Session the CLI opens gets from the extension flags."""
+        return {"mcp_config": self.mcp_config, "trust_project_mcp": self.trust_project_mcp}
 
     def apply_env(self) -> None:
         """``--base-url`` reaches the model factory through ``OPENAI_BASE_URL`` (this process only).

@@ -41,7 +41,14 @@ def open_session(ns: argparse.Namespace, opts: Options) -> Any:
     # Only an explicit --model replaces the recorded one ($CAIRN_MODEL is for new sessions).
     model = opts.model_spec() if ns.model else None
     try:
-        session = Session.resume(sid, db=opts.db, model=model, mode=opts.approval, max_steps=opts.max_steps)
+        session = Session.resume(
+            sid,
+            db=opts.db,
+            model=model,
+            mode=opts.approval,
+            max_steps=opts.max_steps,
+            **opts.session_kwargs(),
+        )
     except (SessionError, ValueError) as exc:
         raise CliError(str(exc)) from exc
     for done in session.recovered:  # a rewind a crash had cut short, completed now

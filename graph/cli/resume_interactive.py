@@ -22,6 +22,9 @@ def resume_interactive(session: Any, opts: Options, ns: argparse.Namespace) -> i
     ui = Interactive(opts, session=session, spec=session.model_spec or "")
     driver = ui.driver()
     ui.banner(str(session.workspace.root))
+    from cairn.graph.cli.mcp_cmd import ask_project_servers
+
+    ask_project_servers(ui)
     where(ui, session)
     try:
         if decision_flags.given(ns):

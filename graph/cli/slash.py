@@ -35,8 +35,12 @@ class Leave(Exception):
     """/exit was typed."""
 
 
-def handle(command: str, repl: Any) -> None:
-    """Run one slash command; ``repl`` is the Interactive instance."""
+def handle(command: str, repl: Any) -> str | None:
+    """Run one slash command; ``repl`` is the Interactive instance.
+
+    Returns the text to send to the agent for a custom command (``.cairn/commands/NAME.md``),
+    else None.
+    """
     name, _, rest = command.strip().partition(" ")
     rest = rest.strip()
     console = repl.console
@@ -44,6 +48,8 @@ def handle(command: str, repl: Any) -> None:
         raise Leave
     if name in ("/help", "/?"):
         console.print(Text(HELP, style="dim"))
+        for line in custom_help(repl):
+            console.print(Text(line, style="dim"), soft_wrap=True)
     elif name == "/mode":
         if not rest:
             console.print(Text(f"  mode: {repl.mode}   (choose: {', '.join(MODES)})", style="dim"))
@@ -66,7 +72,41 @@ def handle(command: str, repl: Any) -> None:
 
         rewind_menu(repl, rest)
     else:
+        custom = find_custom(repl, name)
+        if custom is not None:
+            from cairn.tools.commands import expand_command
+
+            return expand_command(custom, rest)
         console.print(Text(f"  unknown command {name}; /help lists them", style="red"))
+    return None
+
+
+def _commands(repl: Any) -> list[Any]:
+    from cairn.tools.commands import discover_commands
+    from cairn.tools.workspace import Workspace
+
+    try:
+        return discover_commands(Workspace(repl.opts.workspace_root()))
+    except Exception:  # a broken commands folder never breaks the prompt
+        return []
+
+
+def find_custom(repl: Any, name: str) -> Any:
+    from cairn.tools.commands import find_command
+
+    return find_command(_commands(repl), name)
+
+
+def custom_help(repl: Any) -> list[str]:
+    """/help's lines for the custom commands (.cairn/commands/, the user's commands/)."""
+    commands = _commands(repl)
+    if not commands:
+        return []
+    lines = ["  custom commands:"]
+    for c in commands:
+        usage = f"/{c.name} {c.argument_hint}".strip()
+        lines.append(f"  {usage:<18} {c.description} ({c.source})")
+    return lines
 
 
 def show_tasks(repl: Any) -> None:

@@ -116,6 +116,8 @@ def _content(call: ToolCallInfo, ctx: AgentContext) -> tuple[str, list[dict[str,
         text = truncate_middle(result or "(no output)", limit)
     else:
         text = f"Error: {call.error_msg or 'the call failed'}"
+    if call.note:
+        text = f"Note: {call.note}\n\n{text}"
     if call.decision == "edited" and call.original_arguments is not None:
         text = (
             "Note: a person edited the arguments of this call before it ran. It ran with "

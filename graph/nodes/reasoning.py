@@ -21,6 +21,7 @@ from cairn.graph.context import AgentContext
 from cairn.graph.messages import message_text
 from cairn.graph.prompts import with_session_context
 from cairn.graph.state import AgentState, ToolCallInfo, dump_calls
+from cairn.graph.tool_selection import activate_called
 from cairn.tools.base import ToolResult
 
 
@@ -43,7 +44,8 @@ def reasoning(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, An
     if ctx.system_prompt is not None:
         prompt.append(SystemMessage(ctx.system_prompt(mode)))
     prompt.extend(with_session_context(history, ctx.session_context))
-    model = ctx.bound_model(mode)
+    activated = list(state.get("activated_tools") or [])
+    model = ctx.bound_model(mode, activated)
     message, stopped = _call_model(model, prompt, ctx)
     from cairn.graph.models import recover_text_tool_calls
 
@@ -57,6 +59,7 @@ def reasoning(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, An
     else:
         message = recover_text_tool_calls(message, active.names_and_aliases())
         message, pending, completed = _plan_calls(message, ctx, mode)
+        activated = activate_called(pending, ctx, mode, activated) or activated
     head = ctx.store.transcript.append(ctx.thread_id, head, [message])
     ctx.emit(
         "message",
@@ -76,6 +79,7 @@ def reasoning(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, An
         "run_steps": state.get("run_steps", 0) + 1,
         "counters": counters,
         "paused": "stopped" if stopped else None,
+        "activated_tools": activated,
     }
 
 

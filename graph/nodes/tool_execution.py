@@ -66,6 +66,7 @@ def tool_execution(state: AgentState, runtime: Runtime[AgentContext]) -> dict[st
             if call.status == "pending":
                 _interrupt(call, "Not started: the person stopped the run (Ctrl-C).", ctx)
     tasks = state.get("tasks")
+    activated = list(state.get("activated_tools") or [])
     still: list[ToolCallInfo] = []
     for call in pending:
         if call.status in TERMINAL_STATUSES:
@@ -73,6 +74,10 @@ def tool_execution(state: AgentState, runtime: Runtime[AgentContext]) -> dict[st
             update = call.metadata.pop("state", None)
             if isinstance(update, dict) and isinstance(update.get("tasks"), list):
                 tasks = update["tasks"]
+            if isinstance(update, dict) and isinstance(update.get("activate_tools"), list):
+                activated += [
+                    n for n in update["activate_tools"] if isinstance(n, str) and n not in activated
+                ]
         else:
             still.append(call)
     out: dict[str, Any] = {
@@ -81,6 +86,8 @@ def tool_execution(state: AgentState, runtime: Runtime[AgentContext]) -> dict[st
     }
     if tasks is not None:
         out["tasks"] = tasks
+    if activated != list(state.get("activated_tools") or []):
+        out["activated_tools"] = activated
     return out
 
 

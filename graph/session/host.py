@@ -23,6 +23,8 @@ class SessionHost(Protocol):
     repeat_limit: int
     tool_profile: str
     cancel_event: threading.Event
+    pinned_tools: frozenset[str]
+    extensions: Any
     _graph: Any
 
     @property

@@ -22,6 +22,7 @@ PRUNE_EVERY_STEPS = 64
 
 def make_context(session: SessionHost, stream: bool, on_event: EventCallback | None) -> AgentContext:
     from cairn.graph.prompts import build_session_context, build_system_prompt
+    from cairn.graph.tool_selection import deferred_prompt
     from cairn.tools.memory import load_memory
 
     profile = session.tool_profile
@@ -32,7 +33,7 @@ def make_context(session: SessionHost, stream: bool, on_event: EventCallback | N
             prompts[mode] = build_system_prompt(mode, profile=profile)
         return prompts[mode]
 
-    return AgentContext(
+    context = AgentContext(
         thread_id=session.id,
         workspace=session.workspace,
         store=session.store,
@@ -46,11 +47,21 @@ def make_context(session: SessionHost, stream: bool, on_event: EventCallback | N
         on_event=on_event,
         cancel=session.cancel_event,
         system_prompt=system_prompt,
-        session_context=build_session_context(session.workspace.root, memory=load_memory(session.workspace)),
         tool_profile=profile,
         sandbox=session.sandbox,
         snapshots=session.snapshotter,
+        pinned_tools=session.pinned_tools,
+        defer_threshold=session.extensions.defer_threshold,
     )
+    # Skills, custom commands and the deferred tools' names belong to this session, not to the
+    # constant system prompt: they go in the session context, after the rest of it.
+    extras = "\n\n".join(
+        p for p in (session.extensions.prompt_section(), deferred_prompt(context, session.mode)) if p
+    )
+    context.session_context = build_session_context(
+        session.workspace.root, memory=load_memory(session.workspace), extensions=extras
+    )
+    return context
 
 
 def run_graph(

@@ -26,6 +26,7 @@ from cairn.checkpoints import Store, open_store
 from cairn.graph.context import EventCallback
 from cairn.graph.session.decision_methods import DecisionsMixin
 from cairn.graph.session.errors import SessionError
+from cairn.graph.session.extensions import Extensions, ExtensionsMixin
 from cairn.graph.session.result import RunResult
 from cairn.graph.session.rewind_methods import RewindMixin
 from cairn.graph.session.waiting import WaitingMixin
@@ -38,7 +39,7 @@ FRESH_RUN: dict[str, Any] = {"run_steps": 0, "paused": None, "pause_reason": Non
 RECURSION_LIMIT = 10_000
 
 
-class Session(DecisionsMixin, RewindMixin, WaitingMixin):
+class Session(DecisionsMixin, RewindMixin, WaitingMixin, ExtensionsMixin):
     """One agent conversation in one workspace, persisted under ``session.id``."""
 
     #: Where ``stream=True`` without ``on_event`` sends events. ``None``: the caller shows them.
@@ -61,8 +62,13 @@ class Session(DecisionsMixin, RewindMixin, WaitingMixin):
         session_id: str | None = None,
         snapshots: bool = True,
         snapshot_max_file_bytes: int | None = None,
+        mcp_servers: dict[str, Any] | None = None,
+        mcp_config: Iterable[str | os.PathLike[str]] = (),
+        trust_project_mcp: bool = False,
+        defer_threshold: int | None = None,
         _store: Store | None = None,
         _exclude_tools: tuple[str, ...] = (),
+        _extensions: bool = True,
     ) -> None:
         if mode not in MODES:
             raise ValueError(f"unknown mode {mode!r}; choose one of {', '.join(MODES)}")
@@ -95,8 +101,19 @@ class Session(DecisionsMixin, RewindMixin, WaitingMixin):
         self.kept_logs: list[str] = []
         builtins = create_default_tools(workspace=self.workspace, services=self._services)
         self.registry = ToolRegistry(t for t in builtins if t.name not in _exclude_tools)
-        for tool in tools or ():
-            self.registry.register(tool)
+        self._services.registry = self.registry
+        pinned = [self.registry.register(tool).name for tool in tools or ()]
+        #: Tools passed as Python objects: always bound, never deferred (``cairn.graph.tool_selection``).
+        self.pinned_tools = frozenset(pinned)
+        # MCP servers start now, in the background; their tools join the registry before the first run.
+        self.extensions = Extensions(
+            self.workspace,
+            mcp_servers=mcp_servers,
+            mcp_config=mcp_config,
+            trust_project_mcp=trust_project_mcp,
+            defer_threshold=defer_threshold,
+            enabled=_extensions,
+        )
         self._rules: Any = None
         self._sandbox: Any = None
         from cairn.graph.build import build_graph
@@ -141,8 +158,12 @@ class Session(DecisionsMixin, RewindMixin, WaitingMixin):
         tools: Iterable[Any] | None = None,
         mode: str | None = None,
         max_steps: int = 100,
+        **extensions: Any,
     ) -> Session:
-        """Reopen a stored session (in this or a new process). Short id prefixes work."""
+        """Reopen a stored session (in this or a new process). Short id prefixes work.
+
+        ``extensions``: ``mcp_servers``, ``mcp_config``, ``trust_project_mcp``, ``defer_threshold``.
+        """
         store = open_store(db)
         record = store.sessions.get(session_id)
         if record is None:
@@ -160,6 +181,7 @@ class Session(DecisionsMixin, RewindMixin, WaitingMixin):
             max_steps=max_steps,
             session_id=record.session_id,
             _store=store,
+            **extensions,
         )
         try:
             session.recovered = session.recover_rewinds()
@@ -298,16 +320,17 @@ class Session(DecisionsMixin, RewindMixin, WaitingMixin):
         return [t.to_dict() for t in self._services.shell.tasks()]
 
     def close(self, *, keep_background: bool = False) -> None:
-        """Stop background shell tasks (unless kept) and close the database."""
+        """Stop background shell tasks (unless kept) and MCP servers, and close the database."""
         self.close_tools(keep_background=keep_background)
         self.store.close()
 
     def close_tools(self, *, keep_background: bool = False) -> None:
-        """Stop what this session's tools started, leaving the database open.
+        """Stop what this session's tools started (shell tasks, MCP servers), leaving the database open.
 
         Kept background tasks write on into log files under the state directory; the next
         session of this workspace lists them (``kept_background_tasks``).
         """
+        self.extensions.close()
         if "shell" not in self._services.__dict__:
             return
         from cairn.graph.session import kept_tasks
@@ -353,6 +376,7 @@ class Session(DecisionsMixin, RewindMixin, WaitingMixin):
 
     @property
     def rules(self) -> Any:
+        self._load_extension_tools()
         if self._rules is None:
             from cairn.graph.rules import session_rules
 
@@ -405,6 +429,7 @@ class Session(DecisionsMixin, RewindMixin, WaitingMixin):
         sink = type(self).default_event_sink
         if stream and on_event is None and sink is not None:
             on_event = sink()
+        self._load_extension_tools()
         with self._run_lock.hold():
             from cairn.graph.session.rewind import recover
 

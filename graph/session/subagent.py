@@ -49,6 +49,7 @@ def _run_child(parent: SessionHost, description: str, prompt: str, ctx: Any, box
             session_id=f"{parent.id}{SUBAGENT_MARK}{ctx.call_id or 'task'}-{uuid.uuid4().hex[:6]}",
             _store=parent.store,
             _exclude_tools=("task",),
+            _extensions=False,  # the parent's MCP servers are not shared; none are started twice
         )
         box["child"] = child
         result = child.send(f"[sub-agent task: {description}]\n\n{prompt}")

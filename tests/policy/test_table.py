@@ -36,7 +36,8 @@ def test_table_levels_match_the_design() -> None:
         "gitignore",
         "web_search",
     }
-    medium = {"edit_file", "write_file", "web_fetch", "task", "memory"}
+    low |= {"tool_search", "list_skills", "read_skill", "slash_command"}
+    medium = {"edit_file", "write_file", "web_fetch", "task", "memory", "save_memory"}
     assert {n for n, r in DEFAULT_TOOL_RISK.items() if r == RiskLevel.LOW} == low
     assert {n for n, r in DEFAULT_TOOL_RISK.items() if r == RiskLevel.MEDIUM} == medium
     assert DEFAULT_TOOL_RISK["bash"] == RiskLevel.HIGH

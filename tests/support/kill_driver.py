@@ -153,6 +153,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--marks", required=True)
     ap.add_argument("--session")
     ap.add_argument("--hook")
+    ap.add_argument("--mcp-config", action="append", default=[], help="an MCP config file (mcpServers)")
     action = ap.add_mutually_exclusive_group(required=True)
     action.add_argument("--send")
     action.add_argument("--continue", dest="cont", action="store_true")
@@ -169,9 +170,11 @@ def main(argv: list[str] | None = None) -> int:
     tools = [cls(ws) for cls in TEST_TOOLS]
     model = create_model(f"script:{args.script}")
     if args.session:
-        session = Session.resume(args.session, db=args.db, model=model, tools=tools)
+        session = Session.resume(
+            args.session, db=args.db, model=model, tools=tools, mcp_config=args.mcp_config
+        )
     else:
-        session = Session(args.workspace, db=args.db, model=model, tools=tools)
+        session = Session(args.workspace, db=args.db, model=model, tools=tools, mcp_config=args.mcp_config)
     print(json.dumps({"session_id": session.id}), flush=True)
     if args.send:
         result = session.send(args.send)

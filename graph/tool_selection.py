@@ -1,0 +1,79 @@
+"""Which tools are bound to a model call: deferred loading with ``tool_search``.
+
+With at most ``defer_threshold`` tools (default 15; not counted: tools passed as Python objects
+to ``Session(tools=...)``, ``tool_search``, and the optional built-ins that exist only when
+configured: ``web_search``, the skill tools, ``slash_command``) every tool is bound, and ``tool_search`` is not.  With more, only the core set is bound — ``bash``, ``read_file``,
+``edit_file``, ``write_file``, ``glob``, ``grep``, ``task``, ``tool_search``, ``read_skill``,
+the Python tools and any ``always_load`` names — plus the tools activated in this session
+(``AgentState.activated_tools``: by ``tool_search`` or by calling a deferred tool directly).
+Activations are checkpointed state: they survive a restart and a compaction, and a new session
+starts without them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+CORE_TOOLS = frozenset(
+    {"bash", "read_file", "edit_file", "write_file", "glob", "grep", "task", "tool_search", "read_skill"}
+)
+DEFAULT_DEFER_THRESHOLD = 15
+SEARCH_TOOL = "tool_search"
+#: Registered only when needed; they never make a session start deferring.
+UNCOUNTED = frozenset({SEARCH_TOOL, "list_skills", "read_skill", "slash_command", "web_search"})
+MAX_LISTED = 80
+
+
+def deferring(ctx: Any, registry: Any) -> bool:
+    counted = [t for t in registry if t.name not in UNCOUNTED and t.name not in ctx.pinned_tools]
+    return len(counted) > ctx.defer_threshold
+
+
+def bound_tool_names(ctx: Any, mode: str, activated: Iterable[str] = ()) -> tuple[str, ...]:
+    """Names of the tools to bind for ``mode``, in registry order."""
+    registry = ctx.active_registry(mode)
+    if not deferring(ctx, ctx.registry):
+        return tuple(t.name for t in registry if t.name != SEARCH_TOOL)
+    keep = CORE_TOOLS | ctx.pinned_tools | set(activated)
+    return tuple(t.name for t in registry if t.name in keep)
+
+
+def deferred_names(ctx: Any, mode: str, activated: Iterable[str] = ()) -> list[str]:
+    bound = set(bound_tool_names(ctx, mode, activated))
+    return [t.name for t in ctx.active_registry(mode) if t.name not in bound]
+
+
+def deferred_prompt(ctx: Any, mode: str) -> str:
+    """The system prompt's note on deferred tools (names only; bounded). Empty when none."""
+    if not deferring(ctx, ctx.registry):
+        return ""
+    names = deferred_names(ctx, mode)
+    if not names:
+        return ""
+    shown = ", ".join(names[:MAX_LISTED]) + (
+        f", ... ({len(names) - MAX_LISTED} more)" if len(names) > MAX_LISTED else ""
+    )
+    return (
+        "More tools are available but not loaded, to keep requests small. Call tool_search with what "
+        f"you need (or select:NAME) to load them before use: {shown}"
+    )
+
+
+def activate_called(calls: list[Any], ctx: Any, mode: str, activated: list[str]) -> list[str] | None:
+    """Deferred tools the model called directly get activated, with a note on the call.
+
+    Returns the new activation list, or ``None`` when nothing changed.
+    """
+    if not calls or not deferring(ctx, ctx.registry):
+        return None
+    bound = set(bound_tool_names(ctx, mode, activated))
+    added: list[str] = []
+    for call in calls:
+        if call.tool_name not in bound and call.tool_name not in added:
+            added.append(call.tool_name)
+            call.note = (
+                f"{call.tool_name} was not loaded; it is now activated for the rest of this session "
+                "(tool_search finds and loads other tools)."
+            )
+    return [*activated, *added] if added else None
