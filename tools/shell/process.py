@@ -23,6 +23,7 @@ import subprocess
 import sys
 import threading
 from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -87,7 +88,8 @@ def spawn(
         else:
             pdeathsig = _pdeathsig_preexec()
         preexecs.insert(0, pdeathsig)
-    try:
+
+    def start() -> subprocess.Popen[bytes]:
         return subprocess.Popen(
             argv,
             executable=executable,
@@ -100,9 +102,34 @@ def spawn(
             start_new_session=True,
             preexec_fn=_chain(*preexecs),
         )
+
+    try:
+        return from_lasting_thread(start)  # bwrap --die-with-parent is thread-bound too
     finally:
         if launch is not None and launch.cleanup is not None:
             launch.cleanup()
+
+
+_spawner: ThreadPoolExecutor | None = None
+_spawner_lock = threading.Lock()
+
+
+def from_lasting_thread(start: Callable[[], subprocess.Popen[bytes]]) -> subprocess.Popen[bytes]:
+    """Run ``start`` on a thread that lives as long as the process.
+
+    "Die with the parent" (``setpriv --pdeathsig``, bwrap's ``--die-with-parent``, the
+    ``prctl`` preexec) fires when the *thread* that started the child exits, not the process.
+    The CLI and ``asend`` run the graph on worker threads that end after each run, so a
+    background task started there would be killed with its thread.  The main thread lives as
+    long as the process; elsewhere one spawner thread does.
+    """
+    global _spawner
+    if threading.current_thread() is threading.main_thread():
+        return start()
+    with _spawner_lock:
+        if _spawner is None:
+            _spawner = ThreadPoolExecutor(max_workers=1, thread_name_prefix="cairn-spawner")
+    return _spawner.submit(start).result()
 
 
 def _chain(*fns: Callable[[], None] | None) -> Callable[[], None] | None:

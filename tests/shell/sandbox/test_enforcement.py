@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import socket
 import threading
+import time
 
 import pytest
 
@@ -179,3 +180,18 @@ def test_agent_processes_are_invisible(sandboxed, backend):
         pytest.skip("only bubblewrap has a PID namespace")
     result = sandboxed.run(f"cat /proc/{os.getpid()}/cmdline; ls /proc | grep -c '^[0-9]'", "read-only")
     assert "pytest" not in _text(result)
+
+
+def test_a_background_task_outlives_the_thread_that_started_it(sandboxed, process_guard):
+    """ "Die with the parent" is bound to the spawning *thread*: the CLI and ``asend`` start
+    commands from worker threads that end after each run, and the task must keep running."""
+    box = {}
+    worker = threading.Thread(
+        target=lambda: box.update(r=sandboxed.run("sleep 30", "workspace-write", run_in_background=True))
+    )
+    worker.start()
+    worker.join()
+    task_id = box["r"].metadata["task_id"]
+    time.sleep(1.0)
+    assert sandboxed.services.shell.task(task_id).status == "running"
+    assert sandboxed.kill.execute({"task_id": task_id}).ok
