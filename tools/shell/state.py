@@ -131,7 +131,9 @@ class ShellState:
             self._sandbox_backend = detect_backend()
         return self._sandbox_backend
 
-    def _launch(self, spec: SandboxSpec | None, cwd: str, private: str) -> Launch | None:
+    def _launch(
+        self, spec: SandboxSpec | None, cwd: str, private: str, *, background: bool = False
+    ) -> Launch | None:
         if spec is None or not spec.enabled:
             return None
         status = self.sandbox_backend
@@ -141,7 +143,7 @@ class ShellState:
                 f"on this machine ({status.problem})"
             )
         paths = Private(*(os.path.join(private, sub) for sub in ("init", "cwd", "tmp")))
-        return status.backend.launch(spec, cwd=cwd, private=paths)
+        return status.backend.launch(spec, cwd=cwd, private=paths, background=background)
 
     def start(
         self,
@@ -165,7 +167,7 @@ class ShellState:
             private = self._private_dir()
             cwd_file = os.path.join(private, "cwd", f"cwd-{self._counter}")
             env, _ = self.environment(str(cwd))
-            launch = self._launch(sandbox, str(cwd), private)
+            launch = self._launch(sandbox, str(cwd), private, background=background)
             proc = spawn(
                 command,
                 cwd=str(cwd),

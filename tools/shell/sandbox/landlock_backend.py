@@ -39,7 +39,7 @@ class LandlockBackend:
             return f"Landlock check failed: {exc}"
         return None
 
-    def launch(self, spec: SandboxSpec, *, cwd: str, private: Private) -> Launch:
+    def launch(self, spec: SandboxSpec, *, cwd: str, private: Private, background: bool = False) -> Launch:
         from landlockpy import AccessFS, AccessNet, Ruleset, Scope, fs_for_abi
 
         abi = _abi()
