@@ -108,13 +108,13 @@ def enable(*, always: bool = False, interrupt: bool = True, **options: Any) -> N
         _original_run = Session._run
     original = _original_run
 
-    def _run(self: Session, payload: Any, stream: bool, on_event: Any) -> Any:
+    def _run(self: Session, payload: Any, stream: bool, on_event: Any, **kwargs: Any) -> Any:
         if on_event is None and (stream or always):
             stream, on_event = True, stream_to_cell(**options)
         if not interrupt:
-            return original(self, payload, stream, on_event)
+            return original(self, payload, stream, on_event, **kwargs)
         with stop_on_interrupt(self):
-            return original(self, payload, stream, on_event)
+            return original(self, payload, stream, on_event, **kwargs)
 
     Session._run = _run  # type: ignore[method-assign]
 
