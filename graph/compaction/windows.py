@@ -1,8 +1,9 @@
 """How many tokens a model accepts: explicit setting, the endpoint's metadata, known defaults.
 
 Order: ``Session(context_window=N)`` / ``--context-window N`` / ``$CAIRN_CONTEXT_WINDOW``, then
-what the endpoint's ``GET /models`` reports for the model (vLLM ``max_model_len``, OpenRouter and
-LM Studio ``context_length``, others ``context_window``), then the defaults below by model-name
+what the endpoint's ``GET /models`` reports for the model (read as ``cairn models check`` reads
+it: vLLM ``max_model_len``, llama.cpp ``meta.n_ctx_train``, LM Studio/OpenRouter
+``context_length``), then the defaults below by model-name
 prefix, then ``FALLBACK_WINDOW`` — small on purpose: compacting early is cheap, a 400 is not.
 """
 
@@ -38,8 +39,6 @@ DEFAULT_WINDOWS: dict[str, int] = {
     "codestral": 256_000,
 }
 
-_METADATA_KEYS = ("context_window", "context_length", "max_model_len", "max_context_length", "n_ctx")
-
 
 def default_window(model_name: str | None) -> int | None:
     name = (model_name or "").lower().rsplit("/", 1)[-1]
@@ -61,15 +60,11 @@ def parse_window(raw: Any) -> int | None:
 
 def window_from_models(payload: dict[str, Any], model_name: str) -> int | None:
     """The window a ``/models`` listing reports for ``model_name`` (or None)."""
+    from cairn.graph.models.probe import window_of
+
     for item in payload.get("data") or []:
-        if not isinstance(item, dict) or item.get("id") != model_name:
-            continue
-        sources = [item, item.get("meta") or {}, item.get("top_provider") or {}]
-        for source in sources:
-            for key in _METADATA_KEYS:
-                value = parse_window(source.get(key)) if isinstance(source, dict) else None
-                if value:
-                    return value
+        if isinstance(item, dict) and item.get("id") == model_name:
+            return window_of(item)
     return None
 
 
