@@ -64,10 +64,10 @@ def run_once(turns: int, window: int) -> tuple[list[dict[str, Any]], dict[str, A
     tmp = Path(tempfile.mkdtemp(prefix="bench-compaction-"))
     ws = tmp / "ws"
     ws.mkdir()
-    for i in range(20):
-        (ws / f"f{i:02d}.txt").write_text(WORDS * 70)
+    for i in range(turns):  # distinct files: cairn pauses a run that repeats an identical call
+        (ws / f"f{i:04d}.txt").write_text(WORDS * 70)
     script = [
-        {"tool_calls": [{"name": "read_file", "args": {"file_path": f"f{i % 20:02d}.txt"}, "id": f"r{i}"}]}
+        {"tool_calls": [{"name": "read_file", "args": {"file_path": f"f{i:04d}.txt"}, "id": f"r{i}"}]}
         for i in range(turns)
     ] + [{"content": "done"}]
     model = RecordingModel.from_turns(script)

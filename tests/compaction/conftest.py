@@ -12,7 +12,7 @@ WORDS = "alpha beta gamma delta epsilon zeta eta theta iota kappa\n"
 class Project:
     """A workspace of 4 KB files, a database, and the counted test tools."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, files: int = 20) -> None:
         self.root = root
         self.ws = root / "ws"
         self.ws.mkdir()
@@ -20,7 +20,10 @@ class Project:
         self.marks = root / "marks"
         self.marks.mkdir()
         kill_driver.MARKS = self.marks
-        for i in range(20):
+        self.add_files(files)
+
+    def add_files(self, count: int) -> None:
+        for i in range(count):
             (self.ws / f"f{i:02d}.txt").write_text(WORDS * 70)  # 4,060 bytes
 
     def tools(self) -> list:
@@ -35,5 +38,9 @@ def project(tmp_path) -> Project:
     return Project(tmp_path)
 
 
-def read_turn(i: int) -> dict:
-    return {"tool_calls": [{"name": "read_file", "args": {"file_path": f"f{i % 20:02d}.txt"}, "id": f"r{i}"}]}
+def read_turn(i: int, files: int = 20) -> dict:
+    """Read file ``i`` (of ``files``); cairn pauses a run that repeats an identical call 4 times,
+    so a long script needs as many files as turns."""
+    return {
+        "tool_calls": [{"name": "read_file", "args": {"file_path": f"f{i % files:02d}.txt"}, "id": f"r{i}"}]
+    }
