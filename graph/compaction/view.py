@@ -63,24 +63,38 @@ class View:
 
 def read_view(store: Any, thread_id: str, head: str | None, context: dict[str, Any]) -> View:
     """The sent view at ``head``; reads only the kept tail once a compaction happened."""
-    marker_id = context.get("marker")
     transcript = store.transcript
-    if not marker_id:
+    marker = _latest_marker(transcript, thread_id, head, context.get("marker"))
+    if marker is None:
         history = transcript.read(thread_id, head)
         if history and is_person_message(history[0]):
             view = View(history[0], None, list(history[1:]))
         else:
             view = View(None, None, list(history))
     else:
-        newest = transcript.tail(thread_id, head, stop=lambda m: m.id == marker_id)
-        marker = newest[0]
         kept_from = marker_info(marker).get("kept_from")
-        chain = transcript.tail(thread_id, head, stop=lambda m: m.id == kept_from) if kept_from else newest
+        chain = transcript.tail(thread_id, head, stop=lambda m: m.id == kept_from)
         first_text = marker_info(marker).get("first_request")
         first = HumanMessage(first_text) if first_text else None
         view = View(first, marker, [m for m in chain if not is_marker(m)])
     view.body = elide(view.body, context.get("elide_before"))
     return view
+
+
+def _latest_marker(transcript: Any, thread_id: str, head: str | None, marker_id: str | None) -> Any:
+    """The newest compaction marker on the chain of ``head``.
+
+    Usually the one state names; after a rewind or time travel to before it, the newest one
+    still on the chain (or none: the whole history is sent again).
+    """
+    if not head:
+        return None
+    if marker_id:
+        newest = transcript.tail(thread_id, head, stop=lambda m: m.id == marker_id)
+        if newest and newest[0].id == marker_id:
+            return newest[0]
+    history = transcript.read(thread_id, head)
+    return next((m for m in reversed(history) if is_marker(m)), None)
 
 
 def elide(body: list[BaseMessage], before: str | None) -> list[BaseMessage]:
