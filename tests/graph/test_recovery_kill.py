@@ -339,7 +339,7 @@ def _summaries(h: Harness) -> int:
     return len(log.read_text().split()) if log.exists() else 0
 
 
-def _compaction_setup(tmp_path) -> Harness:
+def _compaction_setup(tmp_path, db_location) -> Harness:
     turns = [
         {"tool_calls": [call("effect", "one")]},
         {"tool_calls": [call("effect", "two")]},
@@ -347,7 +347,7 @@ def _compaction_setup(tmp_path) -> Harness:
         {"content": "finished"},
         {"content": "still here"},
     ]
-    h = Harness(tmp_path, turns)
+    h = Harness(tmp_path, turns, db_location)
     assert h.run("--send", "go")["status"] == "done"
     return h
 
@@ -367,8 +367,8 @@ def _assert_compacted_once_and_whole(h: Harness) -> None:
 
 
 @pytest.mark.parametrize("attempt", range(REPEAT))
-def test_kill_during_the_compaction_summary_call(tmp_path, attempt):
-    h = _compaction_setup(tmp_path)
+def test_kill_during_the_compaction_summary_call(tmp_path, db_location, attempt):
+    h = _compaction_setup(tmp_path, db_location)
     (h.marks / "slow-summary").write_text("")
     h.start_and_kill("--compact", marker="summary-started", hook="summary")
     (h.marks / "slow-summary").unlink()
@@ -383,8 +383,8 @@ def test_kill_during_the_compaction_summary_call(tmp_path, attempt):
 
 
 @pytest.mark.parametrize("attempt", range(REPEAT))
-def test_kill_after_the_summary_was_journaled_does_not_ask_twice(tmp_path, attempt):
-    h = _compaction_setup(tmp_path)
+def test_kill_after_the_summary_was_journaled_does_not_ask_twice(tmp_path, db_location, attempt):
+    h = _compaction_setup(tmp_path, db_location)
     h.start_and_kill("--compact", marker="journaled-compaction", hook="after_result")
     assert _summaries(h) == 1
     result = h.run("--continue")
