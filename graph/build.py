@@ -11,6 +11,11 @@
 LOW calls never wait: when a turn has both allowed and gated calls, the allowed
 ones run first and the person is asked afterwards.  Calls found interrupted go
 back through tool_routing.
+
+Compaction (``cairn.graph.compaction``) is a sixth node beside the five:
+``reasoning`` routes to it when the prompt would pass the threshold or the provider
+answered ``context_length_exceeded``, and it returns to ``reasoning``; a manual
+compaction (``Session.compact``) enters it from START and ends there.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from typing import Any
 
 from langgraph.graph import END, START, StateGraph
 
+from cairn.graph.compaction.node import compaction
 from cairn.graph.context import AgentContext
 from cairn.graph.nodes.human_approval import human_approval
 from cairn.graph.nodes.observation import observation
@@ -35,7 +41,21 @@ def _statuses(state: AgentState) -> set[str]:
     return {c.get("status", "pending") for c in state.get("pending_tool_calls") or []}
 
 
+def from_start(state: AgentState) -> str:
+    return "compaction" if state.get("compact_request") else "reasoning"
+
+
+def after_compaction(state: AgentState) -> str:
+    """An automatic compaction goes on to the model call; a manual one ends the run, or asks
+    again about the calls that were waiting for a person when it started."""
+    if (state.get("context") or {}).get("last_kind") != "manual":
+        return "reasoning"
+    return "human_approval" if _statuses(state) & {"awaiting_approval", "interrupted"} else END
+
+
 def after_reasoning(state: AgentState) -> str:
+    if state.get("compact_request"):
+        return "compaction"
     if state.get("paused"):
         return END
     if state.get("pending_tool_calls") or state.get("completed_tool_calls"):
@@ -78,13 +98,15 @@ def build_graph(
     }
     for name, node in nodes.items():
         builder.add_node(name, wrap(name, node) if wrap else node)
+    builder.add_node("compaction", wrap("compaction", compaction) if wrap else compaction)
     if intake is not None:
         builder.add_node("intake", intake)
         builder.add_edge(START, "intake")
-        builder.add_edge("intake", "reasoning")
+        builder.add_conditional_edges("intake", from_start, ["reasoning", "compaction"])
     else:
-        builder.add_edge(START, "reasoning")
-    builder.add_conditional_edges("reasoning", after_reasoning, ["tool_routing", END])
+        builder.add_conditional_edges(START, from_start, ["reasoning", "compaction"])
+    builder.add_conditional_edges("reasoning", after_reasoning, ["tool_routing", "compaction", END])
+    builder.add_conditional_edges("compaction", after_compaction, ["reasoning", "human_approval", END])
     builder.add_conditional_edges("tool_routing", after_routing, ["tool_execution", "human_approval"])
     builder.add_edge("human_approval", "tool_execution")
     builder.add_conditional_edges(

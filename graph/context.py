@@ -18,7 +18,7 @@ from cairn.graph.profiles import LEAN_TOOLS, lean_schema
 from cairn.tools import ToolRegistry, Workspace
 
 #: ``on_event(kind, payload)``: kind is one of "token", "message", "tool_start",
-#: "tool_progress", "tool_end", "approval".
+#: "tool_progress", "tool_end", "approval", "compacted".
 EventCallback = Callable[[str, dict[str, Any]], None]
 
 
@@ -49,6 +49,8 @@ class AgentContext:
     #: Tools always bound (passed as Python objects); see ``cairn.graph.tool_selection``.
     pinned_tools: frozenset[str] = frozenset()
     defer_threshold: int = 15
+    #: ``cairn.graph.compaction.budget.ContextBudget``: window, thresholds, where big outputs go.
+    budget: Any = None
     _bound: dict[Any, Any] = field(default_factory=dict)
 
     def emit(self, kind: str, **payload: Any) -> None:

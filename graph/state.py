@@ -99,6 +99,11 @@ class AgentState(TypedDict, total=False):
     pause_reason: str | None
     #: This run's finished calls by tool + arguments, to notice repeats (``cairn.graph.loops``).
     loop_memory: dict[str, Any] | None
+    #: Context bookkeeping (``cairn.graph.compaction``): the latest compaction marker id,
+    #: ``elide_before``, token calibration, the last prompt size, ``hard_retry``.
+    context: dict[str, Any]
+    #: A compaction to run before the next model call: ``{"id", "kind", "focus"}``.
+    compact_request: dict[str, Any] | None
 
 
 def calls(items: list[dict[str, Any]] | None) -> list[ToolCallInfo]:

@@ -142,6 +142,13 @@ def common_flags() -> argparse.ArgumentParser:
         help="tool profile: lean (six core tools, short schemas; for small models), full, or auto "
         "(lean when the context window is 16k tokens or less; the default)",
     )
+    group.add_argument(
+        "--context-window",
+        type=_positive_int,
+        metavar="N",
+        help="the model's context window in tokens (default: $CAIRN_CONTEXT_WINDOW, the endpoint's "
+        "/models metadata, or a known default for the model name)",
+    )
     group.add_argument("--workspace", "-C", metavar="DIR", help="workspace directory (default: .)")
     group.add_argument("-v", "--verbose", action="store_true", help="show live tool output and details")
     group.add_argument(

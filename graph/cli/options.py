@@ -27,6 +27,7 @@ class Options:
     #: MCP config files (--mcp-config) and --trust-project-mcp, passed to every Session.
     mcp_config: tuple[str, ...] = ()
     trust_project_mcp: bool = False
+    context_window: int | None = None
     #: Flags the person typed (repeated in the ``cairn resume`` hint; env vars persist by themselves).
     explicit: tuple[str, ...] = ()
 
@@ -46,6 +47,9 @@ class Options:
         trust = bool(getattr(ns, "trust_project_mcp", False))
         if trust:
             explicit += ["--trust-project-mcp"]
+        context_window = getattr(ns, "context_window", None)
+        if context_window:
+            explicit += ["--context-window", str(context_window)]
         return cls(
             model=ns.model or os.environ.get("CAIRN_MODEL") or None,
             base_url=ns.base_url or os.environ.get("OPENAI_BASE_URL") or None,
@@ -58,6 +62,7 @@ class Options:
             plain=bool(getattr(ns, "plain", False)),
             mcp_config=mcp_config,
             trust_project_mcp=trust,
+            context_window=context_window,
             explicit=tuple(explicit),
         )
 
@@ -75,6 +80,8 @@ class Options:
             os.environ["OPENAI_BASE_URL"] = self.base_url
         if self.tools:
             os.environ["CAIRN_TOOLS"] = self.tools  # read by the Session (cairn.graph.session.profile)
+        if self.context_window:  # read by cairn.graph.compaction.windows
+            os.environ["CAIRN_CONTEXT_WINDOW"] = str(self.context_window)
 
     @property
     def in_memory(self) -> bool:

@@ -104,6 +104,12 @@ class Renderer:
         self._blocks = 0
         self._set_waiting("thinking" if tool_calls else None)
 
+    def _on_compacted(self, **info: Any) -> None:
+        from cairn.graph.cli.slash import compaction_line
+
+        self._end_text()
+        self.console.print(Text(compaction_line(info), style="dim"), soft_wrap=True)
+
     def _on_tool_start(self, call: dict[str, Any], **_: Any) -> None:
         self._end_text()
         self._set_waiting(None)

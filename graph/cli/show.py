@@ -20,6 +20,8 @@ from cairn.graph.cli.options import Options
 
 #: The role of the message that hands the model the images tools returned (not the person).
 TOOL_IMAGES = "tool-images"
+#: A compaction marker: from here on the model saw a summary instead of the messages above it.
+COMPACTION = "compaction"
 
 
 @dataclass
@@ -65,8 +67,11 @@ def load(session_id: str, opts: Options) -> Shown:
 
 
 def role(message: Any) -> str:
+    from cairn.graph.compaction.view import is_marker
     from cairn.graph.messages import is_person_message
 
+    if is_marker(message):
+        return COMPACTION
     if message.type == "human" and not is_person_message(message):
         return TOOL_IMAGES
     return {"human": "user", "ai": "assistant", "tool": "tool", "system": "system"}.get(
@@ -86,6 +91,10 @@ def message_json(message: Any) -> dict[str, Any]:
         out["status"] = getattr(message, "status", "success")
     if kind == TOOL_IMAGES:
         out["images"] = _image_count(message)
+    if kind == COMPACTION:
+        from cairn.graph.compaction.view import marker_info
+
+        out["compaction"] = marker_info(message)
     return out
 
 
@@ -154,6 +163,15 @@ def _print(shown: Shown, *, verbose: bool, plain: bool = False) -> None:
         kind = role(message)
         if kind == "user":
             console.print(Text("\nyou › ", style="bold cyan") + Text(visible(message.text)), soft_wrap=True)
+        elif kind == COMPACTION:
+            from cairn.graph.cli.slash import compaction_line
+            from cairn.graph.compaction.view import marker_info
+
+            console.print(
+                Text("\n── " + compaction_line(marker_info(message)).strip() + " ──", style="yellow")
+            )
+            if verbose:
+                console.print(Text(visible(message.text), style="dim"), soft_wrap=True)
         elif kind == TOOL_IMAGES:
             count = _image_count(message)
             console.print(Text(f"    ({count} image(s) from the tools above went to the model)", "dim"))

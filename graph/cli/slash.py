@@ -17,6 +17,7 @@ HELP = """\
   /rewind            go back to before a turn or a call (files and/or conversation)
   /rewind redo       undo the last rewind
   u                  (after a run that changed files) undo the newest change
+  /compact [FOCUS]   summarize older turns now to free context (FOCUS: what the summary must keep)
   /exit              leave (also Ctrl-D); the session can be resumed later
   Ctrl-C             stop the running tool or answer; twice to exit
   line ending in \\   continue the message on the next line
@@ -71,6 +72,8 @@ def handle(command: str, repl: Any) -> str | None:
         from cairn.graph.cli.rewind_ui import rewind_menu
 
         rewind_menu(repl, rest)
+    elif name == "/compact":
+        compact(repl, rest or None)
     else:
         custom = find_custom(repl, name)
         if custom is not None:
@@ -131,3 +134,30 @@ def show_tasks(repl: Any) -> None:
         line.append(task.get("description") or task["command"])
         line.append(f"  → {task['log']}", style="dim")
         repl.renderer.line(line)
+
+
+def compact(repl: Any, focus: str | None) -> None:
+    """``/compact [focus]``: compact the session now and say what it changed."""
+    if repl.session is None:
+        repl.console.print(Text("  nothing to compact yet", style="dim"))
+        return
+    from cairn.graph.session.errors import SessionError
+
+    try:
+        info = repl.session.compact(focus)
+    except SessionError as exc:
+        repl.console.print(Text(f"  {exc}", style="red"))
+        return
+    repl.console.print(Text(compaction_line(info), style="dim"), soft_wrap=True)
+
+
+def compaction_line(info: dict[str, Any]) -> str:
+    if info.get("skipped"):
+        return f"  nothing compacted: {info.get('reason', 'nothing old enough to summarize')}"
+    source = (
+        "model summary" if info.get("source") == "model" else "fallback summary (the summary call failed)"
+    )
+    return (
+        f"  compacted: {info.get('summarized', 0)} earlier messages → {source}; "
+        f"prompt ~{info.get('tokens_before', 0):,} → ~{info.get('tokens_after', 0):,} tokens"
+    )

@@ -1,7 +1,12 @@
 """Chat models: the factory (spec string → model), the scripted model, text tool-call
 recovery and the mapping of model errors to resumable pauses."""
 
-from cairn.graph.models.errors import ModelConfigError, describe_model_error, is_transient_model_error
+from cairn.graph.models.errors import (
+    ModelConfigError,
+    describe_model_error,
+    is_context_overflow,
+    is_transient_model_error,
+)
 from cairn.graph.models.factory import (
     DEFAULT_MAX_RETRIES,
     DEFAULT_MODEL,
@@ -19,6 +24,7 @@ __all__ = [
     "create_model",
     "default_model_spec",
     "describe_model_error",
+    "is_context_overflow",
     "is_transient_model_error",
     "recover_text_tool_calls",
 ]

@@ -93,6 +93,20 @@ def _is_quota_error(err: BaseException) -> bool:
     return _status_of(err) == 429 and _error_body(err).get("code") == "insufficient_quota"
 
 
+def _is_overflow(err: BaseException) -> bool:
+    if "ContextOverflowError" in _class_names(err):
+        return True
+    body = _error_body(err)
+    return body.get("code") == "context_length_exceeded" or "maximum context length" in str(
+        body.get("message") or ""
+    )
+
+
+def is_context_overflow(exc: BaseException) -> bool:
+    """True when the provider refused the request because the prompt is too long."""
+    return any(_is_overflow(err) for err in _chain(exc))
+
+
 def _url_of(exc: BaseException) -> str:
     request = getattr(exc, "request", None)
     url = getattr(request, "url", None)
@@ -107,7 +121,7 @@ def describe_model_error(exc: BaseException) -> str:
         if status is not None:
             if _is_quota_error(err):
                 label = "the account has no quota left"
-            elif "ContextOverflowError" in names or _error_body(err).get("code") == "context_length_exceeded":
+            elif _is_overflow(err):
                 label = "the conversation is too long for the model's context window"
             else:
                 label = _STATUS_TEXT.get(status, "the model server failed" if status >= 500 else "error")

@@ -93,10 +93,11 @@ def _check_models(client: httpx.Client, base: str, report: ProbeReport) -> None:
     mine = next((d for d in entries if d.get("id") == report.model), None)
     report.listed = mine is not None
     if mine is not None:
-        report.context_window = _window_of(mine)
+        report.context_window = window_of(mine)
 
 
-def _window_of(entry: dict[str, Any]) -> int | None:
+def window_of(entry: dict[str, Any]) -> int | None:
+    """The context window a ``/models`` entry reports (shared with ``cairn.graph.compaction``)."""
     for source in (entry, entry.get("meta") or {}, entry.get("details") or {}):
         if not isinstance(source, dict):
             continue

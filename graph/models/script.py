@@ -26,6 +26,34 @@ from typing import Any
 
 END_OF_SCRIPT = "(end of script)"
 
+# -- compaction on the wire --------------------------------------------------------------------
+# cairn's compaction replaces older messages by a summary.  Two fixed texts let a scripted model
+# (and the tests' server) stay stateless across that: the summary request's system prompt starts
+# with SUMMARY_REQUEST_PREFIX (answered by a summary, not a script turn), and the summary message
+# says how many assistant messages it replaced, so the turn index still counts them.
+SUMMARY_REQUEST_PREFIX = "You are compacting the conversation of a coding session"
+COMPACTED_MARK = "[{count} earlier assistant messages summarized]"
+_COMPACTED_RE = re.compile(r"\[(\d+) earlier assistant messages summarized\]")
+SCRIPTED_SUMMARY = (
+    "## Goal\n(scripted summary)\n## Decisions\n-\n## Files touched\n-\n"
+    "## Open problems\n-\n## Next steps\n- continue"
+)
+
+
+def is_summary_request(first_text: str) -> bool:
+    """Whether a request whose first (system) message reads ``first_text`` asks for a summary."""
+    return first_text.startswith(SUMMARY_REQUEST_PREFIX)
+
+
+def summarized_assistant_count(texts: list[str]) -> int:
+    """Assistant messages a compaction summary among ``texts`` stands for (0 if none)."""
+    for text in texts:
+        match = _COMPACTED_RE.search(text[:400])
+        if match:
+            return int(match.group(1))
+    return 0
+
+
 _TURN_KEYS = {"content", "tool_calls", "sleep", "error", "http_error", "times"}
 _CALL_KEYS = {"name", "args", "arguments", "raw_args", "id"}
 

@@ -25,11 +25,14 @@ from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import ConfigDict, PrivateAttr, field_validator
 
 from cairn.graph.models.script import (
+    SCRIPTED_SUMMARY,
     ScriptedModelError,
     ScriptTurn,
     count_words,
+    is_summary_request,
     load_script,
     parse_script,
+    summarized_assistant_count,
     turn_at,
 )
 
@@ -45,6 +48,8 @@ class ScriptedChatModel(BaseChatModel):
     model_name: str = "scripted"
     source: str | None = None
     """Where the script came from (for display); ``None`` when built from a list."""
+    summary: ScriptTurn | None = None
+    """How a compaction summary request is answered (default: a fixed scripted summary)."""
 
     # How many times each turn's ``http_error`` has fired in this process (transient failures).
     _failures: dict[int, int] = PrivateAttr(default_factory=dict)
@@ -92,9 +97,16 @@ class ScriptedChatModel(BaseChatModel):
     # -- replay -------------------------------------------------------------------------------------
 
     def _next_turn(self, messages: list[BaseMessage]) -> tuple[int, ScriptTurn]:
-        """Pick the turn from the input, then apply its sleep and injected failures."""
-        index = sum(isinstance(m, AIMessage) for m in messages)
-        turn = turn_at(self.turns, index)
+        """Pick the turn from the input, then apply its sleep and injected failures.
+
+        A compaction summary request is answered by ``summary`` (index -1) and uses no turn.
+        """
+        if messages and is_summary_request(messages[0].text):
+            index, turn = -1, self.summary or ScriptTurn(chunks=(SCRIPTED_SUMMARY,))
+        else:
+            index = sum(isinstance(m, AIMessage) for m in messages)
+            index += summarized_assistant_count([m.text for m in messages[:3]])
+            turn = turn_at(self.turns, index)
         if turn.sleep > 0:
             time.sleep(turn.sleep)
         if turn.error is not None:

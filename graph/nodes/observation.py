@@ -16,6 +16,7 @@ from langgraph.runtime import Runtime
 
 from cairn.graph import loops
 from cairn.graph.call_details import call_details
+from cairn.graph.compaction.spill import bound_output
 from cairn.graph.context import AgentContext
 from cairn.graph.state import AgentState, ToolCallInfo, calls
 from cairn.tools.output import truncate_middle
@@ -113,7 +114,7 @@ def _content(call: ToolCallInfo, ctx: AgentContext) -> tuple[str, list[dict[str,
             texts = [b.get("text", "") for b in result if b.get("type") == "text"]
             images = [b for b in result if b.get("type") in ("image_url", "image")]
             result = "\n".join(texts)
-        text = truncate_middle(result or "(no output)", limit)
+        text = truncate_middle(bound_output(result or "(no output)", call, ctx.budget), limit)
     else:
         text = f"Error: {call.error_msg or 'the call failed'}"
     if call.note:

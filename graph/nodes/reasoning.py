@@ -17,9 +17,9 @@ from typing import Any
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, SystemMessage, ToolMessage
 from langgraph.runtime import Runtime
 
+from cairn.graph.compaction import prepare as compaction
 from cairn.graph.context import AgentContext
 from cairn.graph.messages import message_text
-from cairn.graph.prompts import with_session_context
 from cairn.graph.state import AgentState, ToolCallInfo, dump_calls
 from cairn.graph.tool_selection import activate_called
 from cairn.tools.base import ToolResult
@@ -35,18 +35,26 @@ def reasoning(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, An
     if ctx.cancel.is_set():  # stopped between steps: do not spend a model call
         return {"paused": "stopped", "pending_tool_calls": [], "completed_tool_calls": []}
     head = state.get("head")
-    history = ctx.store.transcript.read(ctx.thread_id, head)
-    unanswered = dangling_tool_messages(history)
+    recent = ctx.store.transcript.tail(ctx.thread_id, head, stop=lambda m: isinstance(m, AIMessage))
+    unanswered = dangling_tool_messages(recent)
     if unanswered:
         head = ctx.store.transcript.append(ctx.thread_id, head, unanswered)
-        history = [*history, *unanswered]
-    prompt: list[BaseMessage] = []
+    system: list[BaseMessage] = []
     if ctx.system_prompt is not None:
-        prompt.append(SystemMessage(ctx.system_prompt(mode)))
-    prompt.extend(with_session_context(history, ctx.session_context))
+        system.append(SystemMessage(ctx.system_prompt(mode)))
+    # Context budget (cairn.graph.compaction): the prompt as sent, or a compaction first.
+    prepared = compaction.prepare_prompt(state, ctx, head, system)
+    if prepared.compact is not None:
+        return {"head": head, "context": prepared.context, "compact_request": prepared.compact}
     activated = list(state.get("activated_tools") or [])
     model = ctx.bound_model(mode, activated)
-    message, stopped = _call_model(model, prompt, ctx)
+    try:
+        message, stopped = _call_model(model, prepared.messages, ctx)
+    except Exception as exc:
+        retry = compaction.on_model_error(prepared, exc)
+        if retry is None:
+            raise
+        return {"head": head, **retry}
     from cairn.graph.models import recover_text_tool_calls
 
     active = ctx.active_registry(mode)
@@ -80,6 +88,7 @@ def reasoning(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, An
         "counters": counters,
         "paused": "stopped" if stopped else None,
         "activated_tools": activated,
+        "context": compaction.after_model(prepared, usage),
     }
 
 

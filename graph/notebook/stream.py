@@ -97,6 +97,17 @@ class CellStream:
             self._show_text()
         self._text, self._text_handle = "", None  # the next model turn gets its own block
 
+    def _on_compacted(self, payload: dict[str, Any]) -> None:
+        if payload.get("skipped"):
+            line = f"(nothing compacted: {payload.get('reason', '')})"
+        else:
+            line = (
+                f"(compacted: {payload.get('summarized', 0)} earlier messages summarized by "
+                f"{'the model' if payload.get('source') == 'model' else 'the fallback'}; prompt "
+                f"~{payload.get('tokens_before', 0):,} → ~{payload.get('tokens_after', 0):,} tokens)"
+            )
+        self._print(line)
+
     def _on_tool_start(self, payload: dict[str, Any]) -> None:
         call = ToolCallInfo.model_validate({**payload.get("call", {}), "status": "executing"})
         if not self.rich:

@@ -14,6 +14,7 @@ asyncio.  ``asend``/``acontinue`` run the same work in a worker thread.
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import threading
 import uuid
@@ -59,6 +60,7 @@ class Session(DecisionsMixin, RewindMixin, WaitingMixin, ExtensionsMixin):
         max_steps: int = 100,
         repeat_limit: int = 3,
         tool_profile: str | None = None,
+        context_window: int | None = None,
         session_id: str | None = None,
         snapshots: bool = True,
         snapshot_max_file_bytes: int | None = None,
@@ -80,10 +82,13 @@ class Session(DecisionsMixin, RewindMixin, WaitingMixin, ExtensionsMixin):
         self.max_steps = max_steps
         #: An identical call repeated this many times pauses the run (status "loop").
         self.repeat_limit = max(1, repeat_limit)
+        #: "lean" (six core tools, short schemas, compact prompt) or "full" (cairn.graph.profiles).
+        # Only a window given explicitly counts here (no network while constructing).
+        from cairn.graph.compaction.windows import env_window
         from cairn.graph.session.profile import session_tool_profile
 
-        #: "lean" (six core tools, short schemas, compact prompt) or "full" (cairn.graph.profiles).
-        self.tool_profile = session_tool_profile(self.workspace, tool_profile, context_window=None)
+        known_window = context_window or env_window()
+        self.tool_profile = session_tool_profile(self.workspace, tool_profile, context_window=known_window)
         self._model_spec = model
         self._model: Any = None
         self._extra_rules = rules
@@ -116,6 +121,8 @@ class Session(DecisionsMixin, RewindMixin, WaitingMixin, ExtensionsMixin):
         )
         self._rules: Any = None
         self._sandbox: Any = None
+        self._context_window = context_window
+        self._budget: Any = None
         from cairn.graph.build import build_graph
 
         self._graph = build_graph(self.store.saver)
@@ -158,6 +165,7 @@ class Session(DecisionsMixin, RewindMixin, WaitingMixin, ExtensionsMixin):
         tools: Iterable[Any] | None = None,
         mode: str | None = None,
         max_steps: int = 100,
+        context_window: int | None = None,
         **extensions: Any,
     ) -> Session:
         """Reopen a stored session (in this or a new process). Short id prefixes work.
@@ -179,6 +187,7 @@ class Session(DecisionsMixin, RewindMixin, WaitingMixin, ExtensionsMixin):
             mode=mode or record.mode,
             tools=tools,
             max_steps=max_steps,
+            context_window=context_window,
             session_id=record.session_id,
             _store=store,
             **extensions,
@@ -280,8 +289,35 @@ class Session(DecisionsMixin, RewindMixin, WaitingMixin, ExtensionsMixin):
 
         return session_tool_calls(self.store, self.id, self._snapshot().values)
 
-    def history(self) -> list[BaseMessage]:
-        return self.store.transcript.read(self.id, self._snapshot().values.get("head"))
+    def history(self, *, sent: bool = False) -> list[BaseMessage]:
+        """The whole transcript (compactions appear as ``compaction`` system messages), or with
+        ``sent=True`` what the model is sent now: system prompt, first request, summary, recent
+        turns, old outputs elided."""
+        values = self._snapshot().values
+        if not sent:
+            return self.store.transcript.read(self.id, values.get("head"))
+        from langchain_core.messages import SystemMessage
+
+        from cairn.graph.compaction.prepare import prepare_prompt
+        from cairn.graph.session.runs import make_context
+
+        ctx = make_context(self, False, None)
+        system = [SystemMessage(ctx.system_prompt(self.mode))] if ctx.system_prompt is not None else []
+        return prepare_prompt(values, ctx, values.get("head"), system).messages
+
+    def compact(self, focus: str | None = None, *, on_event: EventCallback | None = None) -> dict[str, Any]:
+        """Compact now (what ``/compact [focus]`` does): older turns become a summary.
+
+        Returns the compaction's record (``summarized``, ``tokens_before``, ``tokens_after``,
+        ``source`` model|fallback...) or ``{"skipped": True, ...}`` when there is nothing old
+        enough to summarize.  Calls awaiting approval are asked again afterwards, unchanged.
+        """
+        from cairn.graph.session.compact import run_manual_compaction
+
+        sink = type(self).default_event_sink
+        if on_event is None and sink is not None:
+            on_event = sink()
+        return run_manual_compaction(self, focus, on_event)
 
     def checkpoints(self, limit: int = 50) -> list[dict[str, Any]]:
         """Earlier checkpoints (newest first): id, step, next nodes, message count."""
@@ -378,9 +414,13 @@ class Session(DecisionsMixin, RewindMixin, WaitingMixin, ExtensionsMixin):
     def rules(self) -> Any:
         self._load_extension_tools()
         if self._rules is None:
+            from cairn.graph.compaction.spill import spill_rules
             from cairn.graph.rules import session_rules
 
-            self._rules = session_rules(self.workspace, self._extra_rules, self.registry)
+            rules = session_rules(self.workspace, self._extra_rules, self.registry)
+            for rule in spill_rules(self.spill_dir):  # the model may read its stored big outputs
+                rules = rules.with_allow(rule)
+            self._rules = rules
         return self._rules
 
     @property
@@ -392,6 +432,33 @@ class Session(DecisionsMixin, RewindMixin, WaitingMixin, ExtensionsMixin):
             self._sandbox = SandboxSetup.detect(self.workspace.root)
             warn_once(self._sandbox)
         return self._sandbox
+
+    @property
+    def spill_dir(self) -> Any:
+        """Where tool outputs too big for the prompt are stored whole."""
+        from cairn.graph.compaction.spill import spill_dir
+
+        return spill_dir(self.store.location, self.id)
+
+    @property
+    def budget(self) -> Any:
+        """The context budget (window, thresholds); the window is resolved on first use."""
+        if self._budget is None:
+            from cairn.graph.compaction.budget import ContextBudget
+            from cairn.graph.compaction.windows import model_identity, resolve_window
+
+            model = self.model
+            self._budget = ContextBudget(
+                window=resolve_window(model, self._context_window),
+                spill_dir=self.spill_dir,
+                model_name=model_identity(model)[0],
+                schema_chars=len(json.dumps(self.registry.schemas(), default=str)),
+            )
+        return self._budget
+
+    @property
+    def context_window(self) -> int:
+        return self.budget.window
 
     def _url_guard(self, url: str, addresses: list[str] | None = None) -> str | None:
         """The web tool asks this before the first request and every redirect hop, after the

@@ -45,6 +45,7 @@ def _run_child(parent: SessionHost, description: str, prompt: str, ctx: Any, box
             model=parent.model,
             mode="plan",
             max_steps=SUBAGENT_MAX_STEPS,
+            context_window=parent.budget.window,
             # A fresh id per attempt: a retried task (after a crash) starts a clean sub-agent.
             session_id=f"{parent.id}{SUBAGENT_MARK}{ctx.call_id or 'task'}-{uuid.uuid4().hex[:6]}",
             _store=parent.store,

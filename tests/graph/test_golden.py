@@ -34,7 +34,15 @@ def test_graph_shape():
     graph = build_graph().get_graph()
     check("graph.mmd", graph.draw_mermaid())
     nodes = set(graph.nodes) - {"__start__", "__end__"}
-    assert nodes == {"reasoning", "tool_routing", "human_approval", "tool_execution", "observation"}
+    # The five required nodes, plus compaction (issue 12: "keeping the five required nodes").
+    assert nodes == {
+        "reasoning",
+        "tool_routing",
+        "human_approval",
+        "tool_execution",
+        "observation",
+        "compaction",
+    }
 
 
 def test_system_prompt(tmp_path):

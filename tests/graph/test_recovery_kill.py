@@ -332,3 +332,62 @@ def test_retry_all_recovers_a_crashed_run_first(tmp_path, db_location):
     session.close()
     assert result.status == "done", result
     assert h.runs() == ["slow", "slow"]
+
+
+def _summaries(h: Harness) -> int:
+    log = h.marks / "summaries.log"
+    return len(log.read_text().split()) if log.exists() else 0
+
+
+def _compaction_setup(tmp_path, db_location) -> Harness:
+    turns = [
+        {"tool_calls": [call("effect", "one")]},
+        {"tool_calls": [call("effect", "two")]},
+        {"tool_calls": [call("effect", "three")]},
+        {"content": "finished"},
+        {"content": "still here"},
+    ]
+    h = Harness(tmp_path, turns, db_location)
+    assert h.run("--send", "go")["status"] == "done"
+    return h
+
+
+def _assert_compacted_once_and_whole(h: Harness) -> None:
+    from cairn.graph.compaction.view import is_marker
+
+    messages = h.transcript()
+    assert next(m for m in messages if m.type == "human").content == "go"
+    assert sum(isinstance(m, ToolMessage) for m in messages) == 3, "no message may be lost"
+    assert sum(isinstance(m, AIMessage) for m in messages) == 4
+    assert sum(is_marker(m) for m in messages) == 1
+    assert_one_tool_message_per_call(messages)
+    [entry] = [e for e in h.journal().values() if e.tool_name == "compaction"]
+    assert entry.status == "success"
+    assert h.runs() == ["one", "two", "three"]
+
+
+@pytest.mark.parametrize("attempt", range(REPEAT))
+def test_kill_during_the_compaction_summary_call(tmp_path, db_location, attempt):
+    h = _compaction_setup(tmp_path, db_location)
+    (h.marks / "slow-summary").write_text("")
+    h.start_and_kill("--compact", marker="summary-started", hook="summary")
+    (h.marks / "slow-summary").unlink()
+    assert _summaries(h) == 1
+    result = h.run("--continue")
+    assert result["status"] == "done", result
+    # the killed call never answered, so it was asked again once; nothing else changed
+    assert _summaries(h) == 2
+    _assert_compacted_once_and_whole(h)
+    result = h.run("--send", "and now?")  # the session goes on from the summary
+    assert result["status"] == "done" and result["result"] == "still here", result
+
+
+@pytest.mark.parametrize("attempt", range(REPEAT))
+def test_kill_after_the_summary_was_journaled_does_not_ask_twice(tmp_path, db_location, attempt):
+    h = _compaction_setup(tmp_path, db_location)
+    h.start_and_kill("--compact", marker="journaled-compaction", hook="after_result")
+    assert _summaries(h) == 1
+    result = h.run("--continue")
+    assert result["status"] == "done", result
+    assert _summaries(h) == 1, "the journaled summary must be adopted, not asked again"
+    _assert_compacted_once_and_whole(h)

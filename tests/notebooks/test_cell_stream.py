@@ -99,3 +99,15 @@ def test_image_of_a_finished_call_is_shown(displayed):
 def test_not_in_a_kernel_here():
     assert in_kernel() is False
     assert CellStream().rich is False
+
+
+def test_compaction_shows_one_line_in_the_cell():
+    out = io.StringIO()
+    stream = stream_to_cell(rich=False, file=out)
+    event = {"trigger": "auto", "source": "model", "summarized": 42, "tokens_before": 96000, "tokens_after": 21000}
+    stream("compacted", event)
+    stream("compacted", {"skipped": True, "trigger": "manual", "reason": "nothing old enough to summarize"})
+    assert out.getvalue().splitlines() == [
+        "(compacted: 42 earlier messages summarized by the model; prompt ~96,000 → ~21,000 tokens)",
+        "(nothing compacted: nothing old enough to summarize)",
+    ]

@@ -1,7 +1,7 @@
 """A cairn process for the kill tests: runs one Session action, optionally pausing at a hook.
 
     python -m tests.support.kill_driver --db DB --workspace WS --script S.json --marks DIR \
-        (--send TEXT | --continue | --approve | --retry) [--session ID] [--hook NAME]
+        (--send TEXT | --continue | --approve | --retry | --compact) [--session ID] [--hook NAME]
 
 Test tools record every run in ``DIR/runs.log`` (one line per start) so the test can count
 side effects across processes. Hooks write a marker file and then sleep, so the test kills
@@ -12,6 +12,8 @@ the process at an exact point:
 - ``model``: at the start of a model call
 - ``after_writes``: ``observation`` finished and its writes are saved, before the next checkpoint
 - ``hold``: after the action returned (e.g. paused awaiting approval), like a CLI waiting for input
+- ``summary``: at the start of a compaction summary call (logged in ``DIR/summaries.log``); it
+  hangs while a ``slow-summary`` file exists
 
 A ``fast`` file in DIR makes every effect instant (for retries of a call recorded as slow).
 """
@@ -97,10 +99,11 @@ def _install_hooks(hook: str | None) -> None:
 
         original = ToolJournal.record
 
-        def record(self: Any, thread_id: str, call: dict, *, result: Any = None) -> None:
-            original(self, thread_id, call, result=result)
+        def record(self: Any, thread_id: str, call: dict, *, result: Any = None, **kw: Any) -> None:
+            original(self, thread_id, call, result=result, **kw)
             if result is not None and call.get("status") in ("success", "error"):
-                _touch(f"journaled-{call['call_id']}")
+                name = "compaction" if call["call_id"].startswith("compaction-") else call["call_id"]
+                _touch(f"journaled-{name}")
                 time.sleep(120)
 
         ToolJournal.record = record  # type: ignore[method-assign]
@@ -142,6 +145,23 @@ def _install_hooks(hook: str | None) -> None:
             return original_next(self, messages)
 
         ScriptedChatModel._next_turn = next_turn  # type: ignore[method-assign]
+    # Every summary call is logged, so tests can count them across processes.
+    from cairn.graph.models.script import is_summary_request
+    from cairn.graph.models.scripted import ScriptedChatModel
+
+    plain_next = ScriptedChatModel._next_turn
+
+    def counted(self: Any, messages: Any) -> Any:
+        if messages and is_summary_request(messages[0].text):
+            with open(MARKS / "summaries.log", "a") as fh:
+                fh.write("summary\n")
+            if hook == "summary":
+                _touch("summary-started")
+                if (MARKS / "slow-summary").exists():
+                    time.sleep(120)
+        return plain_next(self, messages)
+
+    ScriptedChatModel._next_turn = counted  # type: ignore[method-assign]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -159,6 +179,7 @@ def main(argv: list[str] | None = None) -> int:
     action.add_argument("--continue", dest="cont", action="store_true")
     action.add_argument("--approve", action="store_true")
     action.add_argument("--retry", action="store_true")
+    action.add_argument("--compact", action="store_true")
     args = ap.parse_args(argv)
     MARKS = Path(args.marks)
     _install_hooks(args.hook)
@@ -182,6 +203,14 @@ def main(argv: list[str] | None = None) -> int:
         result = session.continue_()
     elif args.approve:
         result = session.approve()
+    elif args.compact:
+        info = session.compact()
+        print(
+            json.dumps({"status": "compacted", **{k: v for k, v in info.items() if k != "summary"}}),
+            flush=True,
+        )
+        session.close()
+        return 0
     else:
         result = session.retry()
     print(json.dumps(result.to_json()), flush=True)

@@ -10,7 +10,12 @@ End-to-end tests point the real ``langchain_openai.ChatOpenAI`` at it, so the wh
   ``retry-after-ms`` so client retries are fast); ``error`` answers its status every time.
 - ``model_turns={"name": [...]}`` answers requests for that model from their own script (a
   second model of the session, e.g. web_fetch's page summaries); other models use ``turns``.
-- ``GET /v1/models``: one model, ``scripted``.
+- ``GET /v1/models``: one model, ``model_id`` (default ``scripted``), with ``context_length`` when
+  the server has a ``context_limit``.
+- ``context_limit=N``: a chat request over N prompt tokens (words of its messages) is answered
+  HTTP 400 with OpenAI's ``context_length_exceeded`` body, as a real provider does.
+- cairn's compaction summary requests are answered by ``summary`` (a script turn; default: a
+  fixed summary) without using a script turn; they are recorded in ``.summary_requests``.
 - Every chat request body is recorded (``.requests``) and optionally appended to a JSONL file.
 
 Run it for subprocess tests (from the repository root)::
@@ -31,13 +36,16 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-from cairn.graph.models.script import ScriptTurn, load_script, turn_at
+from cairn.graph.models.script import SCRIPTED_SUMMARY, ScriptTurn, load_script, turn_at
 from tests.support.openai_wire import (
     completion_body,
+    context_length_error,
     count_assistant_messages,
+    count_request_tokens,
     error_body,
     find_dangling_tool_calls,
     find_orphan_tool_messages,
+    is_summary_body,
     stream_events,
 )
 
@@ -60,11 +68,19 @@ class ScriptedOpenAIServer:
         requests_log: str | Path | None = None,
         model_turns: dict[str, list[ScriptTurn]] | None = None,
         model_info: dict[str, Any] | None = None,
+        context_limit: int | None = None,
+        summary: ScriptTurn | None = None,
+        model_id: str = "scripted",
     ) -> None:
         self.turns = turns
         self.model_turns = dict(model_turns or {})
-        #: Extra fields of the ``scripted`` entry in ``GET /v1/models`` (e.g. ``max_model_len``).
+        #: Extra fields of the model's entry in ``GET /v1/models`` (e.g. ``max_model_len``).
         self.model_info = dict(model_info or {})
+        self.context_limit = context_limit
+        self.summary = summary or ScriptTurn(chunks=(SCRIPTED_SUMMARY,))
+        self.model_id = model_id
+        self.summary_requests: list[dict[str, Any]] = []
+        self.rejected: list[dict[str, Any]] = []
         self.retry_after_ms = retry_after_ms
         self.requests_log = Path(requests_log) if requests_log else None
         self._lock = threading.Lock()
@@ -137,8 +153,23 @@ class ScriptedOpenAIServer:
                 with self.requests_log.open("a", encoding="utf-8") as log:
                     log.write(json.dumps(body) + "\n")
 
+    def over_limit(self, body: dict[str, Any]) -> int | None:
+        """The request's token count when it exceeds ``context_limit`` (else None)."""
+        if self.context_limit is None:
+            return None
+        tokens = count_request_tokens(body)
+        if tokens <= self.context_limit:
+            return None
+        with self._lock:
+            self.rejected.append(body)
+        return tokens
+
     def plan(self, body: dict[str, Any]) -> tuple[int, ScriptTurn, tuple[int, str] | None]:
         """The turn to answer and, if this attempt must fail, its (status, message)."""
+        if is_summary_body(body):
+            with self._lock:
+                self.summary_requests.append(body)
+            return -1, self.summary, self.summary.error
         index = count_assistant_messages(body)
         model = str(body.get("model", ""))
         turn = turn_at(self.model_turns.get(model, self.turns), index)
@@ -177,7 +208,9 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:
         if self.path.rstrip("/") in _MODELS_PATHS:
-            model = {"id": "scripted", "object": "model", "created": 0, "owned_by": "cairn-tests"}
+            model = {"id": self.app.model_id, "object": "model", "created": 0, "owned_by": "cairn-tests"}
+            if self.app.context_limit is not None:
+                model["context_length"] = self.app.context_limit
             model.update(self.app.model_info)
             self._send_json(200, {"object": "list", "data": [model]})
         else:
@@ -195,6 +228,10 @@ class _Handler(BaseHTTPRequestHandler):
             self._send_json(400, error_body(400, "request body is not a JSON object"))
             return
         self.app.record(body, dict(self.headers.items()))
+        tokens = self.app.over_limit(body)
+        if tokens is not None:
+            self._send_json(400, context_length_error(self.app.context_limit or 0, tokens))
+            return
         index, turn, failure = self.app.plan(body)
         if turn.sleep > 0:
             time.sleep(turn.sleep)
@@ -235,6 +272,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--port", type=int, default=0, help="0 picks a free port")
     parser.add_argument("--requests-log", help="append every chat request body to this JSONL file")
     parser.add_argument("--retry-after-ms", type=int, default=1)
+    parser.add_argument("--context-limit", type=int, help="answer context_length_exceeded above N tokens")
     args = parser.parse_args(argv)
     server = ScriptedOpenAIServer(
         load_script(args.script),
@@ -242,6 +280,7 @@ def main(argv: list[str] | None = None) -> int:
         port=args.port,
         retry_after_ms=args.retry_after_ms,
         requests_log=args.requests_log,
+        context_limit=args.context_limit,
     )
     print(f"PORT={server.port}", flush=True)
     print(f"BASE_URL={server.base_url}", flush=True)

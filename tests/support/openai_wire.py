@@ -7,7 +7,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from cairn.graph.models.script import ScriptTurn, count_words
+from cairn.graph.models.script import (
+    ScriptTurn,
+    count_words,
+    is_summary_request,
+    summarized_assistant_count,
+)
 
 _ERROR_TYPES = {400: "invalid_request_error", 401: "authentication_error", 429: "rate_limit_exceeded"}
 
@@ -24,9 +29,38 @@ def count_request_tokens(body: dict[str, Any]) -> int:
     return total
 
 
+def _text(message: Any) -> str:
+    content = message.get("content") if isinstance(message, dict) else None
+    if isinstance(content, list):
+        return "".join(p.get("text", "") for p in content if isinstance(p, dict))
+    return content if isinstance(content, str) else ""
+
+
 def count_assistant_messages(body: dict[str, Any]) -> int:
-    """The script turn index a request asks for."""
-    return sum(1 for m in body.get("messages") or [] if isinstance(m, dict) and m.get("role") == "assistant")
+    """The script turn index a request asks for (assistant messages a compaction summary
+    replaced count too)."""
+    messages = body.get("messages") or []
+    present = sum(1 for m in messages if isinstance(m, dict) and m.get("role") == "assistant")
+    return present + summarized_assistant_count([_text(m) for m in messages[:3]])
+
+
+def is_summary_body(body: dict[str, Any]) -> bool:
+    """Whether this request is cairn's compaction summary call (answered outside the script)."""
+    messages = body.get("messages") or []
+    return bool(messages) and is_summary_request(_text(messages[0]))
+
+
+def context_length_error(limit: int, tokens: int) -> dict[str, Any]:
+    """OpenAI's answer (HTTP 400) to a prompt longer than the model's window."""
+    return {
+        "error": {
+            "message": f"This model's maximum context length is {limit} tokens. However, your messages "
+            f"resulted in {tokens} tokens. Please reduce the length of the messages.",
+            "type": "invalid_request_error",
+            "param": "messages",
+            "code": "context_length_exceeded",
+        }
+    }
 
 
 def _usage(body: dict[str, Any], turn: ScriptTurn) -> dict[str, int]:

@@ -1,0 +1,105 @@
+"""How many tokens a model accepts: explicit setting, the endpoint's metadata, known defaults.
+
+Order: ``Session(context_window=N)`` / ``--context-window N`` / ``$CAIRN_CONTEXT_WINDOW``, then
+what the endpoint's ``GET /models`` reports for the model (read as ``cairn models check`` reads
+it: vLLM ``max_model_len``, llama.cpp ``meta.n_ctx_train``, LM Studio/OpenRouter
+``context_length``), then the defaults below by model-name
+prefix, then ``FALLBACK_WINDOW`` — small on purpose: compacting early is cheap, a 400 is not.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import urllib.request
+from typing import Any
+
+FALLBACK_WINDOW = 32_768
+
+#: Longest prefix wins; names are compared lower-case, without a ``provider/`` prefix.
+DEFAULT_WINDOWS: dict[str, int] = {
+    "gpt-4.1": 1_047_576,
+    "gpt-5": 400_000,
+    "gpt-4o": 128_000,
+    "gpt-4-turbo": 128_000,
+    "gpt-4": 8_192,
+    "gpt-3.5-turbo": 16_385,
+    "o1": 200_000,
+    "o3": 200_000,
+    "o4-mini": 200_000,
+    "claude": 200_000,
+    "gemini": 1_048_576,
+    "deepseek": 128_000,
+    "qwen2.5-coder": 32_768,
+    "qwen3": 40_960,
+    "llama3.1": 131_072,
+    "llama-3.1": 131_072,
+    "llama3.2": 131_072,
+    "mistral": 32_768,
+    "codestral": 256_000,
+}
+
+
+def default_window(model_name: str | None) -> int | None:
+    name = (model_name or "").lower().rsplit("/", 1)[-1]
+    best = max((p for p in DEFAULT_WINDOWS if name.startswith(p)), key=len, default=None)
+    return DEFAULT_WINDOWS[best] if best else None
+
+
+def env_window() -> int | None:
+    return parse_window(os.environ.get("CAIRN_CONTEXT_WINDOW"))
+
+
+def parse_window(raw: Any) -> int | None:
+    try:
+        value = int(str(raw).replace("_", "").strip())
+    except (TypeError, ValueError):
+        return None
+    return value if value > 0 else None
+
+
+def window_from_models(payload: dict[str, Any], model_name: str) -> int | None:
+    """The window a ``/models`` listing reports for ``model_name`` (or None)."""
+    from cairn.graph.models.probe import window_of
+
+    for item in payload.get("data") or []:
+        if isinstance(item, dict) and item.get("id") == model_name:
+            return window_of(item)
+    return None
+
+
+def fetch_window(
+    base_url: str, model_name: str, api_key: str | None = None, timeout: float = 3.0
+) -> int | None:
+    """Ask ``{base_url}/models`` once; any failure means "not reported"."""
+    request = urllib.request.Request(base_url.rstrip("/") + "/models")
+    if api_key:
+        request.add_header("Authorization", f"Bearer {api_key}")
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            payload = json.loads(response.read(1_000_000))
+    except Exception:
+        return None
+    return window_from_models(payload, model_name) if isinstance(payload, dict) else None
+
+
+def model_identity(model: Any) -> tuple[str | None, str | None, str | None]:
+    """(name, base_url, api_key) of a LangChain chat model, as far as it tells."""
+    name = getattr(model, "model_name", None) or getattr(model, "model", None)
+    base_url = getattr(model, "openai_api_base", None)
+    key = getattr(model, "openai_api_key", None)
+    secret = key.get_secret_value() if hasattr(key, "get_secret_value") else key
+    return (name if isinstance(name, str) else None), base_url, secret
+
+
+def resolve_window(model: Any, explicit: int | None = None) -> int:
+    """The context window for ``model`` (see the module docstring for the order)."""
+    chosen = explicit or env_window()
+    if chosen:
+        return chosen
+    name, base_url, key = model_identity(model)
+    if name and base_url:
+        reported = fetch_window(base_url, name, key)
+        if reported:
+            return reported
+    return default_window(name) or FALLBACK_WINDOW

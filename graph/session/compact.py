@@ -1,0 +1,45 @@
+"""``Session.compact(focus)`` / ``/compact [focus]``: a compaction a person asked for.
+
+It runs through the graph like any step (the ``compaction`` node, journaled, checkpointed).
+An idle session starts a run that goes START → compaction → END.  A session paused on calls
+waiting for a person is moved to the compaction node (as if ``reasoning`` had asked for it),
+which then hands back to ``human_approval``: the same calls, with the same previews, are asked
+again.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from cairn.graph.compaction.prepare import request
+from cairn.graph.compaction.view import marker_info
+
+
+def run_manual_compaction(session: Any, focus: str | None, on_event: Any = None) -> dict[str, Any]:
+    from cairn.graph.session.errors import SessionError
+    from cairn.graph.session.runlock import SessionBusy
+
+    req = request("manual", (focus or "").strip() or None)
+    snap = session._snapshot()
+    before = (snap.values.get("context") or {}).get("marker")
+    try:
+        with session._run_lock.hold():
+            from cairn.graph.session.runs import run_graph
+
+            if snap.interrupts:
+                session._graph.update_state(session._config(), {"compact_request": req}, as_node="reasoning")
+                result = run_graph(session, None, stream=False, on_event=on_event)
+            else:
+                result = run_graph(session, {"compact_request": req}, stream=False, on_event=on_event)
+    except SessionBusy as exc:
+        raise SessionError(str(exc)) from None
+    if result.status == "error":
+        raise SessionError(f"compaction failed: {result.error}")
+    values = session._snapshot().values
+    marker = (values.get("context") or {}).get("marker")
+    if not marker or marker == before:
+        return {"skipped": True, "reason": "nothing old enough to summarize"}
+    [message] = session.store.transcript.tail(session.id, values.get("head"), stop=lambda m: m.id == marker)[
+        :1
+    ]
+    return {"marker": marker, **marker_info(message), "summary": message.text}
