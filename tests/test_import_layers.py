@@ -34,6 +34,7 @@ GRAPH_CORE = (
     "profiles",
     "sandboxing",
     "calllog",
+    "agent_reports",
 )
 #: (module prefix, unit, rank): the longest matching prefix names a module's unit. A unit may
 #: import from units of a lower rank only.
