@@ -278,9 +278,8 @@ def _protected_one(path: Path, workspace: Workspace, home: Path) -> str | None:
             return f"{path} is inside a .git directory (git internals, hooks and config run code)"
         if len(rel) >= 2 and rel[0] == ".cairn" and rel[1].startswith("settings"):
             return f"{path} is cairn's project settings (the agent may not change its own permissions)"
-        # A workspace inside a system directory (/usr/src/app) is still the workspace; a
-        # sub-agent's git worktree (``<cairn state>/worktrees/<id>``) is its own workspace.
-        return _personal_reason(path, home, in_worktree=_is_agent_worktree(root))
+        # A workspace inside a system directory (/usr/src/app) is still the workspace.
+        return _personal_reason(path, home)
     if _under(root, path) and path != root:
         return f"{path} contains the workspace"
     reason = _personal_reason(path, home)
@@ -292,12 +291,7 @@ def _protected_one(path: Path, workspace: Workspace, home: Path) -> str | None:
     return None
 
 
-def _is_agent_worktree(root: Path) -> bool:
-    """``root`` is a sub-agent's worktree: a directory right below ``<cairn dir>/worktrees``."""
-    return any(root.parent == base / "worktrees" for base in cairn_dirs())
-
-
-def _personal_reason(path: Path, home: Path, *, in_worktree: bool = False) -> str | None:
+def _personal_reason(path: Path, home: Path) -> str | None:
     name = _home_match(path, _HOME_RC, home)
     if name:
         return f"{name} is a shell startup file (runs in every new shell)"
@@ -307,8 +301,6 @@ def _personal_reason(path: Path, home: Path, *, in_worktree: bool = False) -> st
     name = _home_match(path, _HOME_PERSISTENCE, home) or _home_glob(path, _HOME_PERSISTENCE_GLOBS, home)
     if name:
         return f"{name} is an autostart, PATH, startup or agent configuration location (runs later)"
-    if in_worktree:  # the path is inside a sub-agent's worktree: its files, not cairn's state
-        return None
     for base in cairn_dirs():
         if _under(path, base):
             return f"{path} is cairn's own state or configuration"

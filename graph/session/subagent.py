@@ -143,10 +143,10 @@ class SubagentManager:
         info["read_only"] = (kind != "worktree") if read_only is None else bool(read_only)
         workspace = parent.workspace.root
         if kind == "worktree":
-            from cairn.checkpoints.location import state_dir
+            from cairn.checkpoints.location import worktrees_dir
 
             branch = worktree.safe_branch(request.get("branch_name") or f"cairn/agent-{call_id}")
-            path = state_dir() / "worktrees" / child_id
+            path = worktrees_dir() / child_id
             info["base"] = worktree.create(parent.workspace.root, path, branch)
             info.update(branch=branch, worktree=str(path))
             workspace = path

@@ -1,7 +1,7 @@
 """Git worktrees for ``worktree`` sub-agents: one new branch, one directory, outside the checkout.
 
-Worktrees live under the state directory (``<state>/worktrees/<child id>``), never inside the
-person's working tree.  The child's work is committed on its branch when it ends, so the
+Worktrees live beside cairn's state directory (``cairn.checkpoints.location.worktrees_dir``,
+e.g. ``~/.local/state/cairn-worktrees/<child id>``), never inside the person's working tree.  The child's work is committed on its branch when it ends, so the
 branch alone carries it; ``merge`` brings the branch into the parent's checkout and removes
 the worktree.
 """

@@ -127,6 +127,9 @@ def test_worktree_child_writes_on_its_branch_only(ws, tmp_path):
     _git(ws, "init", "-q")
     _git(ws, "-c", "user.name=t", "-c", "user.email=t@t", "add", "-A")
     _git(ws, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "init")
+    (ws / "notes.txt").write_text("old\n")  # the child reads then rewrites it: the worktree is readable
+    _git(ws, "add", "notes.txt")
+    _git(ws, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "notes")
     model = AgentsModel(
         scripts={
             "parent": [
@@ -143,7 +146,9 @@ def test_worktree_child_writes_on_its_branch_only(ws, tmp_path):
                 AIMessage("look"),
             ],
             "wt": [
+                call("read_file", {"file_path": "notes.txt"}, "w0"),
                 call("write_file", {"file_path": "notes.txt", "content": "hello\n"}, "w1"),
+                call("write_file", {"file_path": "new.txt", "content": "new\n"}, "w2"),
                 AIMessage("wrote it"),
             ],
         }
@@ -152,13 +157,20 @@ def test_worktree_child_writes_on_its_branch_only(ws, tmp_path):
     assert s.send("go").status == "done"
     report = tool_messages(s)["p1"].content
     assert "feature/notes" in report and "notes.txt" in report, report
-    assert not (ws / "notes.txt").exists(), "the parent's checkout is untouched"
+    assert (ws / "notes.txt").read_text() == "old\n", "the parent's checkout is untouched"
+    assert not (ws / "new.txt").exists()
     assert _git(ws, "show", "feature/notes:notes.txt") == "hello\n"
+    assert _git(ws, "show", "feature/notes:new.txt") == "new\n"
+    child = {
+        c.call_id: c.status
+        for c in Session.resume(f"{s.id}-sub-p1", db=str(tmp_path / "c.db"), model=model).tool_calls()
+    }
+    assert child == {"w0": "success", "w1": "success", "w2": "success"}
     info = s.subagents.status(f"{s.id}-sub-p1")
-    assert str(tmp_path / "home" / "worktrees") in info["worktree"]
+    assert info["worktree"] == str(tmp_path / "home-worktrees" / f"{s.id}-sub-p1")
     out = s.subagents.merge("p1")
     assert "error" not in out, out
-    assert (ws / "notes.txt").read_text() == "hello\n"
+    assert (ws / "notes.txt").read_text() == "hello\n" and (ws / "new.txt").read_text() == "new\n"
     s.close()
 
 
