@@ -16,6 +16,18 @@ def state_dir() -> Path:
     return Path(platformdirs.user_state_dir("cairn", appauthor=False))
 
 
+def worktrees_dir() -> Path:
+    """Where worktree sub-agents' git worktrees go: ``$CAIRN_WORKTREES``, else ``cairn-worktrees``
+    beside cairn's state directory (``~/.local/state/cairn-worktrees``).  Not inside the state
+    directory itself: that one is hidden from sandboxed commands and off limits to the agent,
+    while a worktree is a sub-agent's own workspace.  Never inside the person's checkout."""
+    env = os.environ.get("CAIRN_WORKTREES")
+    if env:
+        return Path(env).expanduser()
+    state = state_dir()
+    return state.parent / f"{state.name}-worktrees"
+
+
 def default_location() -> str:
     """The database location used when none is given."""
     env = os.environ.get("CAIRN_DB")

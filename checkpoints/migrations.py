@@ -86,6 +86,21 @@ MIGRATIONS: tuple[Step, ...] = (
     # Databases from before the call log kept decisions and diffs.
     Step(2, "journal: details column", run=add_column("cairn_tool_journal", "details", "TEXT")),
     Step(3, "recorded decisions (approvals from another process)", run=_decisions_table),
+    Step(
+        4,
+        "session index: sub-agent parent",
+        run=add_column("cairn_sessions", "parent_id", "TEXT NOT NULL DEFAULT ''"),
+    ),
+    Step(
+        5,
+        "session index: sub-agent call",
+        run=add_column("cairn_sessions", "call_id", "TEXT NOT NULL DEFAULT ''"),
+    ),
+    Step(
+        6,
+        "session index: sub-agent request",
+        run=add_column("cairn_sessions", "agent", "TEXT NOT NULL DEFAULT ''"),
+    ),
 )
 
 LATEST = MIGRATIONS[-1].version

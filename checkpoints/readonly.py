@@ -6,7 +6,7 @@ import sqlite3
 from pathlib import Path
 
 from cairn.checkpoints.location import resolve_location
-from cairn.checkpoints.sessions import SessionRecord, list_query
+from cairn.checkpoints.sessions import SessionRecord, children_query, list_query
 
 
 def list_sessions(
@@ -29,6 +29,19 @@ def list_sessions(
             if "no such table" in str(exc):
                 return []
             raise
+        try:  # sub-agents follow their parent
+            kids = conn.execute(*children_query([r[0] for r in rows])).fetchall() if rows else []
+        except sqlite3.OperationalError:  # a database from before sub-agent links
+            kids = []
     finally:
         conn.close()
-    return [SessionRecord(*r) for r in rows]
+    return with_children([SessionRecord(*r) for r in rows], [SessionRecord(*r) for r in kids])
+
+
+def with_children(parents: list[SessionRecord], kids: list[SessionRecord]) -> list[SessionRecord]:
+    """Parents in order, each followed by its sub-agents (``parent_id`` set)."""
+    out: list[SessionRecord] = []
+    for parent in parents:
+        out.append(parent)
+        out.extend(k for k in kids if k.parent_id == parent.session_id)
+    return out

@@ -16,12 +16,19 @@ CREATE TABLE IF NOT EXISTS cairn_sessions (
     status TEXT NOT NULL,
     title TEXT NOT NULL DEFAULT '',
     mode TEXT NOT NULL DEFAULT 'default',
-    model TEXT NOT NULL DEFAULT ''
+    model TEXT NOT NULL DEFAULT '',
+    parent_id TEXT NOT NULL DEFAULT '',
+    call_id TEXT NOT NULL DEFAULT '',
+    agent TEXT NOT NULL DEFAULT ''
 );
 CREATE INDEX IF NOT EXISTS cairn_sessions_workspace ON cairn_sessions (workspace, updated_at);
 """
 
 _COLS = "thread_id, workspace, created_at, updated_at, status, title, mode, model"
+#: Sub-agent links, added after the first release: databases made before get them by ALTER TABLE.
+#: ``agent`` is the sub-agent's request as JSON (kind, description, prompt, branch, worktree, budgets).
+LINK_COLUMNS = ("parent_id", "call_id", "agent")
+_LINKS = ", ".join(LINK_COLUMNS)
 #: Sub-agent sessions (``<parent>-sub-<call>-<nonce>``) belong to their parent, not to listings.
 _TOP_LEVEL = "thread_id NOT LIKE '%-sub-%'"
 
@@ -31,6 +38,13 @@ def list_query(workspace: str | None, limit: int) -> tuple[str, tuple]:
     where = _TOP_LEVEL + (" AND workspace = ?" if workspace is not None else "")
     params = (workspace, limit) if workspace is not None else (limit,)
     return f"SELECT {_COLS} FROM cairn_sessions WHERE {where} ORDER BY updated_at DESC LIMIT ?", params
+
+
+def children_query(parent_ids: list[str]) -> tuple[str, tuple]:
+    """Sub-agent sessions of the given parents (shared with ``cairn.checkpoints.readonly``)."""
+    marks = ", ".join("?" for _ in parent_ids) or "''"
+    sql = f"SELECT {_COLS}, {_LINKS} FROM cairn_sessions WHERE parent_id IN ({marks}) ORDER BY created_at"
+    return sql, tuple(parent_ids)
 
 
 @dataclass(frozen=True)
@@ -43,6 +57,10 @@ class SessionRecord:
     title: str
     mode: str
     model: str
+    #: For a sub-agent session: its parent session and the parent's tool call that started it.
+    parent_id: str = ""
+    call_id: str = ""
+    agent: str = ""
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -51,15 +69,29 @@ class SessionRecord:
 class SessionIndex:
     def __init__(self, db: Database) -> None:
         self.db = db
-        db.script(SCHEMA)
+        db.script(SCHEMA)  # older databases get the link columns from migrations (steps 4-6)
 
-    def create(self, thread_id: str, *, workspace: str, mode: str, model: str) -> None:
+    def create(
+        self,
+        thread_id: str,
+        *,
+        workspace: str,
+        mode: str,
+        model: str,
+        parent_id: str = "",
+        call_id: str = "",
+        agent: str = "",
+    ) -> None:
         now = time.time()
         self.db.write(
-            f"INSERT INTO cairn_sessions ({_COLS}) VALUES (?, ?, ?, ?, 'new', '', ?, ?) "
-            "ON CONFLICT (thread_id) DO NOTHING",
-            (thread_id, workspace, now, now, mode, model),
+            f"INSERT INTO cairn_sessions ({_COLS}, {_LINKS}) "
+            "VALUES (?, ?, ?, ?, 'new', '', ?, ?, ?, ?, ?) ON CONFLICT (thread_id) DO NOTHING",
+            (thread_id, workspace, now, now, mode, model, parent_id, call_id, agent),
         )
+
+    def set_agent(self, thread_id: str, agent: str) -> None:
+        """Replace a sub-agent's request record (e.g. with its worktree's diff summary)."""
+        self.db.write("UPDATE cairn_sessions SET agent = ? WHERE thread_id = ?", (agent, thread_id))
 
     def update(
         self, thread_id: str, *, status: str | None = None, title: str | None = None, mode: str | None = None
@@ -73,14 +105,22 @@ class SessionIndex:
         )
 
     def get(self, thread_id: str) -> SessionRecord | None:
-        rows = self.db.query(f"SELECT {_COLS} FROM cairn_sessions WHERE thread_id = ?", (thread_id,))
+        rows = self.db.query(
+            f"SELECT {_COLS}, {_LINKS} FROM cairn_sessions WHERE thread_id = ?", (thread_id,)
+        )
         return SessionRecord(*rows[0]) if rows else None
+
+    def children(self, parent_id: str) -> list[SessionRecord]:
+        """Sub-agent sessions started by ``parent_id``, oldest first."""
+        sql, params = children_query([parent_id])
+        return [SessionRecord(*r) for r in self.db.query(sql, params)]
 
     def find(self, prefix: str) -> list[SessionRecord]:
         """Sessions whose id starts with ``prefix`` (people type short ids)."""
+        scope = "1 = 1" if "-sub-" in prefix else _TOP_LEVEL  # a sub-agent's id names it whole
         rows = self.db.query(
             f"SELECT {_COLS} FROM cairn_sessions WHERE substr(thread_id, 1, CAST(? AS INTEGER)) = ? "
-            f"AND {_TOP_LEVEL} "
+            f"AND {scope} "
             "ORDER BY updated_at DESC",
             (len(prefix), prefix),
         )

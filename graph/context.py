@@ -32,6 +32,8 @@ class AgentContext:
     rules: Any  # policy.Rules from settings (+ custom tools' risk); session rules live in state
     mode: str = "default"
     max_steps: int = 100
+    #: Token budget of the session (input + output, all runs); ``None``: unbounded.
+    max_tokens: int | None = None
     stream: bool = False
     on_event: EventCallback | None = None
     cancel: threading.Event = field(default_factory=threading.Event)

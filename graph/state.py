@@ -85,7 +85,7 @@ class AgentState(TypedDict, total=False):
     completed_tool_calls: list[dict[str, Any]]
     #: "Always allow" rules granted by a person during this session.
     session_rules: list[str]
-    #: The agent's task list (todo_write), survives restarts.
+    #: The agent's one task list (todo_write, task_create/task_update), survives restarts.
     tasks: list[dict[str, Any]]
     #: Counters: model_calls, tool_calls, tokens_in, tokens_out, ...
     counters: dict[str, int]
@@ -97,6 +97,8 @@ class AgentState(TypedDict, total=False):
     paused: str | None
     #: Why the run paused, for people (e.g. which call the model kept repeating).
     pause_reason: str | None
+    #: Background sub-agents whose final report was delivered to this session (exactly once).
+    delivered_agents: list[str]
     #: This run's finished calls by tool + arguments, to notice repeats (``cairn.graph.loops``).
     loop_memory: dict[str, Any] | None
     #: Context bookkeeping (``cairn.graph.compaction``): the latest compaction marker id,

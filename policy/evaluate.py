@@ -167,10 +167,8 @@ def _other(name: str, args: Mapping[str, Any], rules: Rules) -> Assessment:
     if name in DEFAULT_TOOL_RISK:
         risk = rules.tool_risk.get(name, DEFAULT_TOOL_RISK[name])
         read_only = name in PLAN_TOOLS or name in rules.read_only_tools
-        what = "runs a sub-agent" if name == "task" else f"{name} ({risk} risk)"
-        return Assessment(
-            risk, what if name == "task" else f"{name} is {str(risk).lower()} risk", read_only=read_only
-        )
+        what = "runs a sub-agent" if name == "agent" else f"{name} is {str(risk).lower()} risk"
+        return Assessment(risk, what, read_only=read_only)
     risk = rules.tool_risk.get(name, DEFAULT_UNKNOWN_RISK)
     source = "configured" if name in rules.tool_risk else "default for tools not in the policy table"
     return Assessment(

@@ -34,6 +34,9 @@ DEFAULT_TOOL_RISK: Mapping[str, RiskLevel] = MappingProxyType(
         "bash_output": LOW,
         "kill_bash": LOW,  # stops only background tasks the agent itself started
         "todo_write": LOW,  # the agent's own plan
+        "task_create": LOW,  # the same plan, one task at a time
+        "task_list": LOW,
+        "task_update": LOW,
         "gitignore": LOW,  # "check" is LOW; "add" is refined to MEDIUM
         "memory": MEDIUM,  # "view" is refined to LOW; notes persist across sessions
         "edit_file": MEDIUM,
@@ -41,12 +44,15 @@ DEFAULT_TOOL_RISK: Mapping[str, RiskLevel] = MappingProxyType(
         "bash": HIGH,  # refined by the shell classifier
         "web_fetch": MEDIUM,  # refined by the URL checks
         "web_search": LOW,  # the query goes to the configured provider; rules can ask/deny by provider
-        "task": MEDIUM,  # a sub-agent
         "save_memory": MEDIUM,  # writes CONTEXT.md, which feeds every future prompt
         "tool_search": LOW,  # loads deferred tools' schemas; runs nothing
         "list_skills": LOW,
         "read_skill": LOW,  # reads a skill's files (the user's or the project's own)
         "slash_command": LOW,  # returns a command's text; what it asks for is judged call by call
+        "agent": MEDIUM,  # a sub-agent
+        "agent_status": LOW,
+        "agent_list": LOW,
+        "agent_merge": MEDIUM,  # merges a sub-agent's branch into the checkout
     }
 )
 
@@ -79,6 +85,11 @@ PLAN_TOOLS = frozenset(
         "bash_output",
         "kill_bash",
         "todo_write",
+        "agent_status",
+        "agent_list",
+        "task_create",
+        "task_list",
+        "task_update",
         "web_fetch",
         "web_search",
         "bash",
@@ -113,8 +124,8 @@ _FALLBACK_ALIASES = {
     "todowrite": "todo_write",
     "memory": "memory",
     "gitignore": "gitignore",
-    "task": "task",
-    "agent": "task",
+    "task": "agent",
+    "agent": "agent",
 }
 
 

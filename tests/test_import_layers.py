@@ -35,6 +35,7 @@ GRAPH_CORE = (
     "sandboxing",
     "calllog",
     "tool_selection",
+    "agent_reports",
 )
 #: (module prefix, unit, rank): the longest matching prefix names a module's unit. A unit may
 #: import from units of a lower rank only.

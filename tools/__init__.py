@@ -32,6 +32,7 @@ __all__ = [
 
 def builtin_tool_classes() -> list[type[Tool]]:
     """Every built-in tool class, in the order the model sees them. The one enumeration."""
+    from cairn.tools.agent import AgentListTool, AgentMergeTool, AgentStatusTool, AgentTool
     from cairn.tools.commands import SlashCommandTool
     from cairn.tools.file_ops.edit_file import EditFileTool
     from cairn.tools.file_ops.gitignore import GitignoreTool
@@ -46,7 +47,7 @@ def builtin_tool_classes() -> list[type[Tool]]:
     from cairn.tools.shell.bash_output import BashOutputTool
     from cairn.tools.shell.kill_bash import KillBashTool
     from cairn.tools.skills import ListSkillsTool, ReadSkillTool
-    from cairn.tools.task import TaskTool
+    from cairn.tools.task_list import TaskCreateTool, TaskListTool, TaskUpdateTool
     from cairn.tools.todo import TodoWriteTool
     from cairn.tools.tool_search import ToolSearchTool
     from cairn.tools.web.web_fetch import WebFetchTool
@@ -66,13 +67,19 @@ def builtin_tool_classes() -> list[type[Tool]]:
         WebFetchTool,
         WebSearchTool,
         TodoWriteTool,
+        TaskCreateTool,
+        TaskListTool,
+        TaskUpdateTool,
         MemoryTool,
         SaveMemoryTool,
-        TaskTool,
         ToolSearchTool,
         ListSkillsTool,
         ReadSkillTool,
         SlashCommandTool,
+        AgentTool,
+        AgentStatusTool,
+        AgentListTool,
+        AgentMergeTool,
     ]
 
 

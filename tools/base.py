@@ -100,6 +100,9 @@ class ToolContext:
     #: The OS sandbox a shell command runs in, filled by the graph from the policy's verdict
     #: (``None``: no sandbox, as for direct tool use).  Tools never import the policy.
     sandbox: SandboxSpec | None = None
+    #: The session's task list for this turn (``tool_execution`` shares one list between the
+    #: turn's calls; task tools replace its items in place).  ``None`` outside the graph.
+    tasks: list[dict[str, Any]] | None = None
 
     def progress(self, line: str) -> None:
         if self.on_progress is not None:

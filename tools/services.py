@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from cairn.tools.workspace import Workspace
 
@@ -28,8 +28,23 @@ if TYPE_CHECKING:
 #: A guard that also takes ``addresses=`` keyword gets the host's addresses, resolved once by the
 #: web tool, which then connects only to them (DNS pinning).
 UrlGuard = Callable[..., str | None]
-#: ``runner(description, prompt, ctx) -> {"text", "session_id", "tool_calls", "error"}``.
-SubagentRunner = Callable[[str, str, Any], dict[str, Any]]
+
+
+class SubagentHost(Protocol):
+    """What the sub-agent tools need from the session (``cairn.graph.session.subagent``)."""
+
+    def start(self, request: dict[str, Any], ctx: Any) -> dict[str, Any]:
+        """Run or start a child for ``agent``'s arguments: a report dict (``text``, ``status``,
+        ``agent_id``, ``tool_calls``, ``error``; ``status == "running"`` for background)."""
+        ...
+
+    def status(self, agent_id: str) -> dict[str, Any] | None: ...
+
+    def list(self) -> list[dict[str, Any]]: ...
+
+    def merge(self, agent_id: str) -> dict[str, Any]: ...
+
+
 #: ``summarize(url, question, page_markdown) -> PageSummary``; raises on failure.
 PageSummarizer = Callable[[str, str, str], "PageSummary"]
 
@@ -117,8 +132,8 @@ class FileReadTracker:
 class ToolServices:
     workspace: Workspace
     url_guard: UrlGuard | None = None
-    #: Provided by the graph so the ``task`` tool can start a read-only sub-agent.
-    subagent_runner: SubagentRunner | None = None
+    #: Provided by the graph so the ``agent`` tools can start and follow sub-agents.
+    subagents: SubagentHost | None = None
     #: Extra environment variable names (or fnmatch patterns) withheld from shell commands.
     secret_env_patterns: tuple[str, ...] = ()
     reads: FileReadTracker = field(default_factory=FileReadTracker)

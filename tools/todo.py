@@ -15,7 +15,7 @@ from cairn.tools.base import ArgsModel, RiskLevel, Tool, ToolContext, ToolResult
 
 MAX_TASKS = 100
 MAX_CONTENT = 1000
-MARKS = {"completed": "[x]", "in_progress": "[~]", "pending": "[ ]"}
+MARKS = {"done": "[x]", "in_progress": "[~]", "pending": "[ ]", "failed": "[!]", "cancelled": "[-]"}
 
 DESCRIPTION = """Create or update your task list for this session (it replaces the whole list).
 
@@ -24,7 +24,8 @@ and `completed` as soon as it is done (do not batch), add tasks you discover, re
 apply. At most one task may be `in_progress`. Skip it for a single trivial step.
 Send the complete list every time; an empty list clears it."""
 
-TaskStatus = Literal["pending", "in_progress", "completed"]
+#: ``completed`` is accepted (other agents' word) and stored as ``done``.
+TaskStatus = Literal["pending", "in_progress", "done", "completed", "failed", "cancelled"]
 
 
 class TodoItem(BaseModel):
@@ -33,8 +34,16 @@ class TodoItem(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
     content: str = Field(description="What to do, as a short imperative sentence.", max_length=MAX_CONTENT)
-    status: TaskStatus = Field(description="pending, in_progress (at most one task) or completed.")
+    status: TaskStatus = Field(
+        description="pending, in_progress (at most one task), done (or completed), failed or cancelled."
+    )
     id: str | None = Field(default=None, description="Optional stable id for the task (unique in the list).")
+    description: str | None = Field(default=None, description="Optional details.")
+
+    @field_validator("status")
+    @classmethod
+    def _canonical(cls, value: str) -> str:
+        return "done" if value == "completed" else value
 
     @field_validator("content")
     @classmethod
@@ -66,13 +75,17 @@ class TodoWriteArgs(ArgsModel):
         return self
 
 
-def render_tasks(tasks: list[dict]) -> str:
-    """The checklist a model or a person reads: ``[x]`` done, ``[~]`` in progress, ``[ ]`` pending."""
+def render_tasks(tasks: list[dict], *, ids: bool = False) -> str:
+    """The checklist a model or a person reads: ``[x]`` done, ``[~]`` in progress, ``[ ]`` pending,
+    ``[!]`` failed, ``[-]`` cancelled (``completed`` from older sessions reads as done)."""
     if not tasks:
         return "Task list is empty."
-    done = sum(1 for t in tasks if t.get("status") == "completed")
+    done = sum(1 for t in tasks if t.get("status") in ("done", "completed"))
     lines = [f"Tasks ({done}/{len(tasks)} completed):"]
-    lines += [f"{MARKS.get(t.get('status', ''), '[?]')} {t.get('content', '')}" for t in tasks]
+    for t in tasks:
+        status = "done" if t.get("status") == "completed" else t.get("status", "")
+        label = f"{t.get('id')} " if ids and t.get("id") else ""
+        lines.append(f"{MARKS.get(status, '[?]')} {label}{t.get('content', '')}")
     return "\n".join(lines)
 
 
@@ -88,17 +101,27 @@ class TodoWriteTool(Tool):
     search_hint = "plan tasks checklist progress todo"
 
     def run(self, params: TodoWriteArgs, ctx: ToolContext) -> ToolResult:
-        tasks = [item.model_dump() for item in params.todos]
+        tasks = [item.model_dump(exclude_none=True) for item in params.todos]
+        taken = {t["id"] for t in tasks if "id" in t}
+        number = 0
+        for task in tasks:  # every task gets an id, so task_update can name it
+            while "id" not in task:
+                number += 1
+                if f"t{number}" not in taken:
+                    task["id"] = f"t{number}"
+                    taken.add(task["id"])
+        if ctx.tasks is not None:
+            ctx.tasks[:] = tasks
         counts = {status: sum(1 for t in tasks if t["status"] == status) for status in MARKS}
         current = next((t["content"] for t in tasks if t["status"] == "in_progress"), None)
         display = (
-            f"{len(tasks)} tasks: {counts['completed']} done, {counts['in_progress']} in progress, "
+            f"{len(tasks)} tasks: {counts['done']} done, {counts['in_progress']} in progress, "
             f"{counts['pending']} pending"
         )
         if current:
             display += f" · now: {current[:80]}"
         return ToolResult(
-            output=render_tasks(tasks),
+            output=render_tasks(tasks, ids=True),
             display=display if tasks else "task list cleared",
             metadata={"state": {"tasks": tasks}},
         )

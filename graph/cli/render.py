@@ -121,6 +121,20 @@ class Renderer:
             self._state.running[call["call_id"]] = Running(label)
         self._refresh()
 
+    # Sub-agents: an indented line when one starts, per tool call it ends, and when it ends.
+    def _on_subagent_start(self, agent_id: str = "", mode: str = "", description: str = "", **_: Any) -> None:
+        self._end_text()
+        self.line(Text(f"  ┌ sub-agent {fmt.visible(description)} ({mode}, {agent_id})", style="cyan"))
+
+    def _on_subagent_event(self, event: str = "", call: dict[str, Any] | None = None, **_: Any) -> None:
+        if event != "tool_end" or not call:
+            return
+        args = fmt.describe_args(call["tool_name"], call.get("arguments") or {})
+        self.line(Text(fmt.visible(f"  │ {call['tool_name']} {args} · {call.get('status')}"), style="dim"))
+
+    def _on_subagent_end(self, agent_id: str = "", status: str = "", **_: Any) -> None:
+        self.line(Text(f"  └ sub-agent {agent_id}: {status}", style="cyan"))
+
     def _on_tool_progress(self, call_id: str = "", line: str = "", **_: Any) -> None:
         with self._state.lock:
             entry = self._state.running.get(call_id)

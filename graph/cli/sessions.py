@@ -32,7 +32,10 @@ def load(opts: Options, *, all_workspaces: bool) -> list[Any]:
 
         store = open_store(opts.db)
         try:
-            return store.sessions.list(None if all_workspaces else opts.workspace_root())
+            from cairn.checkpoints.readonly import with_children
+
+            parents = store.sessions.list(None if all_workspaces else opts.workspace_root())
+            return with_children(parents, [k for p in parents for k in store.sessions.children(p.session_id)])
         except Exception:
             raise CliError(str(exc)) from exc
         finally:
@@ -49,7 +52,8 @@ def session_rows(opts: Options, *, all_workspaces: bool, color: bool = False) ->
         status = f"{r.status:<17}"
         if color:
             status = f"\033[{_STATUS_COLOR.get(r.status, '2')}m{status}\033[0m"
-        cells = [r.session_id[:12], f"{fmt.ago(r.updated_at):>9}", status]
+        sid = f"  └ {r.session_id}" if r.parent_id else r.session_id[:12]
+        cells = [sid, f"{fmt.ago(r.updated_at):>9}", status]
         if all_workspaces:
             cells.append(r.workspace)
         cells.append(r.title or "(no message yet)")

@@ -33,6 +33,8 @@ class Shown:
     history: list[Any]
     calls: list[Any]
     rewinds: list[dict[str, Any]]
+    tasks: list[dict[str, Any]]
+    children: list[Any]
 
 
 def load(session_id: str, opts: Options) -> Shown:
@@ -61,7 +63,11 @@ def load(session_id: str, opts: Options) -> Shown:
 
         calls = assemble_calls(store, sid, history, values)
         rewinds = rewinds_json(store, sid, message_json)
-        return Shown(sid, record.workspace, record.status, record.mode, history, calls, rewinds)
+        tasks = list(values.get("tasks") or [])
+        children = store.sessions.children(sid)
+        return Shown(
+            sid, record.workspace, record.status, record.mode, history, calls, rewinds, tasks, children
+        )
     finally:
         store.close()
 
@@ -139,6 +145,8 @@ def run_show(ns: Any, opts: Options) -> int:
             "messages": [message_json(m) for m in shown.history],
             "tool_calls": [call_json(c) for c in shown.calls],
             "rewinds": shown.rewinds,
+            "tasks": shown.tasks,
+            "children": [c.to_dict() for c in shown.children],
         }
         json.dump(doc, sys.stdout, ensure_ascii=False, indent=2, default=str)
         sys.stdout.write("\n")
@@ -188,6 +196,13 @@ def _print(shown: Shown, *, verbose: bool, plain: bool = False) -> None:
                 if call.sandbox:
                     note = f"{note} · sandbox: {call.sandbox}" if note else f"sandbox: {call.sandbox}"
                 renderer.print_call(call.model_dump(mode="json"), note=note)
+    if shown.tasks:
+        from cairn.tools.todo import render_tasks
+
+        console.print(Text("\n" + render_tasks(shown.tasks, ids=True)), soft_wrap=True)
+    for child in shown.children:
+        line = f"  sub-agent {child.session_id} · {child.status} · {child.title or '(no message)'}"
+        console.print(Text(line, style="dim"), soft_wrap=True)
     from cairn.graph.cli.show_rewinds import print_rewinds
 
     print_rewinds(console, shown.rewinds)

@@ -12,7 +12,7 @@ HELP = """\
   /help              this help
   /mode [MODE]       show or switch the approval mode: default | accept-edits | plan | bypass
   /sessions          this workspace's sessions
-  /tasks             background commands this session started
+  /tasks             the task list, and background commands this session started
   /continue          continue the last run (after an error or --max-steps)
   /rewind            go back to before a turn or a call (files and/or conversation)
   /rewind redo       undo the last rewind
@@ -113,11 +113,16 @@ def custom_help(repl: Any) -> list[str]:
 
 
 def show_tasks(repl: Any) -> None:
-    """List the session's background tasks (``bash`` with run_in_background), then the ones
-    earlier sessions of this workspace kept running when they ended (with their log files)."""
+    """The session's task list, its background tasks (``bash`` with run_in_background), then the
+    ones earlier sessions of this workspace kept running when they ended (with their log files)."""
     from cairn.graph.session.kept_tasks import listed
 
     session = repl.session
+    plan = session.tasks() if session is not None else []
+    if plan:  # the agent's task list first
+        from cairn.tools.todo import render_tasks
+
+        repl.console.print(Text(render_tasks(plan, ids=True)), soft_wrap=True)
     tasks = session.background_tasks() if session is not None else []
     kept = [t for t in listed(repl.opts.workspace_root()) if session is None or t["session_id"] != session.id]
     if not tasks and not kept:

@@ -17,6 +17,7 @@ from typing import Any
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, SystemMessage, ToolMessage
 from langgraph.runtime import Runtime
 
+from cairn.graph.agent_reports import undelivered_reports
 from cairn.graph.compaction import prepare as compaction
 from cairn.graph.context import AgentContext
 from cairn.graph.messages import message_text
@@ -30,6 +31,15 @@ def reasoning(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, An
     mode = ctx.mode
     if state.get("run_steps", 0) >= ctx.max_steps:
         return {"paused": "max_steps", "pending_tool_calls": [], "completed_tool_calls": []}
+    spent = _tokens(state)
+    if ctx.max_tokens is not None and spent >= ctx.max_tokens:
+        why = f"its token budget of {ctx.max_tokens} is spent ({spent} tokens)"
+        return {
+            "paused": "max_steps",
+            "pause_reason": why,
+            "pending_tool_calls": [],
+            "completed_tool_calls": [],
+        }
     if state.get("paused") == "loop":  # tool_routing noticed a loop: the person decides
         return {"paused": "loop", "pending_tool_calls": [], "completed_tool_calls": []}
     if ctx.cancel.is_set():  # stopped between steps: do not spend a model call
@@ -39,13 +49,25 @@ def reasoning(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, An
     unanswered = dangling_tool_messages(recent)
     if unanswered:
         head = ctx.store.transcript.append(ctx.thread_id, head, unanswered)
+    # Finished background sub-agents report before this model call; the delivered ids are
+    # checkpointed with the new head, so each report is delivered exactly once.
+    delivered = list(state.get("delivered_agents") or [])
+    reports = undelivered_reports(ctx.store, ctx.thread_id, delivered)
+    if reports:
+        head = ctx.store.transcript.append(ctx.thread_id, head, [m for _, m in reports])
+        delivered += [child_id for child_id, _ in reports]
     system: list[BaseMessage] = []
     if ctx.system_prompt is not None:
         system.append(SystemMessage(ctx.system_prompt(mode)))
     # Context budget (cairn.graph.compaction): the prompt as sent, or a compaction first.
     prepared = compaction.prepare_prompt(state, ctx, head, system)
     if prepared.compact is not None:
-        return {"head": head, "context": prepared.context, "compact_request": prepared.compact}
+        return {
+            "head": head,
+            "context": prepared.context,
+            "compact_request": prepared.compact,
+            "delivered_agents": delivered,
+        }
     activated = list(state.get("activated_tools") or [])
     model = ctx.bound_model(mode, activated)
     try:
@@ -54,14 +76,20 @@ def reasoning(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, An
         retry = compaction.on_model_error(prepared, exc)
         if retry is None:
             raise
-        return {"head": head, **retry}
+        return {"head": head, "delivered_agents": delivered, **retry}
     from cairn.graph.models import recover_text_tool_calls
 
     active = ctx.active_registry(mode)
     if stopped:
         # A reply cut off by the person: keep the text they saw, never its half-sent tool calls.
         if not message_text(message).strip():
-            return {"paused": "stopped", "head": head, "pending_tool_calls": [], "completed_tool_calls": []}
+            return {
+                "paused": "stopped",
+                "head": head,
+                "pending_tool_calls": [],
+                "completed_tool_calls": [],
+                "delivered_agents": delivered,
+            }
         message = AIMessage(content=message.content, usage_metadata=message.usage_metadata)
         pending, completed = [], []
     else:
@@ -89,7 +117,13 @@ def reasoning(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, An
         "paused": "stopped" if stopped else None,
         "activated_tools": activated,
         "context": compaction.after_model(prepared, usage),
+        "delivered_agents": delivered,
     }
+
+
+def _tokens(state: AgentState) -> int:
+    counters = state.get("counters") or {}
+    return int(counters.get("tokens_in", 0)) + int(counters.get("tokens_out", 0))
 
 
 def dangling_tool_messages(history: list[BaseMessage]) -> list[ToolMessage]:

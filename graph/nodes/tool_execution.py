@@ -53,14 +53,15 @@ def tool_execution(state: AgentState, runtime: Runtime[AgentContext]) -> dict[st
             _adopt(call, entry.status, stored)
         else:  # executing (the process died mid-call) or already interrupted
             _interrupt(call, INTERRUPTED_BY_CRASH, ctx)
+    board = _task_board(state.get("tasks"), pending)
     for batch in _batches(to_run, ctx):
         if ctx.cancel.is_set():
             break
         if len(batch) == 1:
-            _run_one(batch[0], ctx)
+            _run_one(batch[0], ctx, board)
         else:
             with ThreadPoolExecutor(max_workers=min(MAX_PARALLEL, len(batch))) as pool:
-                list(pool.map(lambda c: _run_one(c, ctx), batch))
+                list(pool.map(lambda c: _run_one(c, ctx, board), batch))
     if ctx.cancel.is_set():
         for call in to_run:
             if call.status == "pending":
@@ -112,7 +113,17 @@ def _interrupt(call: ToolCallInfo, why: str, ctx: AgentContext) -> None:
     ctx.store.journal.record(ctx.thread_id, call.to_state())
 
 
-def _run_one(call: ToolCallInfo, ctx: AgentContext) -> None:
+def _task_board(tasks: list[dict[str, Any]] | None, pending: list[ToolCallInfo]) -> list[dict[str, Any]]:
+    """The task list the turn's calls share: the state's, with results adopted from the journal."""
+    board = [dict(t) for t in tasks or []]
+    for call in pending:
+        update = call.metadata.get("state") if call.status in TERMINAL_STATUSES else None
+        if isinstance(update, dict) and isinstance(update.get("tasks"), list):
+            board = [dict(t) for t in update["tasks"]]
+    return board
+
+
+def _run_one(call: ToolCallInfo, ctx: AgentContext, board: list[dict[str, Any]] | None = None) -> None:
     journal = ctx.store.journal
     snapshotted = snapshot_before(call, ctx)  # for rewind: before the `executing` record
     if not journal.mark_executing(ctx.thread_id, call.to_state()):
@@ -128,6 +139,7 @@ def _run_one(call: ToolCallInfo, ctx: AgentContext) -> None:
         on_progress=lambda line: ctx.emit("tool_progress", call_id=call.call_id, line=line),
         risk=call.risk,
         sandbox=_sandbox_spec(call, ctx),
+        tasks=board,
     )
     result = ctx.registry.execute(call.tool_name, call.arguments, tool_ctx)
     stopped = bool(result.metadata.get("cancelled")) or (ctx.cancel.is_set() and not result.ok)

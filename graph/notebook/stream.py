@@ -129,6 +129,20 @@ class CellStream:
         if time.monotonic() - self._last_update >= self.min_interval:
             self._update(handle, self._call_view(call, list(lines)))
 
+    # Sub-agents: one indented line each when they start, per tool call they finish, and at the end.
+    def _on_subagent_start(self, payload: dict[str, Any]) -> None:
+        self._print(
+            f"┌ sub-agent {payload.get('description', '')} ({payload.get('mode')}, {payload.get('agent_id')})"
+        )
+
+    def _on_subagent_event(self, payload: dict[str, Any]) -> None:
+        if payload.get("event") == "tool_end" and isinstance(payload.get("call"), dict):
+            call = ToolCallInfo.model_validate(payload["call"])
+            self._print(f"│   {status_text(call.status)} {call.tool_name}: {summary_line(call)}")
+
+    def _on_subagent_end(self, payload: dict[str, Any]) -> None:
+        self._print(f"└ sub-agent {payload.get('agent_id')}: {payload.get('status')}")
+
     def _on_tool_end(self, payload: dict[str, Any]) -> None:
         call = ToolCallInfo.model_validate(payload.get("call", {}))
         if not self.rich:

@@ -20,11 +20,13 @@ class SessionHost(Protocol):
     registry: ToolRegistry
     mode: str
     max_steps: int
+    max_tokens: int | None
     repeat_limit: int
     tool_profile: str
     cancel_event: threading.Event
     pinned_tools: frozenset[str]
     extensions: Any
+    event_sink: Any
     _graph: Any
 
     @property

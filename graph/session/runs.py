@@ -42,6 +42,7 @@ def make_context(session: SessionHost, stream: bool, on_event: EventCallback | N
         rules=session.rules,
         mode=session.mode,
         max_steps=session.max_steps,
+        max_tokens=session.max_tokens,
         repeat_limit=session.repeat_limit,
         stream=stream,
         on_event=on_event,

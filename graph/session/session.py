@@ -38,6 +38,8 @@ MODES = ("default", "accept-edits", "plan", "bypass")
 #: A new run (a message, or continuing a paused one) starts its step count and repeat memory anew.
 FRESH_RUN: dict[str, Any] = {"run_steps": 0, "paused": None, "pause_reason": None, "loop_memory": None}
 RECURSION_LIMIT = 10_000
+#: A run that ends while background sub-agents work waits and reports at most this many times.
+MAX_REPORT_ROUNDS = 50
 
 
 class Session(DecisionsMixin, RewindMixin, WaitingMixin, ExtensionsMixin):
@@ -58,6 +60,7 @@ class Session(DecisionsMixin, RewindMixin, WaitingMixin, ExtensionsMixin):
         rules: Any = None,
         tools: Iterable[Any] | None = None,
         max_steps: int = 100,
+        max_tokens: int | None = None,
         repeat_limit: int = 3,
         tool_profile: str | None = None,
         context_window: int | None = None,
@@ -80,6 +83,8 @@ class Session(DecisionsMixin, RewindMixin, WaitingMixin, ExtensionsMixin):
         self.store = _store or open_store(db)
         self.mode = mode
         self.max_steps = max_steps
+        #: Token budget (input + output over the session's life); ``None``: unbounded.
+        self.max_tokens = max_tokens
         #: An identical call repeated this many times pauses the run (status "loop").
         self.repeat_limit = max(1, repeat_limit)
         #: "lean" (six core tools, short schemas, compact prompt) or "full" (cairn.graph.profiles).
@@ -94,6 +99,8 @@ class Session(DecisionsMixin, RewindMixin, WaitingMixin, ExtensionsMixin):
         self._extra_rules = rules
         self._staged: dict[str, dict[str, Any]] = {}
         self.cancel_event = threading.Event()
+        #: The current run's event callback (sub-agents forward their events to it).
+        self.event_sink: EventCallback | None = None
         from cairn.graph.session.web import configured_search, make_page_summarizer
 
         self._services = ToolServices(
@@ -119,6 +126,8 @@ class Session(DecisionsMixin, RewindMixin, WaitingMixin, ExtensionsMixin):
             defer_threshold=defer_threshold,
             enabled=_extensions,
         )
+        #: Tools given by the caller (custom, MCP); sub-agents get them too.
+        self.extra_tools = list(tools or ())
         self._rules: Any = None
         self._sandbox: Any = None
         self._context_window = context_window
@@ -135,9 +144,10 @@ class Session(DecisionsMixin, RewindMixin, WaitingMixin, ExtensionsMixin):
         from cairn.graph.session.runlock import RunLock
 
         self._run_lock = RunLock(self.store, self.id)
-        from cairn.graph.session.subagent import make_subagent_runner
+        from cairn.graph.session.subagent import SubagentManager
 
-        self._services.subagent_runner = make_subagent_runner(self)
+        self.subagents = SubagentManager(self)
+        self._services.subagents = self.subagents
         self.recovered: list[Any] = []
         self._snapshotter: Any = None
         if (
@@ -264,6 +274,9 @@ class Session(DecisionsMixin, RewindMixin, WaitingMixin, ExtensionsMixin):
             return self._run(None, stream, on_event, wait=(wait, wait_timeout))
         if state.values.get("paused"):
             return self._run(dict(FRESH_RUN), stream, on_event, wait=(wait, wait_timeout))
+        if self.subagents.active() or self._awaiting_children():
+            # Background sub-agents of a run a crash cut short: re-attach, wait, take their reports.
+            return self._run(dict(FRESH_RUN), stream, on_event, wait=(wait, wait_timeout), wait_first=True)
         return self._status_now()
 
     async def asend(self, text: str, **kwargs: Any) -> RunResult:
@@ -348,6 +361,10 @@ class Session(DecisionsMixin, RewindMixin, WaitingMixin, ExtensionsMixin):
             raise ValueError(f"unknown mode {mode!r}; choose one of {', '.join(MODES)}")
         self.mode = mode
         self.store.sessions.update(self.id, mode=mode)
+
+    def tasks(self) -> list[dict[str, Any]]:
+        """The session's task list (todo_write, task_create/task_update), from checkpointed state."""
+        return [dict(t) for t in self._snapshot().values.get("tasks") or []]
 
     def background_tasks(self) -> list[dict[str, Any]]:
         """Background shell tasks this session started (``bash`` with run_in_background)."""
@@ -490,6 +507,7 @@ class Session(DecisionsMixin, RewindMixin, WaitingMixin, ExtensionsMixin):
         on_event: EventCallback | None,
         *,
         wait: tuple[bool, float | None] = (False, None),
+        wait_first: bool = False,
     ) -> RunResult:
         from cairn.graph.session.runs import run_graph
 
@@ -501,12 +519,28 @@ class Session(DecisionsMixin, RewindMixin, WaitingMixin, ExtensionsMixin):
             from cairn.graph.session.rewind import recover
 
             self.recovered.extend(recover(self))
+            self.event_sink = on_event
+            self.subagents.reattach()
+            if wait_first:
+                self.subagents.wait(self.cancel_event)
             result = run_graph(self, payload, stream=stream, on_event=on_event)
+            # Background sub-agents still at work: the turn ends when their reports are in.
+            for _ in range(MAX_REPORT_ROUNDS):
+                if result.status != "done" or not self._awaiting_children():
+                    break
+                self.subagents.wait(self.cancel_event)
+                if self.cancel_event.is_set():
+                    break
+                result = run_graph(self, dict(FRESH_RUN), stream=stream, on_event=on_event)
             if wait[0]:
                 from cairn.graph.session.waiting import wait_for_decisions
 
                 result = wait_for_decisions(self, result, timeout=wait[1], stream=stream, on_event=on_event)
             return result
+
+    def _awaiting_children(self) -> bool:
+        delivered = list(self._snapshot().values.get("delivered_agents") or [])
+        return bool(self.subagents.running()) or self.subagents.undelivered(delivered)
 
     def _status_now(self) -> RunResult:
         """Where the session stands, without running anything.

@@ -1,67 +1,235 @@
-"""Running a read-only sub-agent for the ``task`` tool.
+"""Sub-agents: child sessions for the ``agent`` tools (sync, background, worktree).
 
-The sub-agent is a child Session on the same workspace, model and database, in
-plan mode, without the ``task`` tool (no recursion).  It cannot ask a person:
-any call that would need approval is rejected with a message telling it to stay
-read-only.  It runs in a fresh thread so LangGraph's context variables of the
-parent run (its thread id and checkpoint namespace) cannot leak into it.
+A child is a Session in the same store whose id is ``<parent id>-sub-<call id>``: the same
+call always names the same child, so a call retried after a crash re-attaches to it and the
+child's own journal keeps every one of its calls exact (nothing runs twice).  Its index row
+links it to the parent (parent id, call id) and keeps the request (``agent`` column).
+
+Children run in their own thread, so LangGraph's context variables of the parent run (its
+thread id and checkpoint namespace) cannot leak into them.  They cannot ask the person yet:
+a call that needs approval is rejected with a message telling them so, and a call left
+interrupted by a crash is cancelled (never re-run).  Background children that were running
+when the parent's process died are re-attached by the parent's next run (``reattach``).
 """
 
 from __future__ import annotations
 
+import json
 import threading
-import uuid
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from cairn.graph.agent_reports import agent_info, standing, undelivered_reports
+from cairn.graph.session import worktree
+from cairn.graph.session.budgets import agent_budgets
 
 if TYPE_CHECKING:
     from cairn.graph.session.host import SessionHost
 
-SUBAGENT_MAX_STEPS = 30
-#: Sub-agent session ids are ``<parent id>-sub-<call id>-<nonce>``; listings hide them.
+#: Sub-agent session ids are ``<parent id>-sub-<call id>``; listings hide them.
 SUBAGENT_MARK = "-sub-"
-NO_APPROVALS = "Sub-agents cannot ask the person: stay read-only and report what you found."
+NO_APPROVALS = "Sub-agents cannot ask the person: do without this call and report what you could not do."
+NOT_RERUN = "This call was interrupted by a crash and was not run again; check its effect before redoing it."
+ACTIVE = ("new", "running")
 
 
-def make_subagent_runner(parent: SessionHost):
-    def run(description: str, prompt: str, ctx: Any) -> dict[str, Any]:
+class SubagentManager:
+    """The ``ToolServices.subagents`` host of one parent session."""
+
+    def __init__(self, parent: SessionHost) -> None:
+        self.parent = parent
+        self._threads: dict[str, threading.Thread] = {}
+        self._lock = threading.Lock()
+
+    # -- the tools' protocol --------------------------------------------------------------
+    def start(self, request: dict[str, Any], ctx: Any) -> dict[str, Any]:
+        try:
+            child_id = self._prepare(request, ctx.call_id or "agent")
+        except worktree.WorktreeError as exc:
+            return {"error": str(exc)}
+        if request.get("mode") == "background":
+            self._spawn(child_id)
+            return {"agent_id": child_id, "status": "running", "text": _started(child_id)}
         box: dict[str, Any] = {}
-        worker = threading.Thread(
-            target=_run_child, args=(parent, description, prompt, ctx, box), daemon=True
-        )
-        worker.start()
-        while worker.is_alive():
-            worker.join(0.1)
+        runner = threading.Thread(target=self._drive, args=(child_id, box), daemon=True)
+        runner.start()
+        while runner.is_alive():
+            runner.join(0.1)
             if ctx.cancel.is_set() and "child" in box:
                 box["child"].stop()
-        return box.get("report") or {"error": "the sub-agent did not finish"}
+        if "error" in box:
+            return {"agent_id": child_id, "error": box["error"]}
+        return self.status(child_id) or {"error": "the sub-agent did not finish"}
 
-    return run
+    def status(self, agent_id: str) -> dict[str, Any] | None:
+        record = self._record(agent_id)
+        return standing(self.parent.store, record) if record is not None else None
 
+    def list(self) -> list[dict[str, Any]]:
+        return [standing(self.parent.store, r) for r in self.parent.store.sessions.children(self.parent.id)]
 
-def _run_child(parent: SessionHost, description: str, prompt: str, ctx: Any, box: dict[str, Any]) -> None:
-    try:
-        child = type(parent)(
-            parent.workspace,
-            model=parent.model,
-            mode="plan",
-            max_steps=SUBAGENT_MAX_STEPS,
-            context_window=parent.budget.window,
-            # A fresh id per attempt: a retried task (after a crash) starts a clean sub-agent.
-            session_id=f"{parent.id}{SUBAGENT_MARK}{ctx.call_id or 'task'}-{uuid.uuid4().hex[:6]}",
-            _store=parent.store,
-            _exclude_tools=("task",),
-            _extensions=False,  # the parent's MCP servers are not shared; none are started twice
+    def merge(self, agent_id: str) -> dict[str, Any]:
+        record = self._record(agent_id)
+        info = agent_info(record) if record is not None else {}
+        if not info.get("branch"):
+            return {"error": f"{agent_id!r} is not a worktree sub-agent of this session"}
+        if record.status in ("new", "running"):
+            return {"error": f"{agent_id} is still {record.status}; wait for it to finish"}
+        try:
+            out = worktree.merge(self.parent.workspace.root, Path(info["worktree"]), info["branch"])
+        except worktree.WorktreeError as exc:
+            return {"error": str(exc)}
+        return {"text": out or f"merged {info['branch']}", "branch": info["branch"]}
+
+    # -- background children ------------------------------------------------------------
+    def reattach(self) -> list[str]:
+        """Start again the background children a dead process left running (their journal
+        adopts finished calls; interrupted ones are cancelled, never re-run)."""
+        started = []
+        for record in self.parent.store.sessions.children(self.parent.id):
+            background = agent_info(record).get("kind") == "background"
+            if record.status in ACTIVE and background and self._spawn(record.session_id):
+                started.append(record.session_id)
+        return started
+
+    def active(self) -> list[str]:
+        """Background children not finished (running here, or left running by a dead process)."""
+        return [
+            r.session_id
+            for r in self.parent.store.sessions.children(self.parent.id)
+            if r.status in ACTIVE and agent_info(r).get("kind") == "background"
+        ]
+
+    def running(self) -> list[str]:
+        with self._lock:
+            return [cid for cid, t in self._threads.items() if t.is_alive()]
+
+    def wait(self, cancel: threading.Event) -> None:
+        """Wait for this process's background children (a stop ends the wait, not them)."""
+        while self.running() and not cancel.is_set():
+            for cid in self.running():
+                self._threads[cid].join(0.1)
+
+    def undelivered(self, delivered: list[str]) -> bool:
+        return bool(undelivered_reports(self.parent.store, self.parent.id, delivered))
+
+    # -- internals ------------------------------------------------------------------------
+    def _record(self, agent_id: str) -> Any:
+        record = self.parent.store.sessions.get(agent_id)
+        if record is None:
+            matches = [
+                r for r in self.parent.store.sessions.children(self.parent.id) if agent_id in r.session_id
+            ]
+            record = matches[0] if len(matches) == 1 else None
+        return record if record is not None and record.parent_id == self.parent.id else None
+
+    def _prepare(self, request: dict[str, Any], call_id: str) -> str:
+        """Create the child's index row (once: a retried call finds it and re-attaches)."""
+        parent = self.parent
+        child_id = f"{parent.id}{SUBAGENT_MARK}{call_id}"
+        if parent.store.sessions.get(child_id) is not None:
+            return child_id
+        kind = request.get("mode") or "sync"
+        steps, tokens = agent_budgets(parent.workspace.root)
+        info: dict[str, Any] = {
+            "kind": kind,
+            "description": request.get("description", ""),
+            "prompt": request.get("prompt", ""),
+            "model": request.get("model"),
+            "max_steps": request.get("max_steps") or steps,
+            "max_tokens": request.get("max_tokens") or tokens,
+        }
+        read_only = request.get("read_only")
+        info["read_only"] = (kind != "worktree") if read_only is None else bool(read_only)
+        workspace = parent.workspace.root
+        if kind == "worktree":
+            from cairn.checkpoints.location import worktrees_dir
+
+            branch = worktree.safe_branch(request.get("branch_name") or f"cairn/agent-{call_id}")
+            path = worktrees_dir() / child_id
+            info["base"] = worktree.create(parent.workspace.root, path, branch)
+            info.update(branch=branch, worktree=str(path))
+            workspace = path
+        mode = "plan" if info["read_only"] else ("accept-edits" if kind == "worktree" else parent.mode)
+        parent.store.sessions.create(
+            child_id,
+            workspace=str(workspace),
+            mode=mode,
+            model=request.get("model") or "",
+            parent_id=parent.id,
+            call_id=call_id,
+            agent=json.dumps(info),
         )
-        box["child"] = child
-        result = child.send(f"[sub-agent task: {description}]\n\n{prompt}")
-        while result.status == "awaiting_approval" and not ctx.cancel.is_set():
-            result = child.reject("all", NO_APPROVALS)
-        calls = len(child.tool_calls())
-        child.close_tools()
-        text = result.text if result.status == "done" else ""
-        error = result.error if result.status == "error" else None
-        if result.status not in ("done", "error"):
-            text = text or f"(the sub-agent stopped: {result.status})"
-        box["report"] = {"text": text, "session_id": child.id, "tool_calls": calls, "error": error}
-    except Exception as exc:  # reported to the model as the tool's error
-        box["report"] = {"error": f"{type(exc).__name__}: {exc}"}
+        return child_id
+
+    def _spawn(self, child_id: str) -> bool:
+        with self._lock:
+            alive = self._threads.get(child_id)
+            if alive is not None and alive.is_alive():
+                return False
+            worker = threading.Thread(target=self._drive, args=(child_id, {}), daemon=True)
+            self._threads[child_id] = worker
+        worker.start()
+        return True
+
+    def _drive(self, child_id: str, box: dict[str, Any]) -> None:
+        """Run (or re-attach to) one child until it ends; worktree work is committed on its branch."""
+        from cairn.graph.session.child import open_child
+
+        try:
+            record = self.parent.store.sessions.get(child_id)
+            info = agent_info(record)
+            child = open_child(self.parent, record, info)
+            box["child"] = child
+            forward = self._forwarder(child_id)
+            self._emit(
+                "subagent_start",
+                agent_id=child_id,
+                mode=info.get("kind"),
+                description=info.get("description"),
+            )
+            if record.status == "new":
+                prompt = f"[sub-agent task: {info.get('description', '')}]\n\n{info.get('prompt', '')}"
+                result = child.send(prompt, on_event=forward)
+            else:
+                result = child.continue_(on_event=forward)
+            while result.status in ("awaiting_approval", "interrupted") and not child.cancel_event.is_set():
+                asking = any(c.status == "awaiting_approval" for c in result.pending)
+                if asking:
+                    result = child.reject("all", NO_APPROVALS, on_event=forward)
+                else:
+                    result = child.cancel("all", on_event=forward)
+            child.close_tools()
+            if info.get("branch"):
+                path = Path(info["worktree"])
+                worktree.commit_all(path, f"cairn sub-agent: {info.get('description') or child_id}")
+                info["diff"] = worktree.diff_summary(path, info["base"])
+                self.parent.store.sessions.set_agent(child_id, json.dumps(info))
+            self._emit("subagent_end", agent_id=child_id, status=result.status, usage=result.usage)
+        except Exception as exc:  # reported to the model as the tool's error
+            box["error"] = f"{type(exc).__name__}: {exc}"
+            self._emit("subagent_end", agent_id=child_id, status="error", error=box["error"])
+
+    def _emit(self, event_kind: str, **payload: Any) -> None:
+        sink = self.parent.event_sink
+        if sink is not None:
+            try:
+                sink(event_kind, payload)
+            except Exception:  # a broken display never breaks a sub-agent
+                pass
+
+    def _forwarder(self, child_id: str) -> Any:
+        """The child's event callback: each of its tool calls reaches the parent's stream."""
+
+        def forward(kind: str, payload: dict[str, Any]) -> None:
+            if kind in ("tool_start", "tool_end"):
+                self._emit("subagent_event", agent_id=child_id, event=kind, call=payload.get("call"))
+
+        return forward
+
+
+def _started(child_id: str) -> str:
+    return (
+        f"Started background sub-agent {child_id}. Its report will arrive as a message when it finishes; "
+        "agent_status shows its progress meanwhile."
+    )

@@ -196,3 +196,23 @@ def test_a_web_search_line_shows_the_query_that_leaves_the_machine():
     r.on_event("tool_start", {"call": call})
     r.on_event("tool_end", {"call": call})
     assert "✓ web_search pathlib glob recursive" in out.getvalue().splitlines()[0]
+
+
+def test_subagents_render_as_an_indented_tree():
+    import io as _io
+
+    from rich.console import Console as _Console
+
+    from cairn.graph.cli.render import Renderer as _Renderer
+
+    buf = _io.StringIO()
+    r = _Renderer(_Console(file=buf, width=100, force_terminal=False), verbose=False)
+    r.on_event("subagent_start", {"agent_id": "p-sub-c1", "mode": "sync", "description": "look"})
+    call = {"call_id": "c", "tool_name": "grep", "arguments": {"pattern": "x"}, "status": "success"}
+    r.on_event("subagent_event", {"agent_id": "p-sub-c1", "event": "tool_start", "call": call})
+    r.on_event("subagent_event", {"agent_id": "p-sub-c1", "event": "tool_end", "call": call})
+    r.on_event("subagent_end", {"agent_id": "p-sub-c1", "status": "done"})
+    lines = buf.getvalue().splitlines()
+    assert lines[0] == "  ┌ sub-agent look (sync, p-sub-c1)"
+    assert lines[1].startswith("  │ grep") and lines[1].endswith("· success") and len(lines) == 3
+    assert lines[2] == "  └ sub-agent p-sub-c1: done"

@@ -58,7 +58,7 @@ def test_task_runs_a_read_only_subagent(tmp_path):
     (ws / "lib" / "code.py").write_text("def target():\n    pass\n")
     s = Session(ws, model=TwoAgentModel(), db=str(tmp_path / "c.db"))
     r = s.send("where is target?")
-    assert r.status == "awaiting_approval" and r.pending[0].tool_name == "task"
+    assert r.status == "awaiting_approval" and r.pending[0].tool_name == "agent"
     r = s.approve()
     assert r.status == "done", r
     report = next(m for m in s.history() if isinstance(m, ToolMessage) and m.tool_call_id == "t1")
@@ -67,7 +67,7 @@ def test_task_runs_a_read_only_subagent(tmp_path):
     assert [c["session_id"] for c in Session.list(db=str(tmp_path / "c.db"))] == [s.id], "children are hidden"
     [row] = s.store.db.query("SELECT thread_id, mode FROM cairn_sessions WHERE thread_id != ?", (s.id,))
     child_id, mode = row
-    assert child_id.startswith(f"{s.id}-sub-t1-") and mode == "plan"
+    assert child_id == f"{s.id}-sub-t1" and mode == "plan"
     s.close()
     again = Session.resume(child_id, db=str(tmp_path / "c.db"), model=TwoAgentModel())
     calls = {c.tool_name: c for c in again.tool_calls()}

@@ -111,3 +111,17 @@ def test_compaction_shows_one_line_in_the_cell():
         "(compacted: 42 earlier messages summarized by the model; prompt ~96,000 → ~21,000 tokens)",
         "(nothing compacted: nothing old enough to summarize)",
     ]
+
+
+def test_subagent_events_print_an_indented_tree():
+    out = io.StringIO()
+    stream = stream_to_cell(rich=False, file=out)
+    stream("subagent_start", {"agent_id": "p-sub-c9", "mode": "sync", "description": "look around"})
+    stream("subagent_event", {"agent_id": "p-sub-c9", "event": "tool_start", "call": START})
+    stream("subagent_event", {"agent_id": "p-sub-c9", "event": "tool_end", "call": END})
+    stream("subagent_end", {"agent_id": "p-sub-c9", "status": "done"})
+    assert out.getvalue().splitlines() == [
+        "┌ sub-agent look around (sync, p-sub-c9)",
+        "│   ✓ success bash: pytest -q: 3 passed",
+        "└ sub-agent p-sub-c9: done",
+    ]

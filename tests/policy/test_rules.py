@@ -33,7 +33,7 @@ def _bash(command: str, ws: Path, rules: Rules | None = None, mode: str = "defau
         ("memory(view)", "memory", "view"),
         ("gitignore(add)", "gitignore", "add"),
         ("mcp__github__*", "mcp__github__*", None),
-        ("task", "task", None),
+        ("task", "agent", None),
         ("bash(echo 'a;b')", "bash", "echo 'a;b'"),  # operators inside quotes are data
     ],
 )

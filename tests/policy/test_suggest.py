@@ -64,7 +64,7 @@ def test_hard_denied_command_gets_an_exact_rule_that_still_does_not_allow_it(ws:
         ("web_fetch", {"url": "https://Docs.Python.org./3/library/"}, "web_fetch(domain:docs.python.org)"),
         ("memory", {"action": "add"}, "memory(add)"),
         ("gitignore", {"action": "add", "pattern": "dist/"}, "gitignore(add)"),
-        ("task", {"prompt": "x"}, "task"),
+        ("task", {"prompt": "x"}, "agent"),
     ],
 )
 def test_other_tool_suggestions(tool: str, args: dict, rule: str, ws: Path) -> None:

@@ -33,11 +33,16 @@ def test_table_levels_match_the_design() -> None:
         "bash_output",
         "kill_bash",
         "todo_write",
+        "task_create",
+        "task_list",
+        "task_update",
+        "agent_status",
+        "agent_list",
         "gitignore",
         "web_search",
     }
     low |= {"tool_search", "list_skills", "read_skill", "slash_command"}
-    medium = {"edit_file", "write_file", "web_fetch", "task", "memory", "save_memory"}
+    medium = {"edit_file", "write_file", "web_fetch", "agent", "agent_merge", "memory", "save_memory"}
     assert {n for n, r in DEFAULT_TOOL_RISK.items() if r == RiskLevel.LOW} == low
     assert {n for n, r in DEFAULT_TOOL_RISK.items() if r == RiskLevel.MEDIUM} == medium
     assert DEFAULT_TOOL_RISK["bash"] == RiskLevel.HIGH

@@ -46,7 +46,7 @@ def workspace_obj(path: str):
 def test_create_default_tools_is_the_builtin_list(workspace):
     names = [t.name for t in create_default_tools(workspace=workspace)]
     assert names[:4] == ["read_file", "ls", "glob", "grep"]
-    assert {"edit_file", "write_file", "bash", "bash_output", "kill_bash", "web_fetch", "task"} <= set(names)
+    assert {"edit_file", "write_file", "bash", "bash_output", "kill_bash", "web_fetch", "agent"} <= set(names)
     assert len(names) == len(set(names))
     ToolRegistry(create_default_tools(workspace=workspace))  # no duplicate names or aliases
 

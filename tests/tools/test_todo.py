@@ -35,13 +35,13 @@ def test_renders_list_and_returns_state(tool):
     result = tool.execute({"todos": todos})
     assert result.ok, result.error
     assert result.output == (
-        "Tasks (1/3 completed):\n[x] Read the failing test\n[~] Fix the parser\n[ ] Run the suite"
+        "Tasks (1/3 completed):\n[x] t1 Read the failing test\n[~] t2 Fix the parser\n[ ] t3 Run the suite"
     )
     tasks = result.metadata["state"]["tasks"]
     assert tasks == [
-        {"content": "Read the failing test", "status": "completed", "id": "t1"},
+        {"content": "Read the failing test", "status": "done", "id": "t1"},
         {"content": "Fix the parser", "status": "in_progress", "id": "t2"},
-        {"content": "Run the suite", "status": "pending", "id": None},
+        {"content": "Run the suite", "status": "pending", "id": "t3"},
     ]
     json.dumps(result.metadata)  # checkpointable: plain JSON data
     assert "now: Fix the parser" in result.display
@@ -50,7 +50,7 @@ def test_renders_list_and_returns_state(tool):
 def test_each_call_replaces_the_list(tool):
     tool.execute({"todos": [{"content": "a", "status": "pending"}, {"content": "b", "status": "pending"}]})
     result = tool.execute({"todos": [{"content": "c", "status": "in_progress"}]})
-    assert result.metadata["state"]["tasks"] == [{"content": "c", "status": "in_progress", "id": None}]
+    assert result.metadata["state"]["tasks"] == [{"content": "c", "status": "in_progress", "id": "t1"}]
     assert "a" not in result.output.splitlines()[1:]
 
 
@@ -70,7 +70,7 @@ def test_at_most_one_in_progress(tool):
 
 
 def test_bad_status_and_blank_content(tool):
-    result = tool.execute({"todos": [{"content": "a", "status": "done"}]})
+    result = tool.execute({"todos": [{"content": "a", "status": "finished"}]})
     assert not result.ok and "todos.0.status" in result.error
     result = tool.execute({"todos": [{"content": "   ", "status": "pending"}]})
     assert not result.ok and "content must not be empty" in result.error
@@ -89,7 +89,7 @@ def test_registry_accepts_json_string_list(tool):
     # models sometimes send the list as a JSON string; the registry coerces it
     registry = ToolRegistry([tool])
     result = registry.execute("TodoWrite", {"todos": json.dumps([{"content": "a", "status": "pending"}])})
-    assert result.ok and result.output.endswith("[ ] a")
+    assert result.ok and result.output.endswith("[ ] t1 a")
 
 
 def test_whitespace_in_content_is_normalized(tool):
@@ -101,6 +101,6 @@ def test_extra_item_keys_from_other_agents_are_ignored(tool):
     todos = [{"content": "a", "status": "in_progress", "activeForm": "Doing a", "priority": "high"}]
     result = tool.execute({"todos": todos})
     assert result.ok and result.metadata["state"]["tasks"] == [
-        {"content": "a", "status": "in_progress", "id": None}
+        {"content": "a", "status": "in_progress", "id": "t1"}
     ]
     assert not tool.execute({"todos": [], "extra": 1}).ok  # top-level arguments stay strict

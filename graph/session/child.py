@@ -1,0 +1,31 @@
+"""Opening a sub-agent's child Session from its index row (first start or re-attach)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from cairn.tools.agent import AGENT_TOOL_NAMES
+
+if TYPE_CHECKING:
+    from cairn.graph.session.host import SessionHost
+
+
+def open_child(parent: SessionHost, record: Any, info: dict[str, Any]) -> Any:
+    """The child as a Session of the parent's class, sharing the parent's store.
+
+    Without the agent tools (no recursion).  Its model is the requested one, else the
+    parent's model object (so scripted and custom models are inherited as they are).
+    """
+    return type(parent)(
+        record.workspace,
+        model=info.get("model") or parent.model,
+        mode=record.mode,
+        max_steps=int(info.get("max_steps") or parent.max_steps),
+        max_tokens=info.get("max_tokens"),
+        tools=getattr(parent, "extra_tools", ()),
+        session_id=record.session_id,
+        _store=parent.store,
+        _exclude_tools=AGENT_TOOL_NAMES,
+        context_window=parent.budget.window,
+        _extensions=False,  # the parent's MCP servers are not shared; none are started twice
+    )
