@@ -222,8 +222,9 @@ def test_a_database_from_the_old_schema_is_migrated_and_keeps_its_data(tmp_path)
         assert s.sessions.get("old").title == "an old session"
         s.journal.record("old", {"call_id": "c1", "tool_name": "x", "status": "cancelled"}, details={"d": 1})
         assert s.journal.get_many("old", ["c1"])["c1"].details == {"d": 1}
+        assert s.sessions.get("old").parent_id == ""  # sub-agent link columns were added
         versions = [r[0] for r in s.db.query("SELECT version FROM cairn_schema_version")]
-        assert versions == [1, 2, 3]
+        assert versions == [1, 2, 3, 4, 5, 6]
     finally:
         s.close()
 
