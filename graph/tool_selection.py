@@ -2,8 +2,11 @@
 
 With at most ``defer_threshold`` tools (default 15; not counted: tools passed as Python objects
 to ``Session(tools=...)``, ``tool_search``, and the optional built-ins that exist only when
-configured: ``web_search``, the skill tools, ``slash_command``) every tool is bound, and ``tool_search`` is not.  With more, only the core set is bound — ``bash``, ``read_file``,
-``edit_file``, ``write_file``, ``glob``, ``grep``, ``task``, ``tool_search``, ``read_skill``,
+configured: ``web_search``, the skill tools, ``slash_command``; and the companions of a
+counted tool: ``agent_status``/``agent_list``/``agent_merge`` of ``agent``, ``task_create``/
+``task_list``/``task_update`` of ``todo_write``) every tool is bound, and ``tool_search`` is not.
+With more, only the core set is bound — ``bash``, ``read_file``,
+``edit_file``, ``write_file``, ``glob``, ``grep``, ``agent``, ``tool_search``, ``read_skill``,
 the Python tools and any ``always_load`` names — plus the tools activated in this session
 (``AgentState.activated_tools``: by ``tool_search`` or by calling a deferred tool directly).
 Activations are checkpointed state: they survive a restart and a compaction, and a new session
@@ -16,12 +19,16 @@ from collections.abc import Iterable
 from typing import Any
 
 CORE_TOOLS = frozenset(
-    {"bash", "read_file", "edit_file", "write_file", "glob", "grep", "task", "tool_search", "read_skill"}
+    {"bash", "read_file", "edit_file", "write_file", "glob", "grep", "agent", "tool_search", "read_skill"}
 )
 DEFAULT_DEFER_THRESHOLD = 15
 SEARCH_TOOL = "tool_search"
 #: Registered only when needed; they never make a session start deferring.
-UNCOUNTED = frozenset({SEARCH_TOOL, "list_skills", "read_skill", "slash_command", "web_search"})
+UNCOUNTED = frozenset(
+    {SEARCH_TOOL, "list_skills", "read_skill", "slash_command", "web_search"}
+    # companions of a counted tool (``agent``, ``todo_write``): one family, one count
+    | {"agent_status", "agent_list", "agent_merge", "task_create", "task_list", "task_update"}
+)
 MAX_LISTED = 80
 
 

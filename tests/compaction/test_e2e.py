@@ -143,8 +143,9 @@ def test_summary_call_failure_falls_back_to_the_deterministic_summary(project):
         s = Session(project.ws, model=_model(server), db=project.db)
         r = s.send("read a lot")
         assert r.status == "done", r.error
+        before = len(server.summary_requests)  # automatic compactions of the run may have asked too
         info = s.compact()
-        assert info["source"] == "fallback" and len(server.summary_requests) == 1
+        assert info["source"] == "fallback" and len(server.summary_requests) == before + 1
         markers = [m for m in s.history() if is_marker(m)]
         assert markers and marker_info(markers[-1])["source"] == "fallback"
         assert "## Files touched" in markers[-1].text and "f00.txt" in markers[-1].text
