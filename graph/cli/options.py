@@ -79,7 +79,7 @@ class Options:
         if self.base_url:
             os.environ["OPENAI_BASE_URL"] = self.base_url
         if self.tools:
-            os.environ["CAIRN_TOOLS"] = self.tools  # read by the Session (cairn.graph.session.profile)
+            os.environ["CAIRN_TOOLS"] = self.tools  # read by the Session (cairn.graph.session.tool_profile)
         if self.context_window:  # read by cairn.graph.compaction.windows
             os.environ["CAIRN_CONTEXT_WINDOW"] = str(self.context_window)
 

@@ -90,7 +90,7 @@ class Session(DecisionsMixin, RewindMixin, WaitingMixin, ExtensionsMixin):
         #: "lean" (six core tools, short schemas, compact prompt) or "full" (cairn.graph.profiles).
         # Only a window given explicitly counts here (no network while constructing).
         from cairn.graph.compaction.windows import env_window
-        from cairn.graph.session.profile import session_tool_profile
+        from cairn.graph.session.tool_profile import session_tool_profile
 
         known_window = context_window or env_window()
         self.tool_profile = session_tool_profile(self.workspace, tool_profile, context_window=known_window)

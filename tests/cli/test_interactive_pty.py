@@ -235,6 +235,7 @@ def test_ctrl_c_once_at_the_prompt_only_warns(spawn, script):
     child.sendline("hello")
     child.expect("hi")
     child.expect(MENU_END)
+    time.sleep(0.3)  # the same readline set-up window as above
     child.sendintr()
     child.expect("Ctrl-C again to exit")
     child.sendintr()
