@@ -23,7 +23,7 @@ CHILD_TURNS = [
 ]
 
 
-def _harness(tmp_path, mode: str, parent_turns_after: list[dict]) -> Harness:
+def _harness(tmp_path, db: str, mode: str, parent_turns_after: list[dict]) -> Harness:
     child = tmp_path / "child.json"
     child.write_text(json.dumps({"turns": CHILD_TURNS}))
     spawn = {
@@ -37,7 +37,7 @@ def _harness(tmp_path, mode: str, parent_turns_after: list[dict]) -> Harness:
         },
         "id": "call_agent",
     }
-    return Harness(tmp_path, [{"tool_calls": [spawn]}, *parent_turns_after])
+    return Harness(tmp_path, [{"tool_calls": [spawn]}, *parent_turns_after], db)
 
 
 def _child_transcript(h: Harness) -> tuple[str, list]:
@@ -49,8 +49,8 @@ def _child_transcript(h: Harness) -> tuple[str, list]:
         store.close()
 
 
-def test_kill_parent_while_sync_child_runs_a_tool(tmp_path):
-    h = _harness(tmp_path, "sync", [{"content": "finished"}])
+def test_kill_parent_while_sync_child_runs_a_tool(tmp_path, db_location):
+    h = _harness(tmp_path, db_location, "sync", [{"content": "finished"}])
     assert h.run("--send", "go")["status"] == "awaiting_approval"
     h.start_and_kill("--approve", marker="started-childslow")
     assert h.runs() == ["childslow"]
@@ -65,8 +65,8 @@ def test_kill_parent_while_sync_child_runs_a_tool(tmp_path):
     assert "child done" in report.content
 
 
-def test_kill_parent_while_background_child_is_mid_way(tmp_path):
-    h = _harness(tmp_path, "background", [{"content": "waiting"}, {"content": "got the report"}])
+def test_kill_parent_while_background_child_is_mid_way(tmp_path, db_location):
+    h = _harness(tmp_path, db_location, "background", [{"content": "waiting"}, {"content": "got the report"}])
     assert h.run("--send", "go")["status"] == "awaiting_approval"
     h.start_and_kill("--approve", marker="started-childslow")
     assert h.runs() == ["childslow"]
