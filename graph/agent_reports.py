@@ -13,8 +13,9 @@ from langchain_core.messages import AIMessage, HumanMessage
 
 from cairn.graph.messages import message_text
 
-#: Child statuses after which nothing more happens without a person or a resume.
-FINISHED = frozenset({"done", "error", "max_steps", "loop", "interrupted", "awaiting_approval"})
+#: Child statuses after which nothing more happens without a resume.  (A child awaiting
+#: approval is not finished: its calls wait at the parent, see ``child_approvals``.)
+FINISHED = frozenset({"done", "error", "max_steps", "loop", "interrupted"})
 
 
 def agent_info(record: Any) -> dict[str, Any]:

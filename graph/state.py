@@ -65,6 +65,10 @@ class ToolCallInfo(BaseModel):
     #: The OS sandbox profile a shell call runs in (from the verdict, or "off" when a person
     #: chose "run without sandbox"); None for other tools.
     sandbox: str | None = None
+    #: A sub-agent's call shown at its parent (``cairn.graph.session.child_approvals``): the
+    #: child session's id and its description.  The call id is then ``<agent call>/<call>``.
+    agent_id: str | None = None
+    agent: str | None = None
 
     def to_state(self) -> dict[str, Any]:
         return self.model_dump(mode="json", exclude_defaults=True) | {
@@ -106,6 +110,10 @@ class AgentState(TypedDict, total=False):
     context: dict[str, Any]
     #: A compaction to run before the next model call: ``{"id", "kind", "focus"}``.
     compact_request: dict[str, Any] | None
+
+
+#: A new run (a message, or continuing a paused one) starts its step count and repeat memory anew.
+FRESH_RUN: dict[str, Any] = {"run_steps": 0, "paused": None, "pause_reason": None, "loop_memory": None}
 
 
 def calls(items: list[dict[str, Any]] | None) -> list[ToolCallInfo]:

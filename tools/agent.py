@@ -18,6 +18,9 @@ from cairn.tools.base import ArgsModel, RiskLevel, Tool, ToolContext, ToolResult
 
 AGENT_TOOL_NAMES = ("agent", "agent_status", "agent_list", "agent_merge")
 UNAVAILABLE = "Sub-agents are not available here; do the work yourself."
+#: Result metadata of an ``agent`` call whose sync child waits for a person: the child's id.
+#: ``tool_execution`` then suspends the call (awaiting approval) instead of finishing it.
+AWAITING_AGENT = "awaiting_agent"
 
 
 class AgentArgs(ArgsModel):
@@ -70,6 +73,9 @@ class AgentTool(Tool):
         meta = {k: v for k, v in report.items() if k not in ("text", "error")}
         if report.get("error"):
             return ToolResult.fail(f"The sub-agent failed: {report['error']}", **meta)
+        if report.get(AWAITING_AGENT):
+            display = f"Sub-agent {params.description!r} waits for a person's decision"
+            return ToolResult(output=display, display=display, metadata=meta)
         steps = report.get("tool_calls", 0)
         if report.get("status") == "running":
             display = f"Sub-agent started in the background: {params.description} ({report['agent_id']})"

@@ -22,6 +22,7 @@ from cairn.checkpoints.errors import StoreBusy
 from cairn.graph.context import AgentContext
 from cairn.graph.nodes.snapshots import snapshot_after, snapshot_before
 from cairn.graph.state import TERMINAL_STATUSES, AgentState, ToolCallInfo, calls, dump_calls
+from cairn.tools.agent import AWAITING_AGENT
 from cairn.tools.base import ToolContext, ToolResult
 
 MAX_PARALLEL = 10
@@ -143,6 +144,10 @@ def _run_one(call: ToolCallInfo, ctx: AgentContext, board: list[dict[str, Any]] 
     )
     result = ctx.registry.execute(call.tool_name, call.arguments, tool_ctx)
     stopped = bool(result.metadata.get("cancelled")) or (ctx.cancel.is_set() and not result.ok)
+    if result.metadata.get(AWAITING_AGENT) and not stopped:
+        _suspend(call, result, ctx)
+        ctx.emit("tool_end", call=call.to_state())
+        return
     status = "interrupted" if stopped else ("success" if result.ok else "error")
     # Journal first: once the tool has returned, its result must survive a crash.
     data = result.to_json()
@@ -160,6 +165,21 @@ def _run_one(call: ToolCallInfo, ctx: AgentContext, board: list[dict[str, Any]] 
     else:
         _adopt(call, status, data)
     ctx.emit("tool_end", call=call.to_state())
+
+
+def _suspend(call: ToolCallInfo, result: ToolResult, ctx: AgentContext) -> None:
+    """A sync sub-agent waits for a person: the ``agent`` call waits with it (awaiting approval).
+
+    Its next attempt, once the child's calls are decided, re-attaches to the same child;
+    the journal keeps this attempt as ``awaiting_approval``, so it is never taken for a
+    call a crash cut off.
+    """
+    ctx.store.journal.record(ctx.thread_id, {**call.to_state(), "status": "awaiting_approval"})
+    call.status = "awaiting_approval"
+    call.attempt += 1
+    call.reason = "its sub-agent waits for a person's decision"
+    call.display = result.display
+    call.metadata = {AWAITING_AGENT: result.metadata[AWAITING_AGENT]}
 
 
 def _sandbox_spec(call: ToolCallInfo, ctx: AgentContext) -> Any:

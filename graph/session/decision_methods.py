@@ -7,9 +7,10 @@ from typing import TYPE_CHECKING, Any
 
 from langgraph.types import Command
 
+from cairn.graph.session.child_approvals import resumable_agent_calls, split, undecided
 from cairn.graph.session.decisions import normalize_decisions
 from cairn.graph.session.errors import SessionError
-from cairn.graph.state import GATED_STATUSES, unfinished_steps
+from cairn.graph.state import FRESH_RUN, GATED_STATUSES, calls, unfinished_steps
 
 if TYPE_CHECKING:
     from cairn.graph.context import EventCallback
@@ -63,14 +64,25 @@ class DecisionsMixin:
             decisions = {cid: d for cid, d in decisions.items() if cid in still}
             if not decisions:
                 return recovered
-        gated = {c.call_id: c for c in self.pending()}
+        shown = self.pending()
+        gated = {c.call_id: c for c in shown}
         if not gated:
             raise SessionError("no tool calls are waiting for a decision")
-        staged = normalize_decisions(decisions, gated, self.registry)
-        self._staged.update(staged)
-        if set(gated) - set(self._staged):
+        own, by_child = split(normalize_decisions(decisions, gated, self.registry), shown)
+        for child_id, child_decisions in by_child.items():  # the child applies them when it runs
+            self.store.decisions.record(child_id, child_decisions, by="parent")
+        self._staged.update(own)
+        own_gated = [
+            c for c in calls(self._snapshot().values.get("pending_tool_calls")) if c.status in GATED_STATUSES
+        ]
+        for call_id in resumable_agent_calls(self, own_gated):
+            self._staged.setdefault(call_id, {"action": "approve"})  # re-attaches to its child
+        own_ids = [c.call_id for c in own_gated]
+        if undecided(self, shown) or set(own_ids) - set(self._staged):
             return self._status_now()
-        answer = {"decisions": {cid: self._staged[cid] for cid in gated}}
+        if not own_ids:  # only background sub-agents were waiting: their threads go on
+            return self._run(dict(FRESH_RUN), stream, on_event, wait_first=True)
+        answer = {"decisions": {cid: self._staged[cid] for cid in own_ids}}
         self._staged.clear()
         return self._run(Command(resume=answer), stream, on_event)
 

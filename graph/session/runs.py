@@ -10,6 +10,7 @@ from langchain_core.messages import AIMessage
 from cairn.graph.calllog import assemble_calls
 from cairn.graph.context import AgentContext, EventCallback
 from cairn.graph.messages import is_person_message, message_text
+from cairn.graph.session.child_approvals import with_child_asks
 from cairn.graph.session.result import RunResult
 from cairn.graph.state import GATED_STATUSES, calls, unfinished_steps
 
@@ -122,7 +123,8 @@ def build_result(
     """Where the session stands; ``since_head`` bounds which calls belong to this run."""
     snap = session._snapshot()
     values = snap.values
-    pending = [c for c in calls(values.get("pending_tool_calls")) if c.status in GATED_STATUSES]
+    own = [c for c in calls(values.get("pending_tool_calls")) if c.status in GATED_STATUSES]
+    pending = with_child_asks(session, own)  # sub-agents' calls that wait for a person
     if error is not None:
         status = "error"
     elif any(c.status == "awaiting_approval" for c in pending):
@@ -155,7 +157,8 @@ def build_result(
         else []
     )
     text = ""
-    if status in ("done", "interrupted") and tail and isinstance(tail[-1], AIMessage):
+    finished_turn = status in ("done", "interrupted") or (status == "awaiting_approval" and not own)
+    if finished_turn and tail and isinstance(tail[-1], AIMessage):
         text = message_text(tail[-1])
     return RunResult(
         session_id=session.id,

@@ -31,12 +31,10 @@ from cairn.graph.session.extensions import Extensions, ExtensionsMixin
 from cairn.graph.session.result import RunResult
 from cairn.graph.session.rewind_methods import RewindMixin
 from cairn.graph.session.waiting import WaitingMixin
-from cairn.graph.state import GATED_STATUSES, ToolCallInfo, calls, unfinished_steps
+from cairn.graph.state import FRESH_RUN, GATED_STATUSES, ToolCallInfo, calls, unfinished_steps
 from cairn.tools import ToolRegistry, ToolServices, Workspace, create_default_tools
 
 MODES = ("default", "accept-edits", "plan", "bypass")
-#: A new run (a message, or continuing a paused one) starts its step count and repeat memory anew.
-FRESH_RUN: dict[str, Any] = {"run_steps": 0, "paused": None, "pause_reason": None, "loop_memory": None}
 RECURSION_LIMIT = 10_000
 #: A run that ends while background sub-agents work waits and reports at most this many times.
 MAX_REPORT_ROUNDS = 50
@@ -291,10 +289,14 @@ class Session(DecisionsMixin, RewindMixin, WaitingMixin, ExtensionsMixin):
 
     # -- inspection -------------------------------------------------------------------------
     def pending(self) -> list[ToolCallInfo]:
-        """Calls waiting for a person (awaiting_approval or interrupted)."""
-        return [
+        """Calls waiting for a person (awaiting_approval or interrupted), sub-agents' included
+        (ids ``<agent call>/<call>``, with ``agent_id`` and ``agent`` set)."""
+        from cairn.graph.session.child_approvals import with_child_asks
+
+        own = [
             c for c in calls(self._snapshot().values.get("pending_tool_calls")) if c.status in GATED_STATUSES
         ]
+        return with_child_asks(self, own)
 
     def tool_calls(self) -> list[ToolCallInfo]:
         """Every call of the session with its lifecycle status, in the order the model made them."""
@@ -523,6 +525,8 @@ class Session(DecisionsMixin, RewindMixin, WaitingMixin, ExtensionsMixin):
             self.subagents.reattach()
             if wait_first:
                 self.subagents.wait(self.cancel_event)
+                if self.subagents.asking():  # a background sub-agent needs a person first
+                    return self._status_now()
             result = run_graph(self, payload, stream=stream, on_event=on_event)
             # Background sub-agents still at work: the turn ends when their reports are in.
             for _ in range(MAX_REPORT_ROUNDS):
@@ -530,6 +534,12 @@ class Session(DecisionsMixin, RewindMixin, WaitingMixin, ExtensionsMixin):
                     break
                 self.subagents.wait(self.cancel_event)
                 if self.cancel_event.is_set():
+                    break
+                if self.subagents.asking():  # the turn pauses: a background sub-agent needs a person
+                    result = result.model_copy(
+                        update={"status": "awaiting_approval", "pending": self.pending()}
+                    )
+                    self.store.sessions.update(self.id, status="awaiting_approval")
                     break
                 result = run_graph(self, dict(FRESH_RUN), stream=stream, on_event=on_event)
             if wait[0]:

@@ -6,9 +6,11 @@ child's own journal keeps every one of its calls exact (nothing runs twice).  It
 links it to the parent (parent id, call id) and keeps the request (``agent`` column).
 
 Children run in their own thread, so LangGraph's context variables of the parent run (its
-thread id and checkpoint namespace) cannot leak into them.  They cannot ask the person yet:
-a call that needs approval is rejected with a message telling them so, and a call left
-interrupted by a crash is cancelled (never re-run).  Background children that were running
+thread id and checkpoint namespace) cannot leak into them.  A child's call that needs a person
+pauses the child and bubbles up to the parent (``cairn.graph.session.child_approvals``): a
+sync child suspends the parent's ``agent`` call until its calls are decided; a background
+child's thread waits for the decisions the parent records.  A child's call left interrupted
+by a crash is cancelled (never re-run).  Background children that were running or waiting
 when the parent's process died are re-attached by the parent's next run (``reattach``).
 """
 
@@ -22,15 +24,16 @@ from typing import TYPE_CHECKING, Any
 from cairn.graph.agent_reports import agent_info, standing, undelivered_reports
 from cairn.graph.session import worktree
 from cairn.graph.session.budgets import agent_budgets
+from cairn.graph.session.waiting import asking_ids, recorded_for
+from cairn.tools.agent import AWAITING_AGENT
 
 if TYPE_CHECKING:
     from cairn.graph.session.host import SessionHost
 
 #: Sub-agent session ids are ``<parent id>-sub-<call id>``; listings hide them.
 SUBAGENT_MARK = "-sub-"
-NO_APPROVALS = "Sub-agents cannot ask the person: do without this call and report what you could not do."
 NOT_RERUN = "This call was interrupted by a crash and was not run again; check its effect before redoing it."
-ACTIVE = ("new", "running")
+ACTIVE = ("new", "running", "awaiting_approval")
 
 
 class SubagentManager:
@@ -40,6 +43,8 @@ class SubagentManager:
         self.parent = parent
         self._threads: dict[str, threading.Thread] = {}
         self._lock = threading.Lock()
+        #: Background children whose thread waits for a person's decision right now.
+        self._asking: set[str] = set()
 
     # -- the tools' protocol --------------------------------------------------------------
     def start(self, request: dict[str, Any], ctx: Any) -> dict[str, Any]:
@@ -59,6 +64,8 @@ class SubagentManager:
                 box["child"].stop()
         if "error" in box:
             return {"agent_id": child_id, "error": box["error"]}
+        if box.get("suspended"):
+            return {"agent_id": child_id, "status": "awaiting_approval", AWAITING_AGENT: child_id}
         return self.status(child_id) or {"error": "the sub-agent did not finish"}
 
     def status(self, agent_id: str) -> dict[str, Any] | None:
@@ -105,10 +112,19 @@ class SubagentManager:
             return [cid for cid, t in self._threads.items() if t.is_alive()]
 
     def wait(self, cancel: threading.Event) -> None:
-        """Wait for this process's background children (a stop ends the wait, not them)."""
+        """Wait for this process's background children (a stop ends the wait, not them), or
+        until one of them waits for a person's decision that nobody has recorded yet."""
         while self.running() and not cancel.is_set():
+            if self._asking and self.asking():
+                return
             for cid in self.running():
                 self._threads[cid].join(0.1)
+
+    def asking(self) -> bool:
+        """A background child waits for a decision on one of its calls (in any process)."""
+        from cairn.graph.session.child_approvals import undecided, with_child_asks
+
+        return bool(undecided(self.parent, with_child_asks(self.parent, [])))
 
     def undelivered(self, delivered: list[str]) -> bool:
         return bool(undelivered_reports(self.parent.store, self.parent.id, delivered))
@@ -194,11 +210,26 @@ class SubagentManager:
             else:
                 result = child.continue_(on_event=forward)
             while result.status in ("awaiting_approval", "interrupted") and not child.cancel_event.is_set():
-                asking = any(c.status == "awaiting_approval" for c in result.pending)
-                if asking:
-                    result = child.reject("all", NO_APPROVALS, on_event=forward)
-                else:
+                if not asking_ids(result):
                     result = child.cancel("all", on_event=forward)
+                    continue
+                recorded = recorded_for(child, asking_ids(result))
+                if recorded is not None:  # decided at the parent (in this or another process)
+                    result = child.decide(recorded, on_event=forward)
+                    child.store.decisions.clear(child.id, list(recorded))
+                    continue
+                self._emit(
+                    "subagent_event", agent_id=child_id, event="approval_request", calls=asking_ids(result)
+                )
+                if info.get("kind") != "background":
+                    box["suspended"] = True  # the parent's agent call waits, and its run pauses
+                    child.close_tools()
+                    return
+                self._asking.add(child_id)
+                try:
+                    result = child.wait(None, on_event=forward)
+                finally:
+                    self._asking.discard(child_id)
             child.close_tools()
             if info.get("branch"):
                 path = Path(info["worktree"])
