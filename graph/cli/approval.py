@@ -77,6 +77,7 @@ class Approver:
         line = Text(indent)
         sym, style = fmt.symbol(call.status, _unicode(self.console))
         line.append(sym, style=style)
+        _agent_label(line, call)
         line.append(f" {call.tool_name}", style="bold")
         about = fmt.describe_args(call.tool_name, call.arguments, 400)
         if about:
@@ -111,6 +112,7 @@ class Approver:
         line = Text("  ")
         sym, style = fmt.symbol(call.status, _unicode(self.console))
         line.append(sym, style=style)
+        _agent_label(line, call)
         line.append(f" {call.tool_name}", style="bold")
         about = fmt.describe_args(call.tool_name, call.arguments)
         if about and call.tool_name != "bash":
@@ -193,6 +195,13 @@ class Approver:
             edited = edit_arguments(call, self.prompter, self.console)
             if edited is not None:
                 return {"edit": edited}, False
+
+
+def _agent_label(line: Text, call: Any) -> None:
+    """A sub-agent's call (bubbled up to its parent) says whose it is."""
+    agent = getattr(call, "agent", None)
+    if getattr(call, "agent_id", None):
+        line.append(f" [sub-agent: {fmt.visible(agent or call.agent_id)}]", style="magenta")
 
 
 def sandbox_note(profile: str) -> str:

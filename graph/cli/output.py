@@ -189,6 +189,7 @@ def _pending_line(call: Any) -> str:
     about = fmt.describe_args(call.tool_name, call.arguments, 70)
     why = call.reason if call.status == "awaiting_approval" else call.error_msg
     risk = f" {call.risk}" if call.risk else ""
-    return f"  {call.call_id}  {call.tool_name} {about}{risk}" + (
+    whose = f"[sub-agent: {fmt.one_line(call.agent or call.agent_id, 40)}] " if call.agent_id else ""
+    return f"  {call.call_id}  {whose}{call.tool_name} {about}{risk}" + (
         f" — {fmt.one_line(why, 90)}" if why else ""
     )

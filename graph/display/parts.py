@@ -196,8 +196,9 @@ def call_details_html(call: ToolCallInfo) -> str:
 def approval_html(call: ToolCallInfo) -> str:
     """A gated call as a person must see it to decide: call, risk, reason, diff preview, how to answer."""
     title = "interrupted: run it again?" if call.status == "interrupted" else "waiting for your approval"
+    whose = f" <i>sub-agent: {esc(call.agent or call.agent_id)}</i>" if call.agent_id else ""
     body = [
-        f"<div>{badge(call.status)} {risk_badge(call.risk)} <b>{esc(title)}</b> "
+        f"<div>{badge(call.status)} {risk_badge(call.risk)} <b>{esc(title)}</b>{whose} "
         f"<code>{esc(call.tool_name)}</code> <small><code>{esc(call.call_id)}</code></small></div>",
         pre(json.dumps(call.arguments, indent=2, ensure_ascii=False, default=str)),
     ]
@@ -228,8 +229,9 @@ def how_to_decide(call: ToolCallInfo) -> str:
 # -- Markdown (helpers in cairn.graph.display.markdown) ---------------------------------------------
 def approval_markdown(call: ToolCallInfo) -> str:
     title = "interrupted: run it again?" if call.status == "interrupted" else "waiting for your approval"
+    whose = f" (sub-agent: {md_inline(call.agent or call.agent_id)})" if call.agent_id else ""
     parts = [
-        f"**{status_text(call.status)}** · {md_inline(call.risk or '')} · {title}: "
+        f"**{status_text(call.status)}** · {md_inline(call.risk or '')} · {title}{whose}: "
         f"{md_code(call.tool_name)} ({md_code(call.call_id)})",
         fence(json.dumps(call.arguments, indent=2, ensure_ascii=False, default=str), "json"),
     ]

@@ -18,7 +18,7 @@ def open_child(parent: SessionHost, record: Any, info: dict[str, Any]) -> Any:
     """
     return type(parent)(
         record.workspace,
-        model=info.get("model") or parent.model,
+        model=child_model(parent.model, info.get("model")),
         mode=record.mode,
         max_steps=int(info.get("max_steps") or parent.max_steps),
         max_tokens=info.get("max_tokens"),
@@ -29,3 +29,22 @@ def open_child(parent: SessionHost, record: Any, info: dict[str, Any]) -> Any:
         context_window=parent.budget.window,
         _extensions=False,  # the parent's MCP servers are not shared; none are started twice
     )
+
+
+def child_model(parent_model: Any, requested: str | None) -> Any:
+    """The parent's model object, or the requested one on the parent's endpoint.
+
+    A model named by the ``agent`` call (``model: "small-coder"``) is served where the
+    parent's is (its base URL and key, e.g. ``--base-url`` of a local server), not by the
+    default endpoint.
+    """
+    if not requested:
+        return parent_model
+    base_url = getattr(parent_model, "openai_api_base", None)
+    if requested.startswith("script:") or not base_url:
+        return requested
+    from cairn.graph.models import create_model
+
+    key = getattr(parent_model, "openai_api_key", None)
+    secret = key.get_secret_value() if hasattr(key, "get_secret_value") else key
+    return create_model(requested, base_url=base_url, api_key=secret or None)
