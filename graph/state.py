@@ -10,6 +10,8 @@ A tool call moves through the statuses in ``STATUSES``::
     pending → awaiting_approval → pending (approved) | cancelled (rejected)
     pending → executing → success | error
     executing → interrupted (process died or was stopped mid-call)
+    executing → awaiting_approval (an ``agent`` call whose sync sub-agent waits for a person;
+                                   approved once the sub-agent's calls are decided)
     interrupted → pending (explicit retry) | cancelled (explicit cancel)
 """
 
