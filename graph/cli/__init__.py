@@ -97,7 +97,7 @@ def _dispatch(command: str | None, ns: object) -> int:
 
     opts = Options.from_args(ns)  # type: ignore[arg-type]
     if command != "demo" and not getattr(ns, "version", False):
-        opts.check_storage(create=command not in ("sessions", "show", "rewind"))
+        opts.check_storage(create=command not in ("sessions", "show", "rewind", "agents"))
     if command is None:
         from cairn.graph.cli.run import run_main
 
@@ -126,6 +126,10 @@ def _dispatch(command: str | None, ns: object) -> int:
         from cairn.graph.cli.mcp_cmd import run_mcp
 
         return run_mcp(ns, opts)
+    if command == "agents":
+        from cairn.graph.cli.agents_cmd import run_agents
+
+        return run_agents(ns, opts)
     from cairn.graph.cli.demo import run_demo
 
     return run_demo(ns, opts)

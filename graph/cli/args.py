@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import argparse
 
-SUBCOMMANDS = ("resume", "decide", "sessions", "show", "rewind", "policy", "models", "demo", "mcp")
+SUBCOMMANDS = ("resume", "decide", "sessions", "show", "rewind", "policy", "models", "demo", "mcp", "agents")
 MODES = ("default", "accept-edits", "plan", "bypass")
 OUTPUT_FORMATS = ("text", "json", "stream-json")
 #: Options that take a value, so the scanner does not mistake the value for a subcommand.
@@ -51,6 +51,7 @@ commands:
   cairn policy check ...      ask the policy what it would do with a call
   cairn models check          probe an OpenAI-compatible endpoint (tool calls, streaming, context)
   cairn mcp list|approve      MCP servers: status and tools; approve the project's .mcp.json
+  cairn agents list|merge|remove   sub-agents: status; merge or remove a worktree sub-agent's work
   cairn demo                  offline tour with a scripted model (no key needed)
 
 model: --model NAME (or $CAIRN_MODEL) against OpenAI ($OPENAI_API_KEY) or any OpenAI-compatible
@@ -358,6 +359,20 @@ def mcp_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def agents_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="cairn agents",
+        description="Sub-agents: list them (of one session, or of this workspace's sessions); merge a "
+        "finished worktree sub-agent's branch into the parent's checkout; remove its worktree (the "
+        "branch stays).",
+        parents=[common_flags()],
+    )
+    parser.add_argument("action", choices=("list", "merge", "remove"), help="list | merge | remove")
+    parser.add_argument("id", nargs="?", help="list: a session id (prefix); merge/remove: the sub-agent's id")
+    parser.add_argument("--json", action="store_true", help="list as JSON")
+    return parser
+
+
 PARSERS = {
     "resume": resume_parser,
     "decide": decide_parser,
@@ -366,4 +381,5 @@ PARSERS = {
     "rewind": rewind_parser,
     "demo": demo_parser,
     "mcp": mcp_parser,
+    "agents": agents_parser,
 }

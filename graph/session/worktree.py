@@ -75,6 +75,11 @@ def merge(workspace: Path, path: Path, branch: str) -> str:
     """Merge ``branch`` into the checkout at ``workspace``, then remove the worktree."""
     root = repo_root(workspace)
     out = git(root, "-c", "user.name=cairn", "-c", "user.email=cairn@localhost", "merge", "--no-edit", branch)
-    if path.exists():
-        git(root, "worktree", "remove", "--force", str(path))
+    remove(workspace, path)
     return out.strip()
+
+
+def remove(workspace: Path, path: Path) -> None:
+    """Remove a finished sub-agent's worktree; its branch (with the committed work) stays."""
+    if path.exists():
+        git(repo_root(workspace), "worktree", "remove", "--force", str(path))

@@ -84,3 +84,46 @@ def test_a_childs_gated_call_is_approved_from_the_parents_headless_resume(
     assert len(kid_requests) == 2  # the child's call ran once, after approval; then its answer
     tool_results = [m for m in kid_requests[-1]["messages"] if m["role"] == "tool"]
     assert len(tool_results) == 1
+
+
+def _git(cwd, *args: str) -> str:
+    import subprocess
+
+    ident = ["-c", "user.name=t", "-c", "user.email=t@t"]
+    return subprocess.run(["git", *ident, *args], cwd=cwd, check=True, capture_output=True, text=True).stdout
+
+
+def test_agents_list_remove_and_merge_a_worktree_child(run_cairn, script, workspace):
+    _git(workspace, "init", "-q")
+    Path(workspace, "readme.txt").write_text("hi\n")
+    _git(workspace, "add", "-A")
+    _git(workspace, "commit", "-qm", "init")
+    child = script(
+        [{"tool_calls": [call("write_file", "w1", file_path="new.txt", content="new\n")]}, {"content": "ok"}]
+    )
+    spawn = call(
+        "agent", "p1", description="wt", prompt="add", mode="worktree", branch_name="feat/new", model=child
+    )
+    parent = script([{"tool_calls": [spawn]}, {"content": "done"}])
+    p = run_cairn("-p", "go", "--model", parent, "--approval", "bypass", "--output-format", "json")
+    assert p.returncode == 0, p.stderr
+    sid = json.loads(p.stdout)["session_id"]
+    child_id = f"{sid}-sub-p1"
+
+    listed = json.loads(run_cairn("agents", "list", sid, "--json").stdout)
+    assert [(a["agent_id"], a["status"], a["branch"]) for a in listed] == [(child_id, "done", "feat/new")]
+    worktree = Path(listed[0]["worktree"])
+    assert (worktree / "new.txt").read_text() == "new\n"
+    assert "feat/new" in run_cairn("agents", "list").stdout
+
+    p = run_cairn("agents", "remove", child_id)
+    assert p.returncode == 0, p.stderr
+    assert not worktree.exists()
+    assert _git(workspace, "show", "feat/new:new.txt") == "new\n"  # the branch keeps the work
+    assert not Path(workspace, "new.txt").exists()
+
+    p = run_cairn("agents", "merge", child_id)
+    assert p.returncode == 0, p.stderr
+    assert Path(workspace, "new.txt").read_text() == "new\n"
+    p = run_cairn("agents", "merge", "nope")
+    assert p.returncode == 2 and "no sub-agent 'nope'" in p.stderr
