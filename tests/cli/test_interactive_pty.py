@@ -443,3 +443,30 @@ def test_approval_shows_the_sandbox_and_u_runs_without_it(spawn, script, workspa
     calls = {c["call_id"]: c for c in show_json(cli_env, workspace)["tool_calls"]}
     assert calls["b1"]["sandbox"] == "off" and calls["b1"]["decision"] == "approved without sandbox"
     assert calls["b2"]["sandbox"] == "workspace-write"
+
+
+def test_a_sync_sub_agents_call_is_asked_at_the_parents_prompt(spawn, script, workspace):
+    kid = script(
+        [
+            {"tool_calls": [call("write_file", "c1", file_path="kid.txt", content="from kid\n")]},
+            {"content": "kid wrote"},
+        ]
+    )
+    spawn_kid = call("agent", "p1", description="writer kid", prompt="write", read_only=False, model=kid)
+    parent = script([{"tool_calls": [spawn_kid]}, {"content": "Parent finished."}])
+    child = spawn("--model", parent, "delegate it")
+    child.expect("Allow\\?")  # the parent's own agent call first
+    child.expect(MENU_END)
+    child.send("y")
+    child.expect(r"\[sub-agent: writer kid\] write_file")
+    child.expect(r"\[p1/c1\]")
+    child.expect(r"\+from kid")
+    child.expect("Allow\\?")
+    child.expect(MENU_END)
+    assert not Path(workspace, "kid.txt").exists()
+    child.send("y")
+    child.expect("Parent finished.")
+    child.expect(MENU_END)
+    assert Path(workspace, "kid.txt").read_text() == "from kid\n"
+    child.sendeof()
+    assert finish(child) == 0
