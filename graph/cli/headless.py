@@ -8,7 +8,7 @@ from typing import Any
 
 from cairn.graph.cli.exits import CTRL_C, CliError, code_for
 from cairn.graph.cli.options import Options, check_model, preflight_model
-from cairn.graph.cli.output import HeadlessOutput, pause_hint
+from cairn.graph.cli.output import HeadlessOutput, pause_hint, pending_line
 from cairn.graph.cli.signals import CtrlC
 
 Work = Callable[[Callable[[str, dict[str, Any]], None]], Any]
@@ -63,6 +63,10 @@ def with_wait_notes(session: Any, opts: Options, on_event: Any) -> Any:
 
     def events(kind: str, payload: dict[str, Any]) -> None:
         if kind == "waiting":
+            waiting = set(payload.get("call_ids") or [])
+            for call in session.pending():
+                if call.call_id in waiting:
+                    print(f"cairn: {pending_line(call).strip()}", file=sys.stderr, flush=True)
             ids = ", ".join(payload.get("call_ids") or [])
             print(
                 f"cairn: waiting for decisions on {ids} (session {session.id}); from any machine that "

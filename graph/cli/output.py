@@ -159,7 +159,7 @@ def pause_hint(result: Any, resume: Any, *, in_memory: bool = False) -> list[str
         ]
     if result.status == "awaiting_approval":
         lines = [f"paused: {len(result.pending)} call(s) await approval in session {sid}"]
-        lines += [_pending_line(c) for c in result.pending]
+        lines += [pending_line(c) for c in result.pending]
         stopped = any(c.status == "interrupted" for c in result.pending)
         asking = [c.call_id for c in result.pending if c.status == "awaiting_approval"]
         # `all` works whatever the number of calls; an id only when it is the only one asking.
@@ -170,7 +170,7 @@ def pause_hint(result: Any, resume: Any, *, in_memory: bool = False) -> list[str
         return lines
     if result.status == "interrupted":
         lines = [f"paused: {len(result.pending)} call(s) were interrupted in session {sid}"]
-        lines += [_pending_line(c) for c in result.pending]
+        lines += [pending_line(c) for c in result.pending]
         return [
             *lines,
             "run them again or drop them with:",
@@ -185,7 +185,7 @@ def pause_hint(result: Any, resume: Any, *, in_memory: bool = False) -> list[str
     return []
 
 
-def _pending_line(call: Any) -> str:
+def pending_line(call: Any) -> str:
     about = fmt.describe_args(call.tool_name, call.arguments, 70)
     why = call.reason if call.status == "awaiting_approval" else call.error_msg
     risk = f" {call.risk}" if call.risk else ""

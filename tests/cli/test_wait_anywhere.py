@@ -152,3 +152,21 @@ def test_timeout_and_ctrl_c_leave_the_session_paused_and_resumable(env, workspac
     again = run(env, workspace, "resume", sid, "-p", "--approve", "all", "--output-format", "json")
     assert again.returncode == 0, again.stderr
     assert (Path(workspace) / "notes.txt").read_text() == "hi\n"
+
+
+def test_a_sub_agents_call_is_decided_from_another_process_while_the_parent_waits(env, workspace, script):
+    kid = script(
+        [{"tool_calls": [call("write_file", "c1", file_path="kid.txt", content="k\n")]}, {"content": "ok"}]
+    )
+    spawn = call("agent", "p1", description="kid", prompt="write", read_only=False, model=kid)
+    waiter = Waiter(env, workspace, script([{"tool_calls": [spawn]}, {"content": "all done"}]))
+    sid = waiter.session_waiting()
+    assert run(env, workspace, "decide", sid, "--approve", "p1").returncode == 0  # the agent call itself
+    assert waiter.session_waiting() == sid  # now its sub-agent's call waits, shown at the parent
+    assert "p1/c1  [sub-agent: kid] write_file kid.txt" in "".join(waiter.err)
+    assert not (Path(workspace) / "kid.txt").exists()
+    decided = run(env, workspace, "decide", sid, "--approve", "p1/c1")
+    assert decided.returncode == 0, decided.stderr
+    code, result = waiter.finish()
+    assert code == 0 and result["status"] == "done" and result["result"] == "all done", result
+    assert (Path(workspace) / "kid.txt").read_text() == "k\n"
