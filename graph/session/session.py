@@ -243,7 +243,7 @@ class Session(DecisionsMixin, RewindMixin, WaitingMixin, ExtensionsMixin):
         if gated or (steps and steps != ("reasoning",)):
             raise SessionError(
                 "the session is paused with unfinished tool calls "
-                f"({', '.join(c.call_id for c in gated) or ', '.join(steps)}); "
+                f"({', '.join(c.call_id for c in self.pending()) or ', '.join(steps)}); "
                 "decide them (approve/reject/retry/cancel) or continue_() first"
             )
         self.model  # noqa: B018  (a model that cannot be built fails here, before the session is "running")

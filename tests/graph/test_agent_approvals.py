@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
-from cairn import Session
+from cairn import Session, SessionError
+from cairn.graph.display.parts import approval_html, approval_markdown
 from tests.graph.agent_model import AgentsModel, call
 
 
@@ -52,6 +53,9 @@ def test_sync_child_call_pauses_the_parent_and_the_parents_decision_reaches_the_
     assert (ask.call_id, ask.tool_name, ask.agent, ask.agent_id) == ("p1/c1", "bash", "kid", f"{s.id}-sub-p1")
     assert ask.arguments == {"command": "touch made.txt"}
     assert [c.call_id for c in s.pending()] == ["p1/c1"]
+    assert "sub-agent: kid" in approval_html(ask) and "sub-agent: kid" in approval_markdown(ask)
+    with pytest.raises(SessionError, match="p1/c1"):
+        s.send("something else")
     assert not (ws / "made.txt").exists()
     assert s.store.sessions.get(f"{s.id}-sub-p1").status == "awaiting_approval"
 
