@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import subprocess
@@ -74,3 +75,36 @@ def call(name: str, cid: str, **args: Any) -> dict[str, Any]:
 
 def last_json_line(text: str) -> dict[str, Any]:
     return json.loads(text.strip().splitlines()[-1])
+
+
+@pytest.fixture
+def pty_cairn(cli_env, workspace):
+    """``pty_cairn(*args, cols=200, rows=50, color=False, env={})`` → ``cairn`` in a real
+    pseudo-terminal (a pexpect child, its output also in ``child.logfile_read``)."""
+    import pexpect
+
+    children: list[Any] = []
+
+    def start(*args: str, cols: int = 200, rows: int = 50, color: bool = False, env: dict | None = None):
+        full = cli_env | {"TERM": "xterm-256color"} | (env or {})
+        full.pop("NO_COLOR", None)
+        if not color:
+            full["NO_COLOR"] = "1"
+        cmd = cairn_cmd()
+        child = pexpect.spawn(
+            cmd[0],
+            [*cmd[1:], *args],
+            cwd=workspace,
+            env=full,
+            encoding="utf-8",
+            dimensions=(rows, cols),
+            timeout=30,
+        )
+        child.logfile_read = io.StringIO()
+        children.append(child)
+        return child
+
+    yield start
+    for child in children:
+        if child.isalive():
+            child.terminate(force=True)

@@ -3,7 +3,7 @@ lines cut to the width, live timers, approvals listed together, background tasks
 
 from __future__ import annotations
 
-import io
+import functools
 import json
 import os
 import re
@@ -15,7 +15,7 @@ from pathlib import Path
 import pexpect
 import pytest
 
-from tests.cli.conftest import cairn_cmd, call
+from tests.cli.conftest import call
 
 pytestmark = pytest.mark.slow
 
@@ -38,33 +38,9 @@ LONG = "echo " + "x" * 230
 
 
 @pytest.fixture
-def term(cli_env, workspace):
-    """``term(*args, cols=70, color=True, env={})`` → a pexpect child with a log of its output."""
-    children: list[pexpect.spawn] = []
-
-    def start(*args: str, cols: int = 70, color: bool = True, env: dict | None = None) -> pexpect.spawn:
-        full = cli_env | {"TERM": "xterm-256color"} | (env or {})
-        full.pop("NO_COLOR", None)
-        if not color:
-            full["NO_COLOR"] = "1"
-        cmd = cairn_cmd()
-        child = pexpect.spawn(
-            cmd[0],
-            [*cmd[1:], *args],
-            cwd=workspace,
-            env=full,
-            encoding="utf-8",
-            dimensions=(40, cols),
-            timeout=30,
-        )
-        child.logfile_read = io.StringIO()
-        children.append(child)
-        return child
-
-    yield start
-    for child in children:
-        if child.isalive():
-            child.terminate(force=True)
+def term(pty_cairn):
+    """``term(*args, cols=70, color=True, env={})``: 40 rows, colors on unless asked."""
+    return functools.partial(pty_cairn, cols=70, rows=40, color=True)
 
 
 def screen_lines(child: pexpect.spawn) -> list[str]:
