@@ -47,6 +47,8 @@ def wait_for_decisions(
     deadline = None if timeout is None else time.monotonic() + timeout
     while result.status == "awaiting_approval":
         ids = asking_ids(result)
+        # Before saying "waiting": a stop that comes once the person can see it must end the wait.
+        session.cancel_event.clear()
         if on_event is not None:
             on_event("waiting", {"session_id": session.id, "call_ids": ids, "timeout": timeout})
         decisions = _await(session, ids, deadline)
@@ -72,7 +74,6 @@ def recorded_for(session: SessionHost, ids: list[str]) -> dict[str, Any] | None:
 
 
 def _await(session: Any, ids: list[str], deadline: float | None) -> dict[str, Any] | None:
-    session.cancel_event.clear()
     with session.store.listen(session.id) as waiter:
         look = True
         while True:

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.cli.conftest import call
-from tests.cli.test_interactive_pty import MENU_END, finish, spawn  # noqa: F401  (fixture)
+from tests.cli.test_interactive_pty import MENU_END, finish, spawn  # noqa: F401  (fixture; it uses conftest's pty_cairn)
 
 pytestmark = pytest.mark.slow
 
