@@ -21,7 +21,6 @@ from __future__ import annotations
 import dataclasses
 import glob
 import os
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -172,11 +171,11 @@ def load_sandbox_settings(
     workspace: str | os.PathLike[str], *, user_config: Path | None = None
 ) -> SandboxSettings:
     """Read the sandbox keys of the project's and the user's settings files."""
-    from cairn.policy.settings import project_settings_path, user_settings_path
+    from cairn.policy.settings import project_settings_path, read_settings, user_settings_path
 
     enabled, hidden, off_by = True, [], None
     for path in (project_settings_path(workspace), user_config or user_settings_path()):
-        data = _read(Path(path))
+        data = read_settings(Path(path))
         value = data.get("sandbox", "on")
         if value not in ("on", "off"):
             raise PolicyConfigError(f'{path}: sandbox must be "on" or "off", got {value!r}')
@@ -187,15 +186,6 @@ def load_sandbox_settings(
             raise PolicyConfigError(f"{path}: sandbox_hidden_paths must be a list of paths")
         hidden.extend(extra)
     return SandboxSettings(enabled, tuple(hidden), off_by)
-
-
-def _read(path: Path) -> dict[str, object]:
-    try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return {}
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise PolicyConfigError(f"{path}: cannot read settings: {exc}") from None
 
 
 def sandbox_state(settings: SandboxSettings, backend_available: bool) -> str:

@@ -40,12 +40,9 @@ def project_settings_path(workspace: str | os.PathLike[str] | Workspace) -> Path
 
 def user_settings_path() -> Path:
     """``$CAIRN_HOME/settings.toml`` when CAIRN_HOME is set, else the platform config dir's."""
-    home = os.environ.get("CAIRN_HOME")
-    if home:
-        return Path(os.path.expanduser(home)) / "settings.toml"
-    import platformdirs
+    from cairn.tools.userdirs import user_config_dir
 
-    return Path(platformdirs.user_config_dir("cairn")) / "settings.toml"
+    return user_config_dir() / "settings.toml"
 
 
 def load_rules(workspace: str | os.PathLike[str] | Workspace, *, user_config: Path | None = None) -> Rules:

@@ -10,15 +10,12 @@ from __future__ import annotations
 
 import logging
 import os
-import tomllib
 from collections.abc import Callable, Iterable, Mapping
-from pathlib import Path
 from typing import Any
 
 from cairn.tools import ToolRegistry, Workspace
 from cairn.tools.mcp_servers import McpManager, config_hash, load_server_specs, mcp_tools
 from cairn.tools.mcp_servers.trust import is_approved, record_approval
-from cairn.tools.userdirs import user_config_dir
 
 log = logging.getLogger("cairn.mcp")
 
@@ -122,11 +119,17 @@ def _describe(conn: Mapping[str, Any]) -> str:
 def _setting_threshold(workspace: Workspace) -> int:
     """``[tools] defer_threshold`` from the project's or the user's settings.toml (project wins)."""
     from cairn.graph.tool_selection import DEFAULT_DEFER_THRESHOLD
+    from cairn.policy.settings import (
+        PolicyConfigError,
+        project_settings_path,
+        read_settings,
+        user_settings_path,
+    )
 
-    for path in (workspace.root / ".cairn" / "settings.toml", user_config_dir() / "settings.toml"):
+    for path in (project_settings_path(workspace), user_settings_path()):
         try:
-            data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
-        except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
+            data = read_settings(path)
+        except PolicyConfigError:  # loading the policy reports a broken file
             continue
         value = (data.get("tools") or {}).get("defer_threshold")
         if isinstance(value, int) and value >= 0:
