@@ -14,6 +14,7 @@ def _isolated_home(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("CAIRN_HOME", str(state))
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    monkeypatch.delenv("CAIRN_DB", raising=False)  # never a developer's own database
     for name in (
         "CAIRN_SEARCH_PROVIDER",
         "CAIRN_SUMMARY_MODEL",
@@ -36,6 +37,7 @@ def workspace(tmp_path):
 
 
 from tests.support.pg_fixtures import db_location, pg_server, pg_url, skipped_because  # noqa: E402, F401
+from tests.support.store_guard import _store_backend_guard  # noqa: E402, F401
 
 
 def _in_ci() -> bool:

@@ -48,6 +48,8 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 TOOL_SECONDS = 0.01
+#: No side effect for this long ends a repeat as stalled (with the workers' stacks).
+STALL_S = 120.0
 
 
 # -- the worker (a separate process) ---------------------------------------------------------
@@ -199,7 +201,17 @@ def spawn(db: str, ids: list[str], ws: str, cycles: int, tmp: Path, n: int) -> t
     return proc, out
 
 
-def run_load(url: str, workers: int, sessions: int, cycles: int, kills: int, tmp: Path) -> dict:
+def _busy_in(out: Path) -> str:
+    """The session a worker is in right now ("" between sessions: the file comes and goes)."""
+    try:
+        return Path(str(out) + ".busy").read_text()
+    except FileNotFoundError:
+        return ""
+
+
+def run_load(
+    url: str, workers: int, sessions: int, cycles: int, kills: int, tmp: Path, stall_s: float = STALL_S
+) -> dict:
     db = fresh_schema(url)
     ws = str(tmp / "ws")
     os.makedirs(ws, exist_ok=True)
@@ -214,9 +226,16 @@ def run_load(url: str, workers: int, sessions: int, cycles: int, kills: int, tmp
     resumed: set[str] = set()  # sessions a killed worker was in: someone else must finish them
     started: float | None = None  # the first side effect: workers are up and running
     next_kill = 0.0
+    stalled = ""
+    last_effects, last_progress = -1, time.monotonic()
     while any(p.poll() is None for p, _ in procs):
         time.sleep(0.05)
         effects = probe.execute("SELECT count(*) FROM bench_effects").fetchone()[0]
+        if effects != last_effects:
+            last_effects, last_progress = effects, time.monotonic()
+        elif time.monotonic() - last_progress > stall_s:
+            stalled = _stalled(procs, db, effects, stall_s)
+            break
         if started is None:
             if effects == 0:
                 continue
@@ -226,14 +245,14 @@ def run_load(url: str, workers: int, sessions: int, cycles: int, kills: int, tmp
         # each at a worker that is inside a session right now.
         due = killed < kills and effects >= (killed + 1) / (kills + 1) * total * 0.9
         if due and time.monotonic() >= next_kill:
-            busy = [(p, out) for p, out in procs if p.poll() is None and Path(str(out) + ".busy").exists()]
+            busy = [(p, sid) for p, out in procs if p.poll() is None and (sid := _busy_in(out))]
             if busy:
-                victim, victim_out = random.choice(busy)
+                victim, victim_sid = random.choice(busy)
                 time.sleep(random.uniform(0, 0.05))  # anywhere in the cycle
                 victim.kill()  # SIGKILL
                 victim.wait()
                 killed += 1
-                resumed.add(Path(str(victim_out) + ".busy").read_text())
+                resumed.add(victim_sid)
                 procs.append(spawn(db, ids, ws, cycles, tmp, spawned))
                 spawned += 1
                 next_kill = time.monotonic() + 0.2
@@ -245,8 +264,24 @@ def run_load(url: str, workers: int, sessions: int, cycles: int, kills: int, tmp
         if out.exists():
             samples += json.loads(out.read_text())["samples"]
     report = check_invariants(db, ids)
-    report.update(wall=wall, kills=killed, samples=samples, killed_in=len(resumed))
+    report.update(wall=wall, kills=killed, samples=samples, killed_in=len(resumed), stalled=stalled)
     return report
+
+
+def _stalled(procs: list[tuple[subprocess.Popen, Path]], db: str, effects: int, stall_s: float) -> str:
+    """Record what the live workers and the server were doing, then stop the workers."""
+    from tests.benchmarks.pg_stall import diagnose
+
+    live = [p for p, _ in procs if p.poll() is None]
+    report = Path(tempfile.gettempdir()) / f"bench_pg_load-stall-{os.getpid()}-{int(time.time())}.txt"
+    report.write_text(diagnose([p.pid for p in live], db))
+    for p in live:
+        p.kill()
+        p.wait()
+    print(
+        f"STALLED: no side effect for {stall_s:.0f} s at {effects}; stacks and locks in {report}", flush=True
+    )
+    return str(report)
 
 
 def check_invariants(db: str, ids: list[str]) -> dict:
@@ -325,6 +360,7 @@ def main() -> int:
     ap.add_argument("--kills", type=int, default=12)
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--url", default=os.environ.get("CAIRN_TEST_PG_URL"))
+    ap.add_argument("--stall", type=float, default=STALL_S, help="seconds without progress = stalled")
     args = ap.parse_args()
     if args.worker:
         worker(**json.loads(args.worker))
@@ -335,13 +371,13 @@ def main() -> int:
         from tests.support import pg_cluster
 
         cluster, url = pg_cluster.start()
-    totals = {"duplicated": 0, "lost": 0, "dangling": 0, "unfinished": 0}
+    totals = {"duplicated": 0, "lost": 0, "dangling": 0, "unfinished": 0, "stalled": 0}
     rows = []
     try:
         for repeat in range(args.repeats):
             with tempfile.TemporaryDirectory() as tmp:
                 base = baseline(args.sessions, args.cycles, Path(tmp))
-                r = run_load(url, args.workers, args.sessions, args.cycles, args.kills, Path(tmp))
+                r = run_load(url, args.workers, args.sessions, args.cycles, args.kills, Path(tmp), args.stall)
             cycles = r["successful_calls"]
             rows.append(
                 (
@@ -352,6 +388,7 @@ def main() -> int:
                     pct(base, 0.99),
                 )
             )
+            r["stalled"] = int(bool(stall_file := r["stalled"]))
             for key in totals:
                 totals[key] += r[key]
             print(
@@ -360,7 +397,8 @@ def main() -> int:
                 f"{r['cancelled_after_kill']} cancelled after a kill; throughput {rows[-1][0]:.0f} cycles/s; "
                 f"harness per cycle p50 {rows[-1][1]:.1f} ms p99 {rows[-1][2]:.1f} ms "
                 f"(SQLite, 1 process: p50 {rows[-1][3]:.1f} ms p99 {rows[-1][4]:.1f} ms); "
-                f"duplicated {r['duplicated']} lost {r['lost']} dangling {r['dangling']} unfinished {r['unfinished']}",
+                f"duplicated {r['duplicated']} lost {r['lost']} dangling {r['dangling']} unfinished {r['unfinished']}"
+                + (f"; STALLED (see {stall_file})" if stall_file else ""),
                 flush=True,
             )
     finally:

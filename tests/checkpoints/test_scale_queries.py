@@ -19,7 +19,15 @@ from cairn.checkpoints.transcript import build_messages, decode, encode
 
 @pytest.fixture
 def store():
+    """SQLite in memory: the query plans below are SQLite's (EXPLAIN QUERY PLAN)."""
     s = open_store(":memory:")
+    yield s
+    s.close()
+
+
+@pytest.fixture
+def any_store(db_location):
+    s = open_store(db_location)
     yield s
     s.close()
 
@@ -39,8 +47,8 @@ def test_next_seq_and_compaction_use_indexes_not_a_scan(store):
     assert "USING INDEX cairn_tool_journal_kept" in compact
 
 
-def test_compaction_keeps_the_turn_in_flight_and_drops_older_outputs(store):
-    journal = store.journal
+def test_compaction_keeps_the_turn_in_flight_and_drops_older_outputs(any_store):
+    journal = any_store.journal
     for i in range(3):
         call = {"call_id": f"c{i}", "tool_name": "blob", "arguments": {"n": i}, "status": "success"}
         journal.mark_executing("t", call)
@@ -86,8 +94,8 @@ def test_unknown_fields_fall_back_to_validation():
     assert build_messages([stored])[0].content == "hi"
 
 
-def test_read_returns_the_chain_oldest_first_after_reopen(tmp_path):
-    db = str(tmp_path / "s.db")
+def test_read_returns_the_chain_oldest_first_after_reopen(db_location):
+    db = db_location
     first = open_store(db)
     head = first.transcript.append("t", None, [HumanMessage(f"m{i}") for i in range(50)])
     first.transcript.append("t", head, [HumanMessage("other branch")])

@@ -31,6 +31,7 @@ def test_default_location_uses_cairn_home(monkeypatch, tmp_path):
     assert default_location() == str(tmp_path / "x.db")
 
 
+@pytest.mark.sqlite_only("SQLite's PRAGMAs (WAL, synchronous, busy timeout)")
 def test_sqlite_pragmas(sqlite_store):
     conn = sqlite_store.db.conn
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
@@ -131,6 +132,7 @@ def test_in_memory_store():
     s.close()
 
 
+@pytest.mark.sqlite_only("a second sqlite3 connection to the file while the store has it open")
 def test_concurrent_reader_waits_instead_of_failing(tmp_path):
     s = open_store(tmp_path / "c.db")
     other = sqlite3.connect(tmp_path / "c.db")
@@ -208,6 +210,9 @@ INSERT INTO cairn_sessions VALUES ('old', '/w', 1.0, 2.0, 'done', 'an old sessio
 """
 
 
+@pytest.mark.sqlite_only(
+    "an old SQLite file from before schema versions (no Postgres database predates them)"
+)
 def test_a_database_from_the_old_schema_is_migrated_and_keeps_its_data(tmp_path):
     path = tmp_path / "old.db"
     conn = sqlite3.connect(path)

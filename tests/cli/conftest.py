@@ -24,11 +24,16 @@ def cairn_cmd() -> list[str]:
 
 
 @pytest.fixture
-def cli_env(tmp_path) -> dict[str, str]:
-    """The environment for a cairn subprocess: isolated state, no key, no colors by default."""
+def cli_env(request, tmp_path) -> dict[str, str]:
+    """The environment for a cairn subprocess: isolated state, no key, no colors by default.
+
+    The database is the test's ``db_location`` when it runs on both backends, else a file."""
     env = dict(os.environ)
     env["CAIRN_HOME"] = os.environ["CAIRN_HOME"]
-    env["CAIRN_DB"] = str(tmp_path / "cairn.db")
+    if "db_location" in request.fixturenames:
+        env["CAIRN_DB"] = request.getfixturevalue("db_location")
+    else:
+        env["CAIRN_DB"] = str(tmp_path / "cairn.db")
     env.pop("OPENAI_BASE_URL", None)
     env.pop("OPENAI_API_KEY", None)
     env.pop("CAIRN_MODEL", None)

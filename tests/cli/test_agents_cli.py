@@ -10,7 +10,7 @@ import pytest
 
 from tests.cli.conftest import call
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("db_location")]  # on SQLite and PostgreSQL
 
 
 def test_children_in_sessions_show_and_stream_json(run_cairn, script, workspace):

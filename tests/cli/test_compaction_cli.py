@@ -10,7 +10,7 @@ import pytest
 
 from tests.cli.conftest import cairn_cmd, call
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("db_location")]  # on SQLite and PostgreSQL
 
 WORDS = "alpha beta gamma delta epsilon zeta eta theta iota kappa\n"
 

@@ -51,6 +51,7 @@ def test_mcp_list_shows_explicit_servers_and_waits_for_project_approval(run_cair
     ]
 
 
+@pytest.mark.usefixtures("db_location")  # runs a session: on SQLite and PostgreSQL
 def test_headless_runs_need_trust_for_project_servers(run_cairn, script, workspace, tmp_path):
     started = _project_config(workspace, tmp_path)
     turns = [{"tool_calls": [call("mcp__proj__echo", "e1", text="x")]}, {"content": "done"}]
@@ -72,6 +73,7 @@ def test_bad_mcp_config_is_a_usage_error(run_cairn, tmp_path):
     assert out.returncode == 2 and "needs 'command'" in out.stderr
 
 
+@pytest.mark.usefixtures("db_location")  # runs a session: on SQLite and PostgreSQL
 def test_interactive_asks_for_project_servers_and_runs_custom_commands(cli_env, script, workspace, tmp_path):
     started = _project_config(workspace, tmp_path)
     commands = Path(workspace, ".cairn", "commands")

@@ -17,7 +17,7 @@ import pytest
 
 from tests.cli.conftest import call
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("db_location")]  # on SQLite and PostgreSQL
 
 MENU_END = "› "
 #: CSI sequences (colors, cursor moves, erase) and OSC sequences (hyperlinks, titles).

@@ -13,7 +13,7 @@ import pytest
 
 from tests.cli.conftest import cairn_cmd, call, last_json_line
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("db_location")]  # on SQLite and PostgreSQL
 
 KEY = {"OPENAI_API_KEY": "dummy"}
 

@@ -12,7 +12,7 @@ import pytest
 
 from tests.cli.conftest import cairn_cmd, call
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("db_location")]  # on SQLite and PostgreSQL
 
 MENU_END = "› "
 

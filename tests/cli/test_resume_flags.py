@@ -11,7 +11,7 @@ import pytest
 
 from tests.cli.conftest import cairn_cmd, call
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("db_location")]  # on SQLite and PostgreSQL
 
 WAIT_FOR_GO = "while [ ! -f go ]; do sleep 0.1; done; echo ran"
 TWO_WRITES = [

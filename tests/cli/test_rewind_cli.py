@@ -10,7 +10,7 @@ import pytest
 from tests.cli.conftest import call
 from tests.cli.test_interactive_pty import MENU_END, finish, spawn  # noqa: F401  (fixture; it uses conftest's pty_cairn)
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("db_location")]  # on SQLite and PostgreSQL
 
 TURNS = [
     {

@@ -10,10 +10,14 @@ import pytest
 from tests.cli.conftest import call, last_json_line
 
 pytestmark = pytest.mark.slow
+#: The tests that open the database run on SQLite and PostgreSQL; the others are about file paths
+#: or never open it.
+BOTH = pytest.mark.usefixtures("db_location")
 
 USAGE_KEYS = {"input_tokens", "output_tokens", "model_calls"}
 
 
+@BOTH
 def test_a_typo_of_a_command_gets_did_you_mean_and_a_real_prompt_stays_a_prompt(run_cairn, script):
     p = run_cairn("sesions")
     assert p.returncode == 2 and "did you mean `cairn sessions`?" in p.stderr
@@ -26,6 +30,7 @@ def test_a_typo_of_a_command_gets_did_you_mean_and_a_real_prompt_stays_a_prompt(
         assert p.returncode == 0 and p.stdout.strip() == "ok", (args, p.stderr)
 
 
+@BOTH
 def test_a_configuration_error_leaves_no_running_session(run_cairn):
     p = run_cairn("-p", "hi", "--model", "openai:", env={"OPENAI_API_KEY": "dummy"})
     assert p.returncode == 2 and "empty model name" in p.stderr
@@ -47,6 +52,7 @@ def test_sessions_and_show_on_a_missing_db_file_say_so(run_cairn, tmp_path):
     assert not missing.exists()
 
 
+@BOTH
 def test_show_without_an_id_and_with_last_picks_the_latest_session(run_cairn, script):
     assert "no sessions in" in run_cairn("show").stderr
     first = json.loads(
@@ -75,6 +81,7 @@ def test_policy_check_flags_unknown_argument_keys(run_cairn):
     assert "has no argument" not in alias.stderr
 
 
+@BOTH
 def test_json_results_always_carry_the_usage_keys(run_cairn, script):
     model = script(
         [{"content": "", "tool_calls": [call("write_file", "w1", file_path="a.txt", content="a")]}]
@@ -90,6 +97,7 @@ def test_json_results_always_carry_the_usage_keys(run_cairn, script):
     assert json.loads(done.stdout)["usage"] == dict.fromkeys(USAGE_KEYS, 0)
 
 
+@BOTH
 def test_stream_json_says_approval_required_when_a_run_pauses(run_cairn, script, workspace):
     model = script(
         [{"content": "", "tool_calls": [call("write_file", "w1", file_path="a.txt", content="a")]}]
@@ -108,6 +116,7 @@ def test_stream_json_says_approval_required_when_a_run_pauses(run_cairn, script,
     assert not Path(workspace, "a.txt").exists()
 
 
+@BOTH
 def test_headless_text_keeps_the_narration_between_tool_calls_in_order(run_cairn, script, workspace):
     Path(workspace, "a.txt").write_text("alpha\n")
     Path(workspace, "b.txt").write_text("beta\n")

@@ -14,7 +14,7 @@ from rich.console import Console
 
 from tests.cli.conftest import cairn_cmd, call
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("db_location")]  # on SQLite and PostgreSQL
 
 IMAGE_TURNS = [
     {"content": "Look.", "tool_calls": [call("read_file", "c_img", file_path="img.png")]},

@@ -12,11 +12,11 @@ WORDS = "alpha beta gamma delta epsilon zeta eta theta iota kappa\n"
 class Project:
     """A workspace of 4 KB files, a database, and the counted test tools."""
 
-    def __init__(self, root: Path, files: int = 20) -> None:
+    def __init__(self, root: Path, db: str, files: int = 20) -> None:
         self.root = root
         self.ws = root / "ws"
         self.ws.mkdir()
-        self.db = str(root / "cairn.db")
+        self.db = db  # a SQLite file or a postgresql:// URL
         self.marks = root / "marks"
         self.marks.mkdir()
         kill_driver.MARKS = self.marks
@@ -34,8 +34,9 @@ class Project:
 
 
 @pytest.fixture
-def project(tmp_path) -> Project:
-    return Project(tmp_path)
+def project(tmp_path, db_location) -> Project:
+    """On each backend (ids ``[sqlite]`` / ``[postgres]``)."""
+    return Project(tmp_path, db_location)
 
 
 def read_turn(i: int, files: int = 20) -> dict:

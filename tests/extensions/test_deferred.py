@@ -26,8 +26,8 @@ def model_for(server):
 
 
 @pytest.mark.slow
-def test_tool_search_activates_a_tool_for_the_next_request_and_after_restart(workspace, marks, tmp_path):
-    db = str(tmp_path / "cairn.db")
+def test_tool_search_activates_a_tool_for_the_next_request_and_after_restart(workspace, marks, db_location):
+    db = db_location
     turns = [
         {"tool_calls": [{"name": "tool_search", "args": {"query": "select:mcp__t__extra_07"}, "id": "s1"}]},
         {"tool_calls": [{"name": "mcp__t__extra_07", "args": {"query": "bolts"}, "id": "x1"}]},

@@ -20,10 +20,10 @@ pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_kill_during_an_mcp_call_leaves_it_interrupted(tmp_path, marks):
+def test_kill_during_an_mcp_call_leaves_it_interrupted(tmp_path, marks, db_location):
     ws = tmp_path / "ws"
     ws.mkdir()
-    db = tmp_path / "cairn.db"
+    db = db_location
     script = tmp_path / "script.json"
     turns = [
         {"tool_calls": [{"name": "mcp__t__effect", "args": {"label": "slow", "seconds": 60}, "id": "m1"}]},
@@ -37,7 +37,7 @@ def test_kill_during_an_mcp_call_leaves_it_interrupted(tmp_path, marks):
         "-m",
         "tests.support.kill_driver",
         "--db",
-        str(db),
+        db,
         "--workspace",
         str(ws),
         "--script",

@@ -24,7 +24,7 @@ def tool_messages(session: Session) -> dict[str, ToolMessage]:
     return {m.tool_call_id: m for m in session.history() if isinstance(m, ToolMessage)}
 
 
-def test_sync_child_is_linked_and_budget_ends_it_with_a_report(ws, tmp_path):
+def test_sync_child_is_linked_and_budget_ends_it_with_a_report(ws, tmp_path, db_location):
     model = AgentsModel(
         scripts={
             "parent": [
@@ -35,7 +35,7 @@ def test_sync_child_is_linked_and_budget_ends_it_with_a_report(ws, tmp_path):
             "look": [call("grep", {"pattern": f"target{i}"}, f"g{i}") for i in range(5)],
         }
     )
-    db = str(tmp_path / "c.db")
+    db = db_location
     s = Session(ws, model=model, db=db, mode="bypass")
     events: list[tuple[str, dict]] = []
     assert s.send("go", on_event=lambda kind, payload: events.append((kind, payload))).status == "done"
@@ -66,7 +66,7 @@ def test_sync_child_is_linked_and_budget_ends_it_with_a_report(ws, tmp_path):
     s.close()
 
 
-def test_token_budget_pauses_the_child(ws, tmp_path):
+def test_token_budget_pauses_the_child(ws, tmp_path, db_location):
     hungry = AIMessage("", tool_calls=[{"name": "grep", "args": {"pattern": "x"}, "id": "g"}])
     hungry.usage_metadata = {"input_tokens": 600, "output_tokens": 10, "total_tokens": 610}
     model = AgentsModel(
@@ -78,7 +78,7 @@ def test_token_budget_pauses_the_child(ws, tmp_path):
             "eat": [hungry],
         }
     )
-    s = Session(ws, model=model, db=str(tmp_path / "c.db"), mode="bypass")
+    s = Session(ws, model=model, db=db_location, mode="bypass")
     assert s.send("go").status == "done"
     info = s.subagents.status(f"{s.id}-sub-p1")
     assert info["status"] == "max_steps" and info["model_calls"] == 2
@@ -86,7 +86,7 @@ def test_token_budget_pauses_the_child(ws, tmp_path):
     s.close()
 
 
-def test_background_report_is_delivered_exactly_once(ws, tmp_path):
+def test_background_report_is_delivered_exactly_once(ws, tmp_path, db_location):
     model = AgentsModel(
         scripts={
             "parent": [
@@ -99,7 +99,7 @@ def test_background_report_is_delivered_exactly_once(ws, tmp_path):
             "bg": [call("ls", {}, "l1"), AIMessage("there is 1 file")],
         }
     )
-    s = Session(ws, model=model, db=str(tmp_path / "c.db"), mode="bypass")
+    s = Session(ws, model=model, db=db_location, mode="bypass")
     r = s.send("go")
     assert r.status == "done" and r.text == "the report says 1 file"
     started = tool_messages(s)["p1"]
@@ -123,7 +123,7 @@ def _git(cwd, *args):
     return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True).stdout
 
 
-def test_worktree_child_writes_on_its_branch_only(ws, tmp_path):
+def test_worktree_child_writes_on_its_branch_only(ws, tmp_path, db_location):
     _git(ws, "init", "-q")
     _git(ws, "-c", "user.name=t", "-c", "user.email=t@t", "add", "-A")
     _git(ws, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "init")
@@ -153,7 +153,7 @@ def test_worktree_child_writes_on_its_branch_only(ws, tmp_path):
             ],
         }
     )
-    s = Session(ws, model=model, db=str(tmp_path / "c.db"), mode="bypass")
+    s = Session(ws, model=model, db=db_location, mode="bypass")
     assert s.send("go").status == "done"
     report = tool_messages(s)["p1"].content
     assert "feature/notes" in report and "notes.txt" in report, report
@@ -163,7 +163,7 @@ def test_worktree_child_writes_on_its_branch_only(ws, tmp_path):
     assert _git(ws, "show", "feature/notes:new.txt") == "new\n"
     child = {
         c.call_id: c.status
-        for c in Session.resume(f"{s.id}-sub-p1", db=str(tmp_path / "c.db"), model=model).tool_calls()
+        for c in Session.resume(f"{s.id}-sub-p1", db=db_location, model=model).tool_calls()
     }
     assert child == {"w0": "success", "w1": "success", "w2": "success"}
     info = s.subagents.status(f"{s.id}-sub-p1")
@@ -174,7 +174,7 @@ def test_worktree_child_writes_on_its_branch_only(ws, tmp_path):
     s.close()
 
 
-def test_worktree_outside_git_is_a_clear_error(ws, tmp_path):
+def test_worktree_outside_git_is_a_clear_error(ws, tmp_path, db_location):
     model = AgentsModel(
         scripts={
             "parent": [
@@ -184,7 +184,7 @@ def test_worktree_outside_git_is_a_clear_error(ws, tmp_path):
             "wt": [AIMessage("never")],
         }
     )
-    s = Session(ws, model=model, db=str(tmp_path / "c.db"), mode="bypass")
+    s = Session(ws, model=model, db=db_location, mode="bypass")
     s.send("go")
     msg = tool_messages(s)["p1"]
     assert msg.status == "error" and "needs a git repository" in msg.content

@@ -3,6 +3,7 @@ tools with odd metadata, edits that a deny rule forbids, decisions sent before t
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
@@ -173,7 +174,14 @@ def test_a_decision_sent_before_the_prompt_is_applied_after_recovery(harness, mo
     import threading
 
     s = harness.session([{"tool_calls": [effect("e1", seconds=30)]}, {"content": "done"}])
-    threading.Timer(0.3, s.stop).start()
+
+    def stop_once_started() -> None:  # not on a timer: under load the call may start late
+        deadline = time.monotonic() + 60
+        while not (harness.marks / "started-e1").exists() and time.monotonic() < deadline:
+            time.sleep(0.02)
+        s.stop()
+
+    threading.Thread(target=stop_once_started, daemon=True).start()
     r = s.send("go")
     assert r.status == "error" and [c.status for c in r.pending] == ["interrupted"]
     monkeypatch.setattr(build, "tool_routing", original)

@@ -4,10 +4,13 @@ tool failing the same way twice gets targeted help.  No request ever carries a d
 
 from __future__ import annotations
 
+import pytest
 from langchain_core.messages import AIMessage, ToolMessage
 
 from cairn import Session
 from cairn.graph.models.scripted import ScriptedChatModel
+
+pytestmark = pytest.mark.usefixtures("db_location")  # each test on SQLite and PostgreSQL (CAIRN_DB)
 
 
 def call(name: str, args: dict, cid: str) -> dict:
@@ -18,7 +21,7 @@ def session(tmp_path, turns, **kwargs) -> Session:
     ws = tmp_path / "ws"
     ws.mkdir(exist_ok=True)
     (ws / "a.py").write_text("def f():\n    return 1\n\n\ndef g():\n    return 1\n")
-    return Session(ws, model=ScriptedChatModel.from_turns(turns), db=str(tmp_path / "c.db"), **kwargs)
+    return Session(ws, model=ScriptedChatModel.from_turns(turns), **kwargs)
 
 
 def assert_every_call_answered(s: Session) -> None:

@@ -81,7 +81,7 @@ def test_template_tags_are_stripped_from_answers():
     assert strip_template_tags("a < b and c > d") == "a < b and c > d"
 
 
-def test_through_the_graph_a_broken_call_is_answered_with_the_parse_error(tmp_path):
+def test_through_the_graph_a_broken_call_is_answered_with_the_parse_error(tmp_path, db_location):
     from cairn import Session
     from cairn.graph.models.scripted import ScriptedChatModel
 
@@ -94,7 +94,7 @@ def test_through_the_graph_a_broken_call_is_answered_with_the_parse_error(tmp_pa
     )
     (tmp_path / "ws").mkdir()
     (tmp_path / "ws" / "a.py").write_text("print('hi')\n")
-    s = Session(tmp_path / "ws", model=model, db=str(tmp_path / "c.db"))
+    s = Session(tmp_path / "ws", model=model, db=db_location)
     r = s.send("read a.py")
     assert r.status == "done" and r.text == "It says hi."
     calls = s.tool_calls()

@@ -7,10 +7,14 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from cairn import Session
 from cairn.graph.models import create_model
 from cairn.graph.profiles import LEAN_TOOLS
 from tests.support.fixtures import make_openai_server  # noqa: F401  (fixture)
+
+pytestmark = pytest.mark.usefixtures("db_location")  # each test on SQLite and PostgreSQL (CAIRN_DB)
 
 
 def read(cid: str, path: str = "a.py") -> dict:
@@ -25,7 +29,6 @@ def run(server, tmp_path, name: str, profile: str | None = None) -> Session:
     s = Session(
         ws,
         model=create_model("scripted", base_url=server.base_url),
-        db=str(tmp_path / f"{name}.db"),
         tool_profile=profile,
     )
     r = s.send("read the files")

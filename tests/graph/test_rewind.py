@@ -119,9 +119,9 @@ def test_conversation_rewind_moves_the_head_and_keeps_the_old_branch(ran):
     assert fingerprint(ws) == states[-1]
 
 
-def test_conversation_continues_on_a_new_branch_after_a_rewind(tmp_path):
+def test_conversation_continues_on_a_new_branch_after_a_rewind(tmp_path, db_location):
     ws = _ws(tmp_path)
-    s = session(ws, str(tmp_path / "cairn.db"), one_call_per_turn(CALLS[:2]))
+    s = session(ws, db_location, one_call_per_turn(CALLS[:2]))
     s.send("one")
     s.send("two")
     s.rewind(turn=2)
@@ -151,9 +151,9 @@ def test_person_edits_are_conflicts_unless_forced(ran):
     assert not forced.conflicts and fingerprint(ws) == states[5]
 
 
-def test_a_person_edit_between_two_calls_is_a_conflict(tmp_path):
+def test_a_person_edit_between_two_calls_is_a_conflict(tmp_path, db_location):
     ws = _ws(tmp_path)
-    s = session(ws, str(tmp_path / "cairn.db"), one_call_per_turn(CALLS[1:3]))
+    s = session(ws, db_location, one_call_per_turn(CALLS[1:3]))
     s.send("write")
     (ws / "a.txt").write_text("person\n")
     s.send("sed")  # the agent's sed runs on the person's text
@@ -184,7 +184,7 @@ def test_undo_one_call_where_it_is_the_latest_change(ran):
         s.undo_call("edit1")
 
 
-def test_a_workspace_that_is_not_a_git_repository(tmp_path):
+def test_a_workspace_that_is_not_a_git_repository(tmp_path, db_location):
     ws = tmp_path / "plain"
     ws.mkdir()
     (ws / "a.txt").write_text("alpha\n")
@@ -192,7 +192,7 @@ def test_a_workspace_that_is_not_a_git_repository(tmp_path):
     (ws / "keep.log").write_text("log\n")
     s = session(
         ws,
-        str(tmp_path / "cairn.db"),
+        db_location,
         one_call_per_turn([[bash("rm a.txt; echo x > b.txt; echo y > keep.log", "c1")]]),
     )
     before = fingerprint(ws)
@@ -206,7 +206,7 @@ def test_a_workspace_that_is_not_a_git_repository(tmp_path):
     assert not (ws / ".git").exists() and sorted(r.changed) == ["a.txt", "b.txt"]
 
 
-def test_files_above_the_size_bound_are_reported_not_restorable(tmp_path):
+def test_files_above_the_size_bound_are_reported_not_restorable(tmp_path, db_location):
     ws = tmp_path / "ws"
     ws.mkdir()
     (ws / "small.txt").write_text("s\n")
@@ -214,7 +214,7 @@ def test_files_above_the_size_bound_are_reported_not_restorable(tmp_path):
         [bash("head -c 5000 /dev/zero > big.bin && echo t >> small.txt", "c1")],
         [bash("echo u >> small.txt", "c2")],
     ]
-    s = session(ws, str(tmp_path / "cairn.db"), one_call_per_turn(calls), snapshot_max_file_bytes=1000)
+    s = session(ws, db_location, one_call_per_turn(calls), snapshot_max_file_bytes=1000)
     s.send("one")
     s.send("two")
     r = s.rewind("c2", conversation=False)
@@ -236,9 +236,9 @@ def test_a_stale_index_lock_from_a_killed_snapshot_is_cleared(ran):
     assert repo.snapshot().tree
 
 
-def test_rewinding_a_paused_session_drops_its_undecided_calls(tmp_path):
+def test_rewinding_a_paused_session_drops_its_undecided_calls(tmp_path, db_location):
     ws = _ws(tmp_path)
-    s = session(ws, str(tmp_path / "cairn.db"), one_call_per_turn(CALLS[1:3]))
+    s = session(ws, db_location, one_call_per_turn(CALLS[1:3]))
     s.send("write")
     s.set_mode("default")
     r = s.send("sed")

@@ -19,11 +19,11 @@ MANY = "mkdir -p many && for i in $(seq 1 40); do echo $i > many/f$i.txt; done &
 
 
 class Proc:
-    def __init__(self, tmp: Path, turns: list[dict]) -> None:
+    def __init__(self, tmp: Path, turns: list[dict], db: str) -> None:
         self.ws = tmp / "ws"
         self.ws.mkdir()
         user_repo(self.ws)
-        self.db = str(tmp / "cairn.db")
+        self.db = db  # a SQLite file or a postgresql:// URL (``db_location``)
         self.marks = tmp / "marks"
         self.marks.mkdir()
         self.script = tmp / "script.json"
@@ -59,8 +59,9 @@ class Proc:
         assert proc.returncode == -signal.SIGKILL
 
 
-def test_sigkill_during_a_rewind_is_completed_on_the_next_open(tmp_path):
-    p = Proc(tmp_path, one_call_per_turn([[bash("echo x >> a.txt && rm old.txt", "c1")], [bash(MANY, "c2")]]))
+def test_sigkill_during_a_rewind_is_completed_on_the_next_open(tmp_path, db_location):
+    turns = one_call_per_turn([[bash("echo x >> a.txt && rm old.txt", "c1")], [bash(MANY, "c2")]])
+    p = Proc(tmp_path, turns, db_location)
     s = p.session()
     start = fingerprint(p.ws)
     s.send("one")
@@ -81,8 +82,8 @@ def test_sigkill_during_a_rewind_is_completed_on_the_next_open(tmp_path):
     s.close()
 
 
-def test_sigkill_during_a_snapshot_leaves_the_call_unstarted_and_rewindable(tmp_path):
-    p = Proc(tmp_path, one_call_per_turn([[bash("echo made > made.txt && rm old.txt", "c1")]]))
+def test_sigkill_during_a_snapshot_leaves_the_call_unstarted_and_rewindable(tmp_path, db_location):
+    p = Proc(tmp_path, one_call_per_turn([[bash("echo made > made.txt && rm old.txt", "c1")]]), db_location)
     start = fingerprint(p.ws)
     p.start_and_kill("--send", "go", hook="snapshot")
     s = p.session()

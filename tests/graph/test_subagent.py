@@ -52,11 +52,11 @@ class TwoAgentModel(BaseChatModel):
         return ChatResult(generations=[ChatGeneration(message=turns[min(ais, len(turns) - 1)])])
 
 
-def test_task_runs_a_read_only_subagent(tmp_path):
+def test_task_runs_a_read_only_subagent(tmp_path, db_location):
     ws = tmp_path / "ws"
     (ws / "lib").mkdir(parents=True)
     (ws / "lib" / "code.py").write_text("def target():\n    pass\n")
-    s = Session(ws, model=TwoAgentModel(), db=str(tmp_path / "c.db"))
+    s = Session(ws, model=TwoAgentModel(), db=db_location)
     r = s.send("where is target?")
     assert r.status == "awaiting_approval" and r.pending[0].tool_name == "agent"
     r = s.approve()
@@ -64,12 +64,12 @@ def test_task_runs_a_read_only_subagent(tmp_path):
     report = next(m for m in s.history() if isinstance(m, ToolMessage) and m.tool_call_id == "t1")
     assert report.content == "target is defined in lib/code.py"
     assert not (ws / "x.txt").exists(), "the sub-agent could not write"
-    assert [c["session_id"] for c in Session.list(db=str(tmp_path / "c.db"))] == [s.id], "children are hidden"
+    assert [c["session_id"] for c in Session.list(db=db_location)] == [s.id], "children are hidden"
     [row] = s.store.db.query("SELECT thread_id, mode FROM cairn_sessions WHERE thread_id != ?", (s.id,))
     child_id, mode = row
     assert child_id == f"{s.id}-sub-t1" and mode == "plan"
     s.close()
-    again = Session.resume(child_id, db=str(tmp_path / "c.db"), model=TwoAgentModel())
+    again = Session.resume(child_id, db=db_location, model=TwoAgentModel())
     calls = {c.tool_name: c for c in again.tool_calls()}
     assert calls["grep"].status == "success"
     assert calls["write_file"].status in ("cancelled", "error")

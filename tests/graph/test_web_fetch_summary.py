@@ -12,6 +12,8 @@ from cairn.graph.models import create_model
 from tests.support.fixtures import make_openai_server  # noqa: F401  (fixture)
 from tests.support.openai_wire import count_request_tokens
 
+pytestmark = pytest.mark.usefixtures("db_location")  # each test on SQLite and PostgreSQL (CAIRN_DB)
+
 URL = "https://docs.example.org/config"
 PARAGRAPH = "The scheduler reads its settings at start-up and keeps them for the whole run. "
 PAGE = (
@@ -49,7 +51,6 @@ def session_for(server, tmp_path, transport, monkeypatch) -> Session:
     s = Session(
         ws,
         model=create_model("scripted", base_url=server.base_url),
-        db=str(tmp_path / "cairn.db"),
         rules={"allow": ["web_fetch(domain:docs.example.org)"]},
     )
     tool = s.registry.get("web_fetch")

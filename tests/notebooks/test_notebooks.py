@@ -160,6 +160,9 @@ def test_a_notebook_in_a_folder_with_tools_py_and_graph_uses_cairn(tmp_path):
 @pytest.mark.slow
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
 def test_notebook_runs_top_to_bottom(path, tmp_path):
+    # The example notebooks keep their sessions in a file of their own (DB = tmp / "cairn.db"),
+    # as a person's first notebook would; the Session API they use runs on both backends in
+    # the kernel tests below and in test_session_api.py.
     before = set(_temp_dirs(path))
     nb = nbformat.read(path, as_version=4)
     kernel_client(nb, tmp_path).execute()  # raises CellExecutionError on any cell error
@@ -188,7 +191,7 @@ turns = [
     {{"content": "Fixed add."}},
 ]
 (tmp / "script.json").write_text(json.dumps(turns))
-s = Session(ws, model=f"script:{{tmp / 'script.json'}}", db=str(tmp / "cairn.db"))
+s = Session(ws, model=f"script:{{tmp / 'script.json'}}", db={db!r})
 r = s.send("fix add")
 print("SESSION", s.id, r.status, [c.call_id for c in r.pending])
 """
@@ -205,7 +208,7 @@ print("RESULT", r.status, r.text, Path({calc!r}).read_text().splitlines()[1].str
 
 
 @pytest.mark.slow
-def test_resume_after_a_kernel_restart(tmp_path):
+def test_resume_after_a_kernel_restart(tmp_path, db_location):
     """Stop at an approval, restart the kernel, ``Session.resume(id)`` and continue."""
     nb = nbformat.v4.new_notebook()
     client = kernel_client(nb, tmp_path)
@@ -216,7 +219,7 @@ def test_resume_after_a_kernel_restart(tmp_path):
         return "".join(o.get("text", "") for o in cell.outputs)
 
     with client.setup_kernel():
-        out = run(BEFORE_RESTART.format(tmp=str(tmp_path)))
+        out = run(BEFORE_RESTART.format(tmp=str(tmp_path), db=db_location))
         match = re.search(r"SESSION (\w+) awaiting_approval \['([^']+)'\]", out)
         assert match, out
         session_id, call_id = match.groups()
@@ -225,7 +228,7 @@ def test_resume_after_a_kernel_restart(tmp_path):
         out = run(
             AFTER_RESTART.format(
                 session_id=session_id[:10],  # a prefix is enough
-                db=str(tmp_path / "cairn.db"),
+                db=db_location,
                 call_id=call_id,
                 calc=str(tmp_path / "ws" / "calc.py"),
             )
@@ -244,7 +247,7 @@ tmp = Path({tmp!r})
 (tmp / "ws").mkdir()
 turn = {{"tool_calls": [{{"name": "bash", "args": {{"command": "sleep 31.7"}}}}]}}
 (tmp / "script.json").write_text(json.dumps([turn, "stopped", turn, "stopped again"]))
-s = Session(tmp / "ws", model=f"script:{{tmp / 'script.json'}}", db=str(tmp / "cairn.db"),
+s = Session(tmp / "ws", model=f"script:{{tmp / 'script.json'}}", db={db!r},
             rules={{"allow": ["bash(sleep:*)"]}})
 def sleeping():
     return [p.pid for p in psutil.process_iter(["cmdline"]) if p.info["cmdline"] == ["sleep", "31.7"]]
@@ -252,7 +255,7 @@ def sleeping():
 
 
 @pytest.mark.slow
-def test_the_interrupt_button_in_a_kernel(tmp_path):
+def test_the_interrupt_button_in_a_kernel(tmp_path, db_location):
     """Jupyter's interrupt button (SIGINT to the kernel) during a command: without enable() the cell
     raises KeyboardInterrupt and continue_() recovers; with enable() the run pauses cleanly."""
     nb = nbformat.v4.new_notebook()
@@ -272,7 +275,7 @@ def test_the_interrupt_button_in_a_kernel(tmp_path):
         return "".join(o.get("text", "") for o in cell.outputs)
 
     with client.setup_kernel():
-        run(INTERRUPT_SETUP.format(tmp=str(tmp_path)))
+        run(INTERRUPT_SETUP.format(tmp=str(tmp_path), db=db_location))
         with pytest.raises(CellExecutionError, match="KeyboardInterrupt"):
             run("r = s.send('go')", interrupt_after=2.0)
         out = run("r = s.continue_(); print(r.status, [c.status for c in r.pending], sleeping())")
@@ -297,7 +300,7 @@ tmp = Path({tmp!r})
 (tmp / "ws" / "a.py").write_text("print(1)\\n")
 turn = {{"tool_calls": [{{"name": "read_file", "args": {{"file_path": "a.py"}}}}]}}
 (tmp / "script.json").write_text(json.dumps([turn, "It prints one.", turn, "Still one."]))
-s = Session(tmp / "ws", model=f"script:{{tmp / 'script.json'}}", db=str(tmp / "cairn.db"))
+s = Session(tmp / "ws", model=f"script:{{tmp / 'script.json'}}", db={db!r})
 print("IN KERNEL", in_kernel(), type(default_event_sink()).__name__)
 """
 
@@ -316,10 +319,10 @@ def streamed(cell: nbformat.NotebookNode) -> list[str]:
 
 
 @pytest.mark.slow
-def test_default_event_sink_streams_into_a_real_kernel_cell(tmp_path):
+def test_default_event_sink_streams_into_a_real_kernel_cell(tmp_path, db_location):
     setup, cell = run_in_kernel(
         tmp_path,
-        STREAM_SETUP.format(tmp=str(tmp_path)),
+        STREAM_SETUP.format(tmp=str(tmp_path), db=db_location),
         "r = s.send('what does a.py do?', stream=True, on_event=default_event_sink())",
     )
     assert setup.outputs[0]["text"].strip() == "IN KERNEL True CellStream"
@@ -329,8 +332,9 @@ def test_default_event_sink_streams_into_a_real_kernel_cell(tmp_path):
 
 
 @pytest.mark.slow
-def test_stream_true_alone_streams_into_a_real_kernel_cell(tmp_path):
+def test_stream_true_alone_streams_into_a_real_kernel_cell(tmp_path, db_location):
     """Issue 7: ``session.send(..., stream=True)`` shows tokens and tool calls in the cell, no setup."""
-    _, cell = run_in_kernel(tmp_path, STREAM_SETUP.format(tmp=str(tmp_path)), "r = s.send('hi', stream=True)")
+    setup = STREAM_SETUP.format(tmp=str(tmp_path), db=db_location)
+    _, cell = run_in_kernel(tmp_path, setup, "r = s.send('hi', stream=True)")
     shown = streamed(cell)
     assert any("cairn-success" in html and "read_file" in html for html in shown), shown

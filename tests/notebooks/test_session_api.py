@@ -24,9 +24,9 @@ TURNS = [
 
 
 @pytest.fixture
-def session(workspace, tmp_path):
+def session(workspace, db_location):
     Path(workspace, "a.py").write_text("print(1)\n")
-    s = Session(workspace, model=ScriptedChatModel.from_turns(TURNS), db=str(tmp_path / "c.db"))
+    s = Session(workspace, model=ScriptedChatModel.from_turns(TURNS), db=db_location)
     yield s
     s.close()
 
@@ -131,13 +131,13 @@ def test_stop_on_interrupt_leaves_signals_alone_off_the_main_thread():
     assert seen == [before]
 
 
-def test_interrupt_button_stops_the_running_command(workspace, tmp_path):
+def test_interrupt_button_stops_the_running_command(workspace, tmp_path, db_location):
     """With enable(), SIGINT (the kernel's interrupt button) during a command pauses the run cleanly."""
     turns = [{"tool_calls": [{"name": "bash", "args": {"command": "sleep 30"}, "id": "b1"}]}, "ok"]
     s = Session(
         workspace,
         model=ScriptedChatModel.from_turns(turns),
-        db=str(tmp_path / "c.db"),
+        db=db_location,
         rules={"allow": ["bash(sleep:*)"]},
     )
     before = signal.getsignal(signal.SIGINT)
@@ -157,7 +157,7 @@ def test_interrupt_button_stops_the_running_command(workspace, tmp_path):
     assert signal.getsignal(signal.SIGINT) is before
 
 
-def test_an_edit_approved_after_resume_changes_a_file_read_before(workspace, tmp_path):
+def test_an_edit_approved_after_resume_changes_a_file_read_before(workspace, tmp_path, db_location):
     calc = Path(workspace, "calc.py")
     calc.write_text("def add(a, b):\n    return a - b\n")
     edit = {"file_path": "calc.py", "old_string": "a - b", "new_string": "a + b"}
@@ -166,7 +166,7 @@ def test_an_edit_approved_after_resume_changes_a_file_read_before(workspace, tmp
         {"tool_calls": [{"name": "edit_file", "args": edit}]},
         "Fixed.",
     ]
-    db = str(tmp_path / "c.db")
+    db = db_location
     first = Session(workspace, model=ScriptedChatModel.from_turns(turns), db=db)
     assert first.send("fix add").status == "awaiting_approval"
     first.close()  # the kernel restarts here

@@ -6,7 +6,9 @@
   fails (see ``pytest_sessionfinish`` in tests/conftest.py).
 - ``pg_url``: a fresh schema per test on that server (``search_path`` in the URL), so tests
   never see each other's sessions and need no cleanup.
-- ``db_location``: parametrized ``sqlite`` / ``postgres`` (the test ids say which).
+- ``db_location``: parametrized ``sqlite`` / ``postgres`` (the test ids say which), and the
+  test's default location (``CAIRN_DB``).  ``tests/support/store_guard.py`` fails a test that
+  opens a SQLite store without it (unless marked ``sqlite_only``).
 """
 
 from __future__ import annotations
@@ -59,8 +61,13 @@ def pg_url(pg_server) -> str:
 
 
 @pytest.fixture(params=["sqlite", "postgres"])
-def db_location(request, tmp_path) -> str:
-    """A database location on each backend: a SQLite file, or a fresh Postgres schema."""
-    if request.param == "sqlite":
-        return str(tmp_path / "cairn.db")
-    return request.getfixturevalue("pg_url")
+def db_location(request, tmp_path, monkeypatch) -> str:
+    """A database location on each backend: a SQLite file, or a fresh Postgres schema.
+
+    It is also the default location for the test (``CAIRN_DB``), so Sessions opened without
+    ``db=`` and ``cairn`` subprocesses use it too: ``pytestmark =
+    pytest.mark.usefixtures("db_location")`` runs a whole module on both backends.
+    """
+    location = str(tmp_path / "cairn.db") if request.param == "sqlite" else request.getfixturevalue("pg_url")
+    monkeypatch.setenv("CAIRN_DB", location)
+    return location
