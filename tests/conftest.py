@@ -5,6 +5,11 @@ from __future__ import annotations
 import os
 
 import pytest
+from hypothesis import HealthCheck, settings
+
+# On a shared 2-core machine input generation can be slow: a property test must not fail for it.
+settings.register_profile("cairn", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("cairn")
 
 
 @pytest.fixture(autouse=True)

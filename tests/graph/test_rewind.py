@@ -56,10 +56,10 @@ def _ws(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def ran(tmp_path):
+def ran(tmp_path, db_location):
     """A session that ran CALLS, one person turn each, with the workspace after every turn."""
     ws = _ws(tmp_path)
-    s = session(ws, str(tmp_path / "cairn.db"), one_call_per_turn(CALLS))
+    s = session(ws, db_location, one_call_per_turn(CALLS))
     states = [fingerprint(ws)]
     git_before = git_state(ws)
     for index in range(len(CALLS)):
