@@ -36,8 +36,13 @@ SCHEMA_LOCK_KEY = 0x6361_6972_6E00  # "cairn\0"
 #: Held by ``cairn.checkpoints.migrations.migrate`` while it applies steps.
 MIGRATION_LOCK_KEY = SCHEMA_LOCK_KEY + 1
 
-#: How often a process waiting for cairn's migration lock asks again.
+#: How often a process waiting for cairn's migration lock asks again, and for how long.
 LOCK_POLL_S = 0.05
+MIGRATION_WAIT_S = 600.0
+#: The longest any statement of cairn's (or PostgresSaver's) waits for a lock before it fails
+#: as ``StoreBusy``: a lock held that long is a stuck peer, and the run should stop resumable
+#: rather than hang (``lock_timeout`` on every pooled connection; advisory locks count too).
+LOCK_TIMEOUT_S = 60.0
 
 
 @contextmanager
@@ -50,7 +55,13 @@ def advisory_lock(conn: psycopg.Connection, key: int) -> Iterator[None]:
     holder's other connection).  Between polls no transaction is open.
     """
     cursor = conn.cursor(row_factory=tuple_row)
+    deadline = time.monotonic() + MIGRATION_WAIT_S
     while not cursor.execute("SELECT pg_try_advisory_lock(%s)", (key,)).fetchone()[0]:  # type: ignore[index]
+        if time.monotonic() > deadline:
+            raise StoreBusy(
+                f"database: another process has been setting up or migrating this database for "
+                f"{MIGRATION_WAIT_S:.0f} s; try again when it is done"
+            )
         time.sleep(LOCK_POLL_S)
     try:
         yield
@@ -64,6 +75,10 @@ _DDL_TYPES = (
     (re.compile(r"\bBLOB\b"), "BYTEA"),
 )
 _CROSS_JOIN = re.compile(r"\bCROSS JOIN\b", re.IGNORECASE)
+_CREATE_IF_MISSING = re.compile(
+    r"(?:\s*--[^\n]*\n)*\s*CREATE\s+(?:UNIQUE\s+)?(?:TABLE|INDEX)\s+IF\s+NOT\s+EXISTS\s+(\w+)",
+    re.IGNORECASE,
+)
 
 
 @lru_cache(maxsize=512)
@@ -120,6 +135,8 @@ class PostgresDatabase(Database):
         self.pool = pool
         self.conn = None  # type: ignore[assignment]
         self.lock = threading.RLock()  # only for callers that serialize their own work
+        #: Tables and indexes seen to exist (cairn never drops one while running).
+        self._known: set[str] = set()
 
     @contextmanager
     def _connection(self) -> Iterator[psycopg.Connection]:
@@ -153,12 +170,35 @@ class PostgresDatabase(Database):
             yield iter(cursor)
 
     def script(self, sql: str) -> None:
-        """DDL, serialized across processes by a transaction-scoped advisory lock."""
+        """DDL, serialized across processes by a transaction-scoped advisory lock.
+
+        A script of ``CREATE ... IF NOT EXISTS`` whose objects all exist already (every open of
+        an existing database, every prune) is skipped without a lock or a transaction:
+        ``CREATE INDEX IF NOT EXISTS`` takes a SHARE lock on its table even when the index is
+        there, which waits for every open write to that table and, while it waits, holds up
+        every new one — in every process using the database.
+        """
+        statements = _statements(sql)
+        names = [m.group(1) for m in map(_CREATE_IF_MISSING.match, statements) if m]
+        if len(names) == len(statements) and self._existing(names):
+            return
         with self._connection() as conn, conn.transaction():
             cursor = conn.cursor(row_factory=tuple_row)
             cursor.execute("SELECT pg_advisory_xact_lock(%s)", (SCHEMA_LOCK_KEY,))
-            for statement in _statements(sql):
+            for statement in statements:
                 cursor.execute(translate(statement, ddl=True), ())
+
+    def _existing(self, names: list[str]) -> bool:
+        """Do all these tables/indexes exist in the schema cairn creates them in?"""
+        missing = [n for n in names if n not in self._known]
+        if missing:
+            rows = self.query(
+                "SELECT n FROM unnest(?::text[]) AS n WHERE to_regclass(format('%I.%I', current_schema(), n)) "
+                "IS NOT NULL",
+                (missing,),
+            )
+            self._known.update(r[0] for r in rows)
+        return all(n in self._known for n in names)
 
     @contextmanager
     def transaction(self) -> Iterator[Any]:

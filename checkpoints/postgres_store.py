@@ -47,6 +47,7 @@ def open_postgres(url: str) -> tuple[Any, Any]:
         timeout=POOL_TIMEOUT_S,
         # What PostgresSaver requires; cairn's own queries ask for tuple rows per cursor.
         kwargs={"autocommit": True, "prepare_threshold": 0, "row_factory": dict_row},
+        configure=_configure,
         open=False,
         name="cairn",
     )
@@ -59,6 +60,13 @@ def open_postgres(url: str) -> tuple[Any, Any]:
         pool.close()
         raise
     return saver, PostgresDatabase(pool)
+
+
+def _configure(conn: Any) -> None:
+    """Every pooled connection: a lock wait ends in an error (``StoreBusy``), never in a hang."""
+    from cairn.checkpoints.postgres_db import LOCK_TIMEOUT_S
+
+    conn.execute(f"SET lock_timeout = {int(LOCK_TIMEOUT_S * 1000)}")
 
 
 def _setup_saver(pool: Any, saver: Any) -> None:

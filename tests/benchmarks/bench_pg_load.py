@@ -48,7 +48,8 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 TOOL_SECONDS = 0.01
-#: No side effect for this long ends a repeat as stalled (with the workers' stacks).
+#: No side effect and no worker looking at a session for this long ends a repeat as stalled
+#: (with the workers' stacks and the server's locks).
 STALL_S = 120.0
 
 
@@ -139,6 +140,7 @@ def drive(session: Any, sid: str, cycles: int, clock: CycleClock, busy: Path | N
 
 def worker(db: str, effects_url: str | None, ids: list[str], ws: str, cycles: int, out: str) -> None:
     from cairn import Session, SessionError
+    from cairn.checkpoints import open_store
     from cairn.graph.models.scripted import ScriptedChatModel
     from cairn.tools.workspace import Workspace
 
@@ -147,14 +149,19 @@ def worker(db: str, effects_url: str | None, ids: list[str], ws: str, cycles: in
     cycles_done = 0
     pending = list(ids)
     random.shuffle(pending)
-    store = None
+    store = open_store(db)
+    beat = Path(out + ".beat")
     while pending:
         progressed = False
         for sid in list(pending):
+            beat.touch()  # alive and looking (the coordinator's stall check)
+            record = store.sessions.get(sid)
+            if record is not None and record.status == "done":  # finished by another worker
+                pending.remove(sid)
+                continue
             model = ScriptedChatModel.from_turns(script_for(sid, cycles))
             try:
                 session = Session(ws, model=model, db=db, tools=[tool], session_id=sid, _store=store)
-                store = session.store
                 before = len(clock.samples)
                 if drive(session, sid, cycles, clock, Path(out + ".busy")):
                     pending.remove(sid)
@@ -166,8 +173,7 @@ def worker(db: str, effects_url: str | None, ids: list[str], ws: str, cycles: in
             time.sleep(0.05)
         with open(out, "w") as fh:  # progress survives a SIGKILL up to the last session
             json.dump({"samples": clock.samples, "cycles": cycles_done}, fh)
-    if store is not None:
-        store.close()
+    store.close()
 
 
 # -- the coordinator ------------------------------------------------------------------------------
@@ -198,7 +204,20 @@ def spawn(db: str, ids: list[str], ws: str, cycles: int, tmp: Path, n: int) -> t
     out = tmp / f"worker{n}.json"
     args = json.dumps({"db": db, "effects_url": db, "ids": ids, "ws": ws, "cycles": cycles, "out": str(out)})
     proc = subprocess.Popen([sys.executable, __file__, "--worker", args], cwd=ROOT, stdout=subprocess.DEVNULL)
+    _STARTED[proc.pid] = time.time()
     return proc, out
+
+
+def _silent_for(proc: subprocess.Popen, out: Path) -> float:
+    """Seconds since the worker last looked at a session (since it started, before its first)."""
+    try:
+        last = Path(str(out) + ".beat").stat().st_mtime
+    except FileNotFoundError:
+        last = _STARTED[proc.pid]
+    return time.time() - last
+
+
+_STARTED: dict[int, float] = {}
 
 
 def _busy_in(out: Path) -> str:
@@ -233,8 +252,11 @@ def run_load(
         effects = probe.execute("SELECT count(*) FROM bench_effects").fetchone()[0]
         if effects != last_effects:
             last_effects, last_progress = effects, time.monotonic()
-        elif time.monotonic() - last_progress > stall_s:
-            stalled = _stalled(procs, db, effects, stall_s)
+        # Stalled: a worker silent (stuck in one session or call), or no side effect while
+        # work remains (every worker waiting for something nobody releases).
+        silent = [p.pid for p, out in procs if p.poll() is None and _silent_for(p, out) > stall_s]
+        if silent or (effects < total and time.monotonic() - last_progress > stall_s):
+            stalled = _stalled(procs, db, effects, stall_s, silent)
             break
         if started is None:
             if effects == 0:
@@ -268,7 +290,9 @@ def run_load(
     return report
 
 
-def _stalled(procs: list[tuple[subprocess.Popen, Path]], db: str, effects: int, stall_s: float) -> str:
+def _stalled(
+    procs: list[tuple[subprocess.Popen, Path]], db: str, effects: int, stall_s: float, silent: list[int]
+) -> str:
     """Record what the live workers and the server were doing, then stop the workers."""
     from tests.benchmarks.pg_stall import diagnose
 
@@ -278,8 +302,9 @@ def _stalled(procs: list[tuple[subprocess.Popen, Path]], db: str, effects: int, 
     for p in live:
         p.kill()
         p.wait()
+    why = f"workers {silent} silent" if silent else "no side effect"
     print(
-        f"STALLED: no side effect for {stall_s:.0f} s at {effects}; stacks and locks in {report}", flush=True
+        f"STALLED: {why} for {stall_s:.0f} s at {effects} effects; stacks and locks in {report}", flush=True
     )
     return str(report)
 
