@@ -36,6 +36,8 @@ from cairn.tools import ToolRegistry, ToolServices, Workspace, create_default_to
 
 MODES = ("default", "accept-edits", "plan", "bypass")
 RECURSION_LIMIT = 10_000
+#: Unfinished steps a new message may simply follow (see ``send``).
+SUPERSEDABLE_STEPS = frozenset({"reasoning", "__start__"})
 #: A run that ends while background sub-agents work waits and reports at most this many times.
 MAX_REPORT_ROUNDS = 50
 
@@ -238,9 +240,10 @@ class Session(DecisionsMixin, RewindMixin, WaitingMixin, ExtensionsMixin):
         state = self._snapshot()
         gated = [c for c in calls(state.values.get("pending_tool_calls")) if c.status in GATED_STATUSES]
         # A run cut off before the model answered (model error, Ctrl-C) has nothing pending
-        # but its model call: a new message simply supersedes it.
+        # but its model call, and one killed before its first step has only LangGraph's input
+        # step (``__start__``) left: the new message goes after the one the model never saw.
         steps = unfinished_steps(state)
-        if gated or (steps and steps != ("reasoning",)):
+        if gated or (steps and not set(steps) <= SUPERSEDABLE_STEPS):
             raise SessionError(
                 "the session is paused with unfinished tool calls "
                 f"({', '.join(c.call_id for c in self.pending()) or ', '.join(steps)}); "

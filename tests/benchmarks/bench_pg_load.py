@@ -139,9 +139,10 @@ def drive(session: Any, sid: str, cycles: int, clock: CycleClock, busy: Path | N
 
 
 def worker(db: str, effects_url: str | None, ids: list[str], ws: str, cycles: int, out: str) -> None:
-    from cairn import Session, SessionError
+    from cairn import Session
     from cairn.checkpoints import open_store
     from cairn.graph.models.scripted import ScriptedChatModel
+    from cairn.graph.session.runlock import SessionBusy
     from cairn.tools.workspace import Workspace
 
     tool = _effect_tool(effects_url, Workspace(ws))
@@ -167,8 +168,8 @@ def worker(db: str, effects_url: str | None, ids: list[str], ws: str, cycles: in
                     pending.remove(sid)
                 cycles_done += len(clock.samples) - before
                 progressed = True
-            except SessionError:
-                continue  # another worker holds it right now
+            except SessionBusy:
+                continue  # another worker holds it right now (any other error ends this worker, loudly)
         if not progressed:
             time.sleep(0.05)
         with open(out, "w") as fh:  # progress survives a SIGKILL up to the last session

@@ -83,17 +83,17 @@ def test_resume_needs_an_id_or_last(capsys):
     assert "SESSION_ID" in capsys.readouterr().err
 
 
-def test_resume_unknown_session_is_a_usage_error(capsys, tmp_path, db_location):
+def test_resume_unknown_session_is_a_usage_error(capsys, db_location):
     assert main(["resume", "deadbeef", "-p", "--db", db_location]) == 2
     assert "no session matching 'deadbeef'" in capsys.readouterr().err
 
 
-def test_resume_last_without_sessions(capsys, workspace, tmp_path, db_location):
+def test_resume_last_without_sessions(capsys, workspace, db_location):
     assert main(["resume", "--last", "-p", "-C", workspace, "--db", db_location]) == 2
     assert "no sessions in" in capsys.readouterr().err
 
 
-def test_show_unknown_session_is_a_usage_error(capsys, tmp_path, db_location):
+def test_show_unknown_session_is_a_usage_error(capsys, db_location):
     assert main(["show", "nope", "--db", db_location]) == 2
 
 

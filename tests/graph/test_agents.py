@@ -24,7 +24,7 @@ def tool_messages(session: Session) -> dict[str, ToolMessage]:
     return {m.tool_call_id: m for m in session.history() if isinstance(m, ToolMessage)}
 
 
-def test_sync_child_is_linked_and_budget_ends_it_with_a_report(ws, tmp_path, db_location):
+def test_sync_child_is_linked_and_budget_ends_it_with_a_report(ws, db_location):
     model = AgentsModel(
         scripts={
             "parent": [
@@ -66,7 +66,7 @@ def test_sync_child_is_linked_and_budget_ends_it_with_a_report(ws, tmp_path, db_
     s.close()
 
 
-def test_token_budget_pauses_the_child(ws, tmp_path, db_location):
+def test_token_budget_pauses_the_child(ws, db_location):
     hungry = AIMessage("", tool_calls=[{"name": "grep", "args": {"pattern": "x"}, "id": "g"}])
     hungry.usage_metadata = {"input_tokens": 600, "output_tokens": 10, "total_tokens": 610}
     model = AgentsModel(
@@ -86,7 +86,7 @@ def test_token_budget_pauses_the_child(ws, tmp_path, db_location):
     s.close()
 
 
-def test_background_report_is_delivered_exactly_once(ws, tmp_path, db_location):
+def test_background_report_is_delivered_exactly_once(ws, db_location):
     model = AgentsModel(
         scripts={
             "parent": [
@@ -174,7 +174,7 @@ def test_worktree_child_writes_on_its_branch_only(ws, tmp_path, db_location):
     s.close()
 
 
-def test_worktree_outside_git_is_a_clear_error(ws, tmp_path, db_location):
+def test_worktree_outside_git_is_a_clear_error(ws, db_location):
     model = AgentsModel(
         scripts={
             "parent": [

@@ -192,6 +192,28 @@ def test_kill_after_a_node_saved_its_writes_before_the_next_checkpoint(tmp_path,
 
 
 @pytest.mark.parametrize("attempt", range(REPEAT))
+def test_kill_before_the_first_step_then_a_new_message_or_continue(tmp_path, db_location, attempt):
+    """Killed after the run's input checkpoint, before its first step: the message never
+    reached the model.  A new message is taken after it (``send`` used to refuse, "unfinished
+    tool calls (__start__)", and a caller retrying ``send`` spun forever: found by the
+    Postgres load benchmark); ``continue_`` runs the lost message."""
+    turns = [{"content": "first answer"}, {"content": "second answer"}]
+    h = Harness(tmp_path, turns, db_location)
+    h.start_and_kill("--send", "go", marker="input-saved", hook="after_input")
+    result = h.run("--send", "again")
+    assert result["status"] == "done" and result["result"] == "first answer", result
+    got = [(m.type, m.content) for m in h.transcript()]
+    assert got == [("human", "go"), ("human", "again"), ("ai", "first answer")], got
+
+    (tmp_path / "continued").mkdir()
+    other = Harness(tmp_path / "continued", turns, db_location)
+    other.start_and_kill("--send", "go", marker="input-saved", hook="after_input")
+    result = other.run("--continue")
+    assert result["status"] == "done" and result["result"] == "first answer", result
+    assert [(m.type, m.content) for m in other.transcript()] == [("human", "go"), ("ai", "first answer")]
+
+
+@pytest.mark.parametrize("attempt", range(REPEAT))
 def test_kill_while_awaiting_approval(tmp_path, db_location, attempt):
     h = Harness(
         tmp_path, [{"tool_calls": [call("gated_effect", "gated")]}, {"content": "finished"}], db_location

@@ -107,6 +107,28 @@ def _install_hooks(hook: str | None) -> None:
                 time.sleep(120)
 
         ToolJournal.record = record  # type: ignore[method-assign]
+    if hook == "after_input":
+        # The run's input checkpoint (LangGraph's step -1) is saved, the first step's is not.
+        def hold_first_step(cls: Any) -> None:
+            original_put = cls.put
+
+            def put(self: Any, config: Any, checkpoint: Any, metadata: Any, new_versions: Any) -> Any:
+                if metadata.get("source") == "loop" and metadata.get("step") == 0:
+                    _touch("input-saved")
+                    time.sleep(120)
+                return original_put(self, config, checkpoint, metadata, new_versions)
+
+            cls.put = put
+
+        from cairn.checkpoints.sqlite import CompactSqliteSaver
+
+        hold_first_step(CompactSqliteSaver)
+        try:
+            from langgraph.checkpoint.postgres import PostgresSaver
+
+            hold_first_step(PostgresSaver)
+        except ImportError:
+            pass
     if hook == "after_writes":
         # ``observation`` finished and its writes are saved (LangGraph saves a task's writes as
         # it ends, from a background thread), but the checkpoint after it is not written yet.
