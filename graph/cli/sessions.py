@@ -23,18 +23,24 @@ _STATUS_COLOR = {
 
 
 def load(opts: Options, *, all_workspaces: bool) -> list[Any]:
+    return list_records(opts.db, None if all_workspaces else opts.workspace_root())
+
+
+def list_records(db: str | None, workspace: str | None, limit: int = 200) -> list[Any]:
+    """Sessions (newest first, sub-agents after their parent): read-only and stdlib-only on a
+    SQLite file, through the full store on Postgres."""
     from cairn.checkpoints.readonly import list_sessions
 
     try:
-        return list_sessions(opts.db, None if all_workspaces else opts.workspace_root())
+        return list_sessions(db, workspace, limit)
     except ValueError as exc:  # a postgresql:// location: needs the full store
         from cairn.checkpoints import open_store
 
-        store = open_store(opts.db)
+        store = open_store(db)
         try:
             from cairn.checkpoints.readonly import with_children
 
-            parents = store.sessions.list(None if all_workspaces else opts.workspace_root())
+            parents = store.sessions.list(workspace, limit=limit)
             return with_children(parents, [k for p in parents for k in store.sessions.children(p.session_id)])
         except Exception:
             raise CliError(str(exc)) from exc

@@ -124,10 +124,10 @@ def call_json(call: Any) -> dict[str, Any]:
 
 def latest_id(opts: Options) -> str:
     """The most recent session of the workspace (``cairn show`` without an id, ``--last``)."""
-    from cairn.checkpoints.readonly import list_sessions
+    from cairn.graph.cli.sessions import list_records
 
     root = opts.workspace_root()
-    rows = list_sessions(opts.db, root, limit=1)
+    rows = list_records(opts.db, root, limit=1)
     if not rows:
         raise CliError(f"no sessions in {root}; `cairn sessions --all` lists every one")
     return rows[0].session_id
