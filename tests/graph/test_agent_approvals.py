@@ -40,14 +40,16 @@ def reports(session: Session) -> dict[str, ToolMessage]:
     return {m.tool_call_id: m for m in session.history() if isinstance(m, ToolMessage)}
 
 
-def test_sync_child_call_pauses_the_parent_and_the_parents_decision_reaches_the_child(ws, tmp_path):
+def test_sync_child_call_pauses_the_parent_and_the_parents_decision_reaches_the_child(
+    ws, tmp_path, db_location
+):
     model = AgentsModel(
         scripts={
             "parent": [call("agent", writer("kid", "sync"), "p1"), AIMessage("parent done")],
             "kid": [touch("made.txt", "c1"), AIMessage("made it")],
         }
     )
-    s = Session(ws, model=model, db=str(tmp_path / "c.db"))
+    s = Session(ws, model=model, db=db_location)
     first = start(s)
     [ask] = first.pending
     assert (ask.call_id, ask.tool_name, ask.agent, ask.agent_id) == ("p1/c1", "bash", "kid", f"{s.id}-sub-p1")
@@ -70,19 +72,19 @@ def test_sync_child_call_pauses_the_parent_and_the_parents_decision_reaches_the_
     s.close()
 
 
-def test_rejecting_a_sync_childs_call_tells_the_child(ws, tmp_path):
+def test_rejecting_a_sync_childs_call_tells_the_child(ws, tmp_path, db_location):
     model = AgentsModel(
         scripts={
             "parent": [call("agent", writer("kid", "sync"), "p1"), AIMessage("parent done")],
             "kid": [touch("made.txt", "c1"), AIMessage("could not make it")],
         }
     )
-    s = Session(ws, model=model, db=str(tmp_path / "c.db"))
+    s = Session(ws, model=model, db=db_location)
     start(s)
     done = s.reject("p1/c1", "not now")
     assert done.status == "done"
     assert not (ws / "made.txt").exists()
-    child = Session.resume(f"{s.id}-sub-p1", db=str(tmp_path / "c.db"), model=model)
+    child = Session.resume(f"{s.id}-sub-p1", db=db_location, model=model)
     [rejected] = [m for m in child.history() if isinstance(m, ToolMessage)]
     assert "not now" in rejected.content
     assert "could not make it" in reports(s)["p1"].content
@@ -90,9 +92,9 @@ def test_rejecting_a_sync_childs_call_tells_the_child(ws, tmp_path):
     s.close()
 
 
-def test_decision_recorded_in_another_process_resumes_a_new_parent_process(ws, tmp_path):
+def test_decision_recorded_in_another_process_resumes_a_new_parent_process(ws, tmp_path, db_location):
     """Headless: the parent's process ends at the pause; a later process decides and continues."""
-    db = str(tmp_path / "c.db")
+    db = db_location
     scripts = {
         "parent": [call("agent", writer("kid", "sync"), "p1"), AIMessage("parent done")],
         "kid": [touch("made.txt", "c1"), AIMessage("made it")],
@@ -108,7 +110,7 @@ def test_decision_recorded_in_another_process_resumes_a_new_parent_process(ws, t
     again.close()
 
 
-def test_background_childs_call_reaches_the_parent_at_its_next_pause(ws, tmp_path):
+def test_background_childs_call_reaches_the_parent_at_its_next_pause(ws, tmp_path, db_location):
     model = AgentsModel(
         scripts={
             "parent": [
@@ -119,7 +121,7 @@ def test_background_childs_call_reaches_the_parent_at_its_next_pause(ws, tmp_pat
             "bg": [touch("bg.txt", "c1"), AIMessage("bg made it")],
         }
     )
-    s = Session(ws, model=model, db=str(tmp_path / "c.db"))
+    s = Session(ws, model=model, db=db_location)
     paused = start(s)
     assert paused.status == "awaiting_approval", paused
     assert paused.text == "started it"
