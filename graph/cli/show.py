@@ -72,17 +72,22 @@ def load(session_id: str, opts: Options) -> Shown:
         store.close()
 
 
-def role(message: Any) -> str:
-    from cairn.graph.compaction.view import is_marker
-    from cairn.graph.messages import is_person_message
+_ROLES = {"human": "user", "ai": "assistant", "tool": "tool", "system": "system"}
 
-    if is_marker(message):
-        return COMPACTION
-    if message.type == "human" and not is_person_message(message):
-        return TOOL_IMAGES
-    return {"human": "user", "ai": "assistant", "tool": "tool", "system": "system"}.get(
-        message.type, message.type
-    )
+
+def role(message: Any) -> str:
+    kind = message.type
+    if kind == "system":
+        from cairn.graph.compaction.view import is_marker
+
+        if is_marker(message):
+            return COMPACTION
+    elif kind == "human":
+        from cairn.graph.messages import is_person_message
+
+        if not is_person_message(message):
+            return TOOL_IMAGES
+    return _ROLES.get(kind, kind)
 
 
 def message_json(message: Any) -> dict[str, Any]:
@@ -156,10 +161,19 @@ def run_show(ns: Any, opts: Options) -> int:
 
 
 def _print(shown: Shown, *, verbose: bool, plain: bool = False) -> None:
-    from cairn.graph.cli.render import Renderer
+    from cairn.graph.cli.onepass import OnePassConsole
     from cairn.graph.cli.term import make_console
 
-    console = make_console(plain=plain)
+    console = OnePassConsole(make_console(plain=plain))
+    try:
+        _print_to(console, shown, verbose=verbose)
+    finally:
+        console.flush()
+
+
+def _print_to(console: Any, shown: Shown, *, verbose: bool) -> None:
+    from cairn.graph.cli.render import Renderer
+
     renderer = Renderer(console, verbose=verbose)
     by_id = {c.call_id: c for c in shown.calls}
     head = Text(f"session {shown.session_id}", style="bold")
