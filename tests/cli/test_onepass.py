@@ -267,3 +267,26 @@ def test_show_prints_the_same_page_as_through_rich(name, verbose):
         "1 image(s)",
     ):
         assert seen in page
+
+
+def test_show_json_is_written_as_the_standard_library_writes_it():
+    import datetime
+    import json
+    import uuid
+
+    from cairn.graph.cli.show import dump_json
+
+    doc = {
+        "text": 'é \x00\n\u2028 "quoted" \\ 😀',
+        "numbers": [1, -2, 2.5, 1795487918.487151, 0.1, 1e-3],
+        "empty": [{}, [], ""],
+        "none": None,
+        "flags": [True, False],
+        3: "an int key",
+        "when": datetime.datetime(2020, 1, 1, 12, 30),
+        "id": uuid.UUID(int=5),
+    }
+    expected = json.dumps(doc, ensure_ascii=False, indent=2, default=str)
+    assert dump_json(doc) == expected
+    doc["huge"] = 2**70  # orjson refuses it: the standard library writes it
+    assert dump_json(doc) == json.dumps(doc, ensure_ascii=False, indent=2, default=str)
