@@ -24,6 +24,17 @@ _FOR_MODEL = re.compile(
     r")$"
 )
 _STDERR = "[stderr] "
+#: Every line ``_FOR_MODEL`` drops starts with one of these, so text without them is kept whole.
+_MARKERS = (
+    "Read its output with bash_output(",
+    "Fix the arguments",
+    "It runs until",
+    "It will be stopped after ",
+    "Exit code: ",
+    "Duration: ",
+    "Note: the command left ",
+    _STDERR,
+)
 _DENIED = ("Denied by policy", "A person edited this call, but the edited call is denied")
 
 
@@ -44,11 +55,14 @@ def outcome(call: dict[str, Any]) -> str:
 
 def output(text: str) -> str:
     """A tool's output for the person: no ``[stderr]`` prefixes, no lines meant for the model."""
-    kept = []
-    for line in text.splitlines():
-        if _FOR_MODEL.match(line):
-            continue
-        kept.append(line[len(_STDERR) :] if line.startswith(_STDERR) else line)
+    if any(marker in text for marker in _MARKERS):
+        kept = []
+        for line in text.splitlines():
+            if _FOR_MODEL.match(line):
+                continue
+            kept.append(line[len(_STDERR) :] if line.startswith(_STDERR) else line)
+    else:  # (a long session's show reads megabytes of output: no regex per line)
+        kept = text.splitlines()
     while kept and not kept[-1].strip():
         kept.pop()
     return "\n".join(kept)

@@ -72,17 +72,22 @@ def load(session_id: str, opts: Options) -> Shown:
         store.close()
 
 
-def role(message: Any) -> str:
-    from cairn.graph.compaction.view import is_marker
-    from cairn.graph.messages import is_person_message
+_ROLES = {"human": "user", "ai": "assistant", "tool": "tool", "system": "system"}
 
-    if is_marker(message):
-        return COMPACTION
-    if message.type == "human" and not is_person_message(message):
-        return TOOL_IMAGES
-    return {"human": "user", "ai": "assistant", "tool": "tool", "system": "system"}.get(
-        message.type, message.type
-    )
+
+def role(message: Any) -> str:
+    kind = message.type
+    if kind == "system":
+        from cairn.graph.compaction.view import is_marker
+
+        if is_marker(message):
+            return COMPACTION
+    elif kind == "human":
+        from cairn.graph.messages import is_person_message
+
+        if not is_person_message(message):
+            return TOOL_IMAGES
+    return _ROLES.get(kind, kind)
 
 
 def message_json(message: Any) -> dict[str, Any]:
@@ -148,18 +153,44 @@ def run_show(ns: Any, opts: Options) -> int:
             "tasks": shown.tasks,
             "children": [c.to_dict() for c in shown.children],
         }
-        json.dump(doc, sys.stdout, ensure_ascii=False, indent=2, default=str)
-        sys.stdout.write("\n")
+        sys.stdout.write(dump_json(doc) + "\n")
         return 0
     _print(shown, verbose=opts.verbose, plain=opts.plain)
     return 0
 
 
+def dump_json(doc: Any) -> str:
+    """``json.dumps(doc, ensure_ascii=False, indent=2, default=str)``, with orjson (8x faster on a
+    long session) for everything it writes the same way; the standard library for the rest."""
+    import orjson
+
+    options = (
+        orjson.OPT_INDENT_2
+        | orjson.OPT_NON_STR_KEYS
+        | orjson.OPT_PASSTHROUGH_DATETIME
+        | orjson.OPT_PASSTHROUGH_DATACLASS
+        | orjson.OPT_PASSTHROUGH_SUBCLASS
+    )
+    try:
+        return orjson.dumps(doc, default=str, option=options).decode("utf-8")
+    except (TypeError, orjson.JSONEncodeError):  # e.g. integers beyond 64 bits
+        return json.dumps(doc, ensure_ascii=False, indent=2, default=str)
+
+
 def _print(shown: Shown, *, verbose: bool, plain: bool = False) -> None:
-    from cairn.graph.cli.render import Renderer
+    from cairn.graph.cli.onepass import OnePassConsole
     from cairn.graph.cli.term import make_console
 
-    console = make_console(plain=plain)
+    console = OnePassConsole(make_console(plain=plain))
+    try:
+        _print_to(console, shown, verbose=verbose)
+    finally:
+        console.flush()
+
+
+def _print_to(console: Any, shown: Shown, *, verbose: bool) -> None:
+    from cairn.graph.cli.render import Renderer
+
     renderer = Renderer(console, verbose=verbose)
     by_id = {c.call_id: c for c in shown.calls}
     head = Text(f"session {shown.session_id}", style="bold")

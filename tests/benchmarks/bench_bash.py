@@ -48,15 +48,20 @@ def plain_tool(root: Path) -> tuple[Any, Callable[[], None]]:
 VARIANTS: dict[str, Callable[[Path], tuple[Any, Callable[[], None]]]] = {"plain": plain_tool}
 
 
-def measure(fn: Callable[[], Any], repeats: int) -> tuple[float, float]:
-    fn()  # warm-up
-    walls, cpus = [], []
-    for _ in range(repeats):
-        w0, c0 = time.perf_counter(), time.process_time()
+def interleaved(fns: dict[str, Callable[[], Any]], repeats: int) -> dict[str, tuple[float, float]]:
+    """name -> (median wall ms, median CPU ms of this process), the functions run round-robin
+    (one warm-up each) so a busy machine slows them alike."""
+    for fn in fns.values():
         fn()
-        walls.append(time.perf_counter() - w0)
-        cpus.append(time.process_time() - c0)
-    return statistics.median(walls) * 1000, statistics.median(cpus) * 1000
+    walls: dict[str, list[float]] = {k: [] for k in fns}
+    cpus: dict[str, list[float]] = {k: [] for k in fns}
+    for _ in range(repeats):
+        for name, fn in fns.items():
+            w0, c0 = time.perf_counter(), time.process_time()
+            fn()
+            walls[name].append(time.perf_counter() - w0)
+            cpus[name].append(time.process_time() - c0)
+    return {k: (statistics.median(walls[k]) * 1000, statistics.median(cpus[k]) * 1000) for k in fns}
 
 
 def make_repo(root: Path, files: int) -> None:
@@ -96,12 +101,19 @@ def run_place(name: str, root: Path, variant: str, repeats: int) -> None:
     try:
         low = ToolContext(risk="LOW")
         high = ToolContext(risk="HIGH")
-        base_wall, base_cpu = measure(lambda: subprocess.run(["bash", "-c", "true"], check=True), repeats)
-        ro_wall, ro_cpu = measure(lambda: tool.execute({"command": "true"}, low), repeats)
         before = statuses()
-        wr_wall, wr_cpu = measure(lambda: tool.execute({"command": "true"}, high), repeats)
+        res = interleaved(
+            {
+                "base": lambda: subprocess.run(["bash", "-c", "true"], check=True),
+                "ro": lambda: tool.execute({"command": "true"}, low),
+                "wr": lambda: tool.execute({"command": "true"}, high),
+            },
+            repeats,
+        )
+        (base_wall, base_cpu), (ro_wall, ro_cpu), (wr_wall, wr_cpu) = res["base"], res["ro"], res["wr"]
         per_write = (statuses() - before) / (repeats + 1)
-        print(f"\n[{name}, {variant}] ms per command, median of {repeats}")
+        load = " ".join(f"{x:.1f}" for x in os.getloadavg())
+        print(f"\n[{name}, {variant}] ms per command, median of {repeats} interleaved (load avg {load})")
         print(f"  subprocess.run(bash -c true): wall {base_wall:6.1f}  cpu {base_cpu:6.1f}")
         print(
             f"  bash tool, read-only:         wall {ro_wall:6.1f}  cpu {ro_cpu:6.1f}   "
@@ -161,8 +173,14 @@ def child_measure(root: Path, variant: str, repeats: int) -> None:
     tool, close = VARIANTS[variant](root)
     try:
         low = ToolContext(risk="LOW")
-        base, _ = measure(lambda: subprocess.run(["bash", "-c", "true"], check=True), repeats)
-        wall, cpu = measure(lambda: tool.execute({"command": "true"}, low), repeats)
+        res = interleaved(
+            {
+                "base": lambda: subprocess.run(["bash", "-c", "true"], check=True),
+                "tool": lambda: tool.execute({"command": "true"}, low),
+            },
+            repeats,
+        )
+        base, (wall, cpu) = res["base"][0], res["tool"]
     finally:
         close()
     print(json.dumps({"base": base, "wall": wall, "cpu": cpu}))

@@ -1,6 +1,6 @@
 """Cost at scale: harness time per tool cycle and DB size up to 5,000 turns, resume, ``cairn show``.
 
-    .venv/bin/python tests/benchmarks/bench_scale.py [--turns 10,500,2000,5000] [--keep DIR]
+    .venv/bin/python tests/benchmarks/bench_scale.py [--turns 10,500,2000,5000] [--keep DIR] [--show-only]
 
 One session runs ``max(turns)`` tool cycles (an AIMessage with one tool call, then a 2 KB
 ToolMessage; model and tool answer at once, as in ``bench_graph.py``).  Printed:
@@ -9,9 +9,12 @@ ToolMessage; model and tool answer at once, as in ``bench_graph.py``).  Printed:
   the growth against turn 10 (same run: the baseline is the session's own early cycles);
 - resume latency in a fresh process: ``Session.resume`` + ``send`` until the model is called
   (median of 5), for a copy of the session at 500 turns and at the largest size;
-- ``cairn show`` of the largest session (wall, median of 5) beside ``python -c pass``.
+- ``cairn show`` of the largest session (text and ``--json``; wall and the child's CPU, medians
+  of 5 interleaved runs) beside ``python -c pass``, with the load average.
 
 ``--keep DIR`` keeps (and reuses) the databases, which is handy while profiling.
+``--show-only`` only times ``cairn show`` (building the largest session first unless
+``--keep DIR`` already holds it).
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ import argparse
 import itertools
 import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -130,19 +134,67 @@ def resume_ms(db: Path, sid: str, ws: Path, tmp: Path) -> tuple[float, int]:
     return statistics.median(samples), count
 
 
-def wall_ms(argv: list[str], env: dict[str, str]) -> float:
-    samples = []
+def timed(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
+    """Wall and CPU (user + system of the child) seconds of one run."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True, env=env)
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def show_times(db: Path, sid: str, n: int) -> None:
+    """``cairn show`` (text and ``--json``) beside ``python -c pass``, interleaved, medians."""
+    cairn = shutil.which("cairn", path=str(Path(sys.executable).parent)) or "cairn"
+    env = {**os.environ, "COLUMNS": "120"}
+    runs: dict[str, list[tuple[float, float]]] = {"show": [], "--json": [], "python -c pass": []}
+    argv = {
+        "show": [cairn, "show", sid, "--db", str(db)],
+        "--json": [cairn, "show", sid, "--db", str(db), "--json"],
+        "python -c pass": [sys.executable, "-c", "pass"],
+    }
     for _ in range(REPEATS):
+        for name, cmd in argv.items():
+            runs[name].append(timed(cmd, env))
+    parts = []
+    for name, samples in runs.items():
+        wall = statistics.median(w for w, _ in samples) * 1000
+        cpu = statistics.median(c for _, c in samples) * 1000
+        parts.append(f"{name} {wall:.0f} ms (CPU {cpu:.0f} ms)")
+    print(f"cairn show at {n} turns: " + ", ".join(parts) + f"; median of {REPEATS}, load avg {load()}")
+
+
+def load() -> str:
+    return " ".join(f"{x:.1f}" for x in os.getloadavg())
+
+
+def show_only(n: int, tmp: Path) -> None:
+    """``--show-only``: build (or reuse) the ``n``-turn database, then time ``cairn show``."""
+    db = tmp / f"scale{n}.db"
+    if db.exists():
+        import sqlite3
+
+        with sqlite3.connect(db) as conn:
+            sid = conn.execute("SELECT thread_id FROM cairn_sessions WHERE parent_id = ''").fetchone()[0]
+    else:
         t0 = time.perf_counter()
-        subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True, env=env)
-        samples.append(time.perf_counter() - t0)
-    return statistics.median(samples) * 1000
+        run = run_session(n, tmp)
+        print(f"{n} tool cycles in {time.perf_counter() - t0:.1f} s")
+        sid = run["session"].id
+        run["session"].close()
+    show_times(db, sid, n)
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--turns", default="10,500,2000,5000")
     ap.add_argument("--keep", default=None, help="directory to keep the databases in")
+    ap.add_argument(
+        "--show-only",
+        action="store_true",
+        help="only time `cairn show` of the largest session (reuses --keep DIR's database)",
+    )
     args = ap.parse_args()
     marks = [int(x) for x in args.turns.split(",")]
     n = max(marks)
@@ -150,6 +202,9 @@ def main() -> None:
     tmp.mkdir(parents=True, exist_ok=True)
     os.environ["CAIRN_HOME"] = str(tmp / "home")
     try:
+        if args.show_only:
+            show_only(n, tmp)
+            return
         t0 = time.perf_counter()
         run = run_session(n, tmp)
         print(f"{n} tool cycles in {time.perf_counter() - t0:.1f} s")
@@ -179,15 +234,7 @@ def main() -> None:
             small, large = sorted(resumed)
             print(f"  ratio {large}/{small} turns: x{resumed[large][0] / resumed[small][0]:.2f}")
 
-        cairn = shutil.which("cairn", path=str(Path(sys.executable).parent)) or "cairn"
-        env = {**os.environ, "COLUMNS": "120"}
-        show = wall_ms([cairn, "show", session.id, "--db", str(run["db"])], env)
-        show_json = wall_ms([cairn, "show", session.id, "--db", str(run["db"]), "--json"], env)
-        empty = wall_ms([sys.executable, "-c", "pass"], env)
-        print(
-            f"cairn show at {n} turns: {show:.0f} ms, --json {show_json:.0f} ms "
-            f"(python -c pass: {empty:.0f} ms; median of {REPEATS})"
-        )
+        show_times(run["db"], session.id, n)
         session.close()
     finally:
         if not args.keep:

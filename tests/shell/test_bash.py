@@ -291,3 +291,35 @@ def test_syntax_errors_are_reported_with_the_right_line(shell_tools):
     result = shell_tools.run("echo ok\nif then")
     assert "[stderr] bash: -c: line 2: syntax error" in result.output
     assert "Exit code: 2" in result.output
+
+
+def test_no_git_is_started_outside_a_work_tree_until_one_appears(shell_tools):
+    if any(os.path.lexists(p / ".git") for p in shell_tools.root.resolve().parents):
+        pytest.skip("the test's temporary folder is inside a git repository")
+    changes = shell_tools.services.shell.changes
+    original, runs = changes._run, []
+
+    def counting(*args):
+        runs.append(args)
+        return original(*args)
+
+    changes._run = counting
+    shell_tools.run("echo x > f.txt")
+    shell_tools.run("echo y > g.txt")
+    assert runs == []  # a plain directory: not even `git rev-parse` per writing command
+    shell_tools.run("git init -q .")
+    result = shell_tools.run("echo w > i.txt")
+    assert "i.txt" in result.metadata["changed_files"]
+    assert any("status" in args for args in runs)
+
+
+@pytest.mark.parametrize("exit_fd", [True, False], ids=["pidfd", "polling"])
+def test_a_command_that_closes_its_output_first_is_waited_for(shell_tools, monkeypatch, exit_fd):
+    import cairn.tools.shell.command as command
+
+    if not exit_fd:
+        monkeypatch.setattr(command, "_exit_fd", lambda pid: None)
+    result = shell_tools.run("echo before; exec >&- 2>&-; sleep 0.3; echo gone > after.txt")
+    assert result.metadata["exit_code"] == 0 and result.metadata["status"] == "exited"
+    assert result.metadata["duration_s"] >= 0.25  # not taken as ended when its pipes closed
+    assert "before" in result.output and (shell_tools.root / "after.txt").read_text() == "gone\n"

@@ -181,3 +181,11 @@ def test_the_agent_process_is_made_non_dumpable(workspace):
 )
 def test_a_command_cannot_read_the_agents_environ(workspace):
     assert _agent_output(workspace)[1] == "blocked"
+
+
+def test_a_name_decided_once_still_looks_at_each_value():
+    flt = SecretFilter()
+    assert flt.is_secret("HTTPS_PROXY", "http://user:pw@proxy:3128")
+    assert not flt.is_secret("HTTPS_PROXY", "http://proxy:3128")
+    assert flt.is_secret("GITHUB_TOKEN", "x") and flt.is_secret("GITHUB_TOKEN")
+    assert not flt.is_secret("HOME", "/root") and not flt.is_secret("HOME")

@@ -79,6 +79,8 @@ class GitChanges:
     def snapshot(self) -> Snapshot | None:
         """The current state, or ``None`` when the workspace is not in a git work tree."""
         if self._prefix is None:
+            if not self._may_be_in_work_tree():
+                return None
             out = self._run("rev-parse", "--show-prefix")
             if out is None:
                 return None
@@ -101,6 +103,16 @@ class GitChanges:
             rel = path[len(self._prefix) :] if path.startswith(self._prefix) else path
             snap.entries[rel] = (code, *self._stat(rel, stat_ok))
         return snap
+
+    def _may_be_in_work_tree(self) -> bool:
+        """False when no ``.git`` is in the root or above it (and no ``GIT_DIR`` redirects git):
+        then git itself would find no work tree, and a writing command in a plain directory
+        does not pay for starting ``git rev-parse`` to be told so (a command may ``git init``
+        later: this is asked again each time)."""
+        if self._env.get("GIT_DIR") or self._env.get("GIT_WORK_TREE"):
+            return True
+        here = self.root.resolve()
+        return any(os.path.lexists(folder / ".git") for folder in (here, *here.parents))
 
     def before(self) -> Snapshot | None:
         """The state before a writing command: the last snapshot re-stat'ed, or a full one."""

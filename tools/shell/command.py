@@ -37,6 +37,17 @@ DRAIN_GRACE_S = 0.2
 _TICK_S = 0.05
 
 
+def _exit_fd(pid: int) -> int | None:
+    """A pidfd of ``pid`` (Linux 5.3+): select() sees it readable once the process exits."""
+    opener = getattr(os, "pidfd_open", None)
+    if opener is None:
+        return None
+    try:
+        return opener(pid)
+    except OSError:  # an older kernel, or a seccomp filter refusing it
+        return None
+
+
 class RunningCommand:
     """A started command. Status: running, exited, killed, cancelled, timed_out."""
 
@@ -91,6 +102,7 @@ class RunningCommand:
         #: Set once the output goes to the relay's log (``hand_off``); the command runs on.
         self.handed_off = threading.Event()
         self._lock = threading.Lock()
+        self._exit_fd: int | None = None
         self._thread = threading.Thread(target=self._monitor, name=f"cairn-bash-{self.pid}", daemon=True)
         self._thread.start()
 
@@ -134,6 +146,9 @@ class RunningCommand:
                 os.set_blocking(fd, False)
                 sel.register(fd, selectors.EVENT_READ)
                 streams[fd] = (capture, prefix)
+        self._exit_fd = _exit_fd(self.pid)
+        if self._exit_fd is not None:  # readable when the shell exits: no polling for that
+            sel.register(self._exit_fd, selectors.EVENT_READ)
         exited_at: float | None = None
         stopping: str | None = None  # "term" then "kill"
         phase_end = 0.0
@@ -142,10 +157,12 @@ class RunningCommand:
                 if self._handoff is not None and stopping is None and exited_at is None:
                     self._relay(sel, streams, self._handoff)
                     return
-                self._pump(sel, streams, _TICK_S if streams or stopping else 0.01)
+                waiting = streams or stopping or self._exit_fd is not None
+                self._pump(sel, streams, _TICK_S if waiting else 0.01)
                 now = time.monotonic()
                 if exited_at is None and has_exited(self.pid):
                     exited_at = now
+                    self._drop_exit_fd(sel)
                 reason = self._stop_reason
                 if stopping is None and self.deadline is not None and now >= self.deadline:
                     reason = self._stop_reason = self._stop_reason or "timed_out"
@@ -175,8 +192,18 @@ class RunningCommand:
                         stopping, phase_end = "kill", now + self._kill_grace
                         signal_session(self.pgid, signal.SIGKILL)
         finally:
+            self._drop_exit_fd(sel)
             if not self.handed_off.is_set():
                 self._finish(sel, streams)
+
+    def _drop_exit_fd(self, sel: selectors.BaseSelector) -> None:
+        fd, self._exit_fd = self._exit_fd, None
+        if fd is not None:
+            try:
+                sel.unregister(fd)
+            except (KeyError, ValueError):  # (the selector was closed by a hand-off)
+                pass
+            os.close(fd)
 
     def _relay(self, sel: selectors.BaseSelector, streams: dict, log_path: str) -> None:
         """Start the relay with the pipes (what was captured so far goes first), close ours."""
@@ -189,6 +216,7 @@ class RunningCommand:
                 if got.omitted:
                     log.write(f"\n[... {got.omitted:,} bytes not kept ...]\n".encode())
                 log.write(got.tail)
+        self._drop_exit_fd(sel)
         fds = tuple(fd for fd in streams)  # the pipes still open, kept at their numbers
         for fd in fds:
             sel.unregister(fd)
@@ -210,11 +238,13 @@ class RunningCommand:
         self.handed_off.set()
 
     def _pump(self, sel: selectors.BaseSelector, streams: dict, timeout: float) -> None:
-        if not streams:
+        if not streams and self._exit_fd is None:
             time.sleep(timeout)
             return
         for key, _ in sel.select(timeout):
             fd = key.fd
+            if fd not in streams:  # the shell's exit fd: the caller looks at the exit
+                continue
             capture, prefix = streams[fd]
             try:
                 data = os.read(fd, 65536)

@@ -143,13 +143,21 @@ class SecretFilter:
         self.names = frozenset(n.upper() for n in SECRET_NAMES)
         self.patterns = tuple(p.upper() for p in (*SECRET_PATTERNS, *extra_patterns) if p)
         self.extra = frozenset(p.upper() for p in extra_patterns if p and "*" not in p)
+        self._by_name: dict[str, bool] = {}
 
     def is_secret(self, name: str, value: str | None = None) -> bool:
         """Whether ``name`` (or, when given, ``value``: a URL with a password, as in
         ``HTTPS_PROXY=http://user:pw@proxy``) is a secret."""
-        upper = name.upper()
         if value is not None and _PASSWORD_URL.search(value):
             return True
+        known = self._by_name.get(name)
+        if known is None:  # (every command builds its environment: decide each name once)
+            if len(self._by_name) > 4096:
+                self._by_name.clear()
+            known = self._by_name[name] = self._secret_name(name.upper())
+        return known
+
+    def _secret_name(self, upper: str) -> bool:
         if upper in self.names:
             return True
         if not any(fnmatch.fnmatchcase(upper, p) for p in self.patterns):

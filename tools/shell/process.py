@@ -152,10 +152,16 @@ def _with_pdeathsig(
     """``argv`` made to get SIGKILL when the agent dies: through ``setpriv --pdeathsig`` when it
     runs the same bash (one exec, and ``subprocess`` can use vfork), else a ``preexec_fn``."""
     setpriv = _setpriv()
-    found = shutil.which("bash", path=env.get("PATH")) if setpriv else None
-    if setpriv and found and os.path.realpath(found) == os.path.realpath(executable):
+    if setpriv and _path_runs(env.get("PATH"), executable):
         return [setpriv, "--pdeathsig", "KILL", "--", *argv], setpriv, None
     return argv, executable, _pdeathsig_preexec()
+
+
+@functools.lru_cache(maxsize=16)
+def _path_runs(path: str | None, executable: str) -> bool:
+    """Whether ``bash`` looked up in ``path`` is ``executable`` (asked once per PATH, not per command)."""
+    found = shutil.which("bash", path=path)
+    return bool(found) and os.path.realpath(found) == os.path.realpath(executable)
 
 
 @functools.cache
