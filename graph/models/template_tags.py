@@ -1,7 +1,7 @@
 """Chat-template tokens that leak into small models' answers, removed before anyone reads them.
 
 ``<tool_response>…</tool_response>`` blocks are the model imagining a tool's answer: they go
-whole.  Stray ``<tool_call>`` tags and special tokens such as ``<|im_end|>`` go alone.
+whole.  Stray ``<tool_call>`` or ``<tools>`` tags and special tokens such as ``<|im_end|>`` go alone.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import re
 
 _IMAGINED = re.compile(r"<tool_response>.*?(?:</tool_response>|\Z)", re.DOTALL)
 _TAGS = re.compile(
-    r"</?tool_call>|</?tool_response>|<\|(?:im_start|im_end|im_sep|eot_id|end|endoftext|"
+    r"</?tool_calls?>|</?tools>|</?tool_response>|<\|(?:im_start|im_end|im_sep|eot_id|end|endoftext|"
     r"start_header_id|end_header_id|assistant|user|system|tool_call|python_tag)\|>(?:assistant\b|user\b)?"
 )
 
