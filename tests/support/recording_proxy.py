@@ -5,7 +5,7 @@ every request unchanged, streams the answer back as it arrives, and records per 
 the ``label`` the caller set (which run it belongs to), the number of messages and tools sent,
 the time to the first streamed token or tool-call delta (``ttft_s``), the total time, and what
 the server reported: ``usage`` and llama.cpp's ``timings`` (``prompt_n`` tokens evaluated,
-``cache_n`` tokens reused from its prefix cache, ``prompt_ms``).  Used by
+``cache_n`` tokens reused from its prefix cache, ``prompt_ms``), and the text the model wrote.  Used by
 ``tests/benchmarks/bench_small_model.py`` and the local-model e2e test.
 """
 
@@ -142,6 +142,7 @@ def _reported(raw: bytes) -> dict[str, Any]:
                 continue
     if not docs and raw.strip().startswith(b"{"):
         docs = [json.loads(raw)]
+    text = []
     for doc in docs:
         for key in ("usage", "timings"):
             if doc.get(key):
@@ -149,4 +150,8 @@ def _reported(raw: bytes) -> dict[str, Any]:
         for choice in doc.get("choices") or []:
             if choice.get("finish_reason"):
                 found["finish_reason"] = choice["finish_reason"]
+            part = choice.get("delta") or choice.get("message") or {}
+            if isinstance(part.get("content"), str):
+                text.append(part["content"])
+    found["content"] = "".join(text)[:4000]  # what the model wrote (for reading a run afterwards)
     return found
