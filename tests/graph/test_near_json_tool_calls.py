@@ -84,6 +84,14 @@ def test_a_call_in_tools_tags_is_a_call():
     assert strip_template_tags("Done.</tools>") == "Done."
 
 
+def test_an_echoed_session_context_is_not_shown():
+    """Qwen2.5-Coder-1.5B began a reply with the session-context block of the user message."""
+    echoed = "<session-context>\n# Environment\nWorkspace: /tmp/ws\nDate: 2026-11-24\n</session-context>"
+    m = recover(echoed + '\n```json\n{"name": "read_file", "arguments": {"file_path": "a.py"}}\n```')
+    assert [c["name"] for c in m.tool_calls] == ["read_file"] and m.content == ""
+    assert recover(echoed + "\nIt is 7.").content == "It is 7."
+
+
 def test_unknown_tools_and_json_in_prose_are_left_alone():
     text = 'For example {"name": "deploy", "arguments": {}} would deploy.'
     m = recover(text)
