@@ -165,7 +165,7 @@ class Tool(ABC):
 
     def parse(self, args: Mapping[str, Any]) -> BaseModel:
         """Validate raw arguments; raises ``ValidationError``."""
-        return self.args_schema.model_validate(dict(args))
+        return self.args_schema.model_validate(without_null_optionals(self.args_schema, args))
 
     def execute(self, args: Mapping[str, Any], ctx: ToolContext | None = None) -> ToolResult:
         """Validate and run; every failure comes back as ``ToolResult(error=...)``."""
@@ -201,6 +201,33 @@ class Tool(ABC):
             "type": "function",
             "function": {"name": self.name, "description": self.description, "parameters": params},
         }
+
+
+def without_null_optionals(schema: type[BaseModel], args: Mapping[str, Any]) -> dict[str, Any]:
+    """``args`` without the ``null`` values of optional arguments that do not take ``None``.
+
+    ``null`` there means "not given": OpenAI's strict mode sends it for every optional argument,
+    and small models write ``"glob": null`` in the calls they print as text.  An argument whose
+    type admits ``None`` keeps it (``None`` may mean something other than the default).
+    """
+    fields = {**schema.model_fields, **{f.alias: f for f in schema.model_fields.values() if f.alias}}
+    return {
+        key: value
+        for key, value in args.items()
+        if value is not None or key not in fields or fields[key].is_required() or _admits_none(fields[key])
+    }
+
+
+def _admits_none(field: Any) -> bool:
+    import types
+    import typing
+
+    annotation = field.annotation
+    if annotation is Any or annotation is None or annotation is type(None):
+        return True
+    if typing.get_origin(annotation) in (typing.Union, types.UnionType):
+        return type(None) in typing.get_args(annotation)
+    return False
 
 
 def format_validation_error(tool_name: str, exc: ValidationError) -> str:

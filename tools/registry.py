@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from cairn.tools.base import Tool, ToolContext, ToolResult, format_validation_error
+from cairn.tools.base import Tool, ToolContext, ToolResult, format_validation_error, without_null_optionals
 
 #: Error types where a JSON-encoded string probably holds the intended value.
 _JSON_COERCIBLE = {"list_type", "dict_type", "model_type", "model_attributes_type", "tuple_type"}
@@ -122,7 +122,7 @@ class ToolRegistry:
                 f"Arguments for {tool.name} must be a JSON object, got {type(args).__name__}."
             )
         try:
-            model = _validate_with_coercion(tool.args_schema, dict(args))
+            model = _validate_with_coercion(tool.args_schema, without_null_optionals(tool.args_schema, args))
         except ValidationError as exc:
             return ToolResult.fail(format_validation_error(tool.name, exc))
         return tool, model.model_dump(mode="json", exclude_unset=True, by_alias=True)

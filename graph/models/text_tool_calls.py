@@ -5,7 +5,8 @@ Small local models (through Ollama, llama.cpp, vLLM without a tool parser) often
 ``<tool_call>`` tags, instead of a real tool call.  When such a reply has no structured calls and the
 JSON names a registered tool, we treat it as the call it was meant to be.
 
-Only whole values are accepted: the entire reply, a fenced block, or a ``<tool_call>`` block,
+Only whole values are accepted: the entire reply, a fenced block, or a ``<tool_call>`` (or
+``<tools>``, ``<tool_calls>``, ``<function_call>``) block,
 in JSON or the near-JSON small models write (``near_json``: doubled braces, trailing commas, single
 quotes).  A JSON object in the middle of prose is left alone (too likely to be an example the model
 is explaining), as is any block that names an unknown tool or carries keys a tool call would not
@@ -28,9 +29,11 @@ from cairn.graph.models.template_tags import strip_template_tags
 if TYPE_CHECKING:
     from langchain_core.messages import AIMessage
 
+#: Tags small models wrap a call in: Hermes ``<tool_call>``, and ``<tools>`` copied from Qwen's
+#: chat template (where it wraps the tool signatures), seen from Qwen2.5-Coder-1.5B on llama.cpp.
 _BLOCK = re.compile(
     r"```[ \t]*(?:json|JSON|tool_calls?|tool_code)?[ \t]*\n?(?P<fenced>.*?)```"
-    r"|<tool_call>(?P<tagged>.*?)</tool_call>",
+    r"|<(?P<tag>tool_calls?|tools|function_calls?)>(?P<tagged>.*?)</(?P=tag)>",
     re.DOTALL,
 )
 _ARG_KEYS = ("arguments", "parameters", "args")

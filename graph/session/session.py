@@ -87,13 +87,12 @@ class Session(DecisionsMixin, RewindMixin, WaitingMixin, ExtensionsMixin):
         self.max_tokens = max_tokens
         #: An identical call repeated this many times pauses the run (status "loop").
         self.repeat_limit = max(1, repeat_limit)
-        #: "lean" (six core tools, short schemas, compact prompt) or "full" (cairn.graph.profiles).
-        # Only a window given explicitly counts here (no network while constructing).
+        # The tool profile: chosen now when it can be without the network (see ``tool_profile``).
         from cairn.graph.compaction.windows import env_window
         from cairn.graph.session.tool_profile import session_tool_profile
 
         known_window = context_window or env_window()
-        self.tool_profile = session_tool_profile(self.workspace, tool_profile, context_window=known_window)
+        self._tool_profile = session_tool_profile(self.workspace, tool_profile, context_window=known_window)
         self._model_spec = model
         self._model: Any = None
         self._extra_rules = rules
@@ -481,6 +480,16 @@ class Session(DecisionsMixin, RewindMixin, WaitingMixin, ExtensionsMixin):
     @property
     def context_window(self) -> int:
         return self.budget.window
+
+    @property
+    def tool_profile(self) -> str:
+        """ "lean" (six core tools, short schemas, compact prompt) or "full" (cairn.graph.profiles).
+        ``auto`` with no window given is decided here, on first use, by the resolved window."""
+        if self._tool_profile is None:
+            from cairn.graph.profiles import choose_profile
+
+            self._tool_profile = choose_profile(None, None, self.context_window)
+        return self._tool_profile
 
     def _url_guard(self, url: str, addresses: list[str] | None = None) -> str | None:
         """The web tool asks this before the first request and every redirect hop, after the

@@ -1,5 +1,10 @@
 """Which tool profile a session runs with: the caller's choice, else ``[tools] profile`` in the
-project or user settings (``CAIRN_TOOLS`` in the environment), else by the context window."""
+project or user settings (``CAIRN_TOOLS`` in the environment), else by the context window.
+
+With ``auto`` and no window given (``--context-window``, ``$CAIRN_CONTEXT_WINDOW``), the choice
+waits for the window the session resolves on first use, which asks the endpoint's ``/models``
+(llama.cpp reports its served ``n_ctx`` there): a llama.cpp server started with ``-c 16384``
+gets the lean profile without a flag."""
 
 from __future__ import annotations
 
@@ -21,5 +26,11 @@ def configured_profile(workspace: Workspace) -> str | None:
     return None
 
 
-def session_tool_profile(workspace: Workspace, explicit: str | None, *, context_window: int | None) -> str:
-    return choose_profile(explicit, configured_profile(workspace), context_window)
+def session_tool_profile(
+    workspace: Workspace, explicit: str | None, *, context_window: int | None
+) -> str | None:
+    """The profile, or None when it is ``auto`` and the window is not known yet."""
+    configured = configured_profile(workspace)
+    if context_window is None and all(v in (None, "", "auto") for v in (explicit, configured)):
+        return None
+    return choose_profile(explicit, configured, context_window)

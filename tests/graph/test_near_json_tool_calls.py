@@ -64,6 +64,34 @@ def test_a_known_tool_with_broken_json_is_an_invalid_call_not_an_answer():
     assert m.content == ""
 
 
+#: What Qwen2.5-Coder-1.5B wrote through llama.cpp (bench_small_model.py, "definition"): the call in
+#: <tools> tags copied from its chat template, with a null argument.  It became the final answer.
+QWEN_TOOLS_TAGGED = (
+    '<tools>\n{"name": "read_file", "arguments": {"file_path": "a.py", "offset": null}}\n</tools>'
+)
+
+
+def test_a_call_in_tools_tags_is_a_call():
+    m = recover(QWEN_TOOLS_TAGGED)
+    assert [(c["name"], c["args"]) for c in m.tool_calls] == [
+        ("read_file", {"file_path": "a.py", "offset": None})
+    ]
+    assert m.content == ""
+    m = recover(
+        'Reading it.\n<tool_calls>[{"name": "Read", "arguments": {"file_path": "b.py"}}]</tool_calls>'
+    )
+    assert [c["name"] for c in m.tool_calls] == ["Read"] and m.content == "Reading it."
+    assert strip_template_tags("Done.</tools>") == "Done."
+
+
+def test_an_echoed_session_context_is_not_shown():
+    """Qwen2.5-Coder-1.5B began a reply with the session-context block of the user message."""
+    echoed = "<session-context>\n# Environment\nWorkspace: /tmp/ws\nDate: 2026-11-24\n</session-context>"
+    m = recover(echoed + '\n```json\n{"name": "read_file", "arguments": {"file_path": "a.py"}}\n```')
+    assert [c["name"] for c in m.tool_calls] == ["read_file"] and m.content == ""
+    assert recover(echoed + "\nIt is 7.").content == "It is 7."
+
+
 def test_unknown_tools_and_json_in_prose_are_left_alone():
     text = 'For example {"name": "deploy", "arguments": {}} would deploy.'
     m = recover(text)
@@ -100,6 +128,20 @@ def test_through_the_graph_a_broken_call_is_answered_with_the_parse_error(tmp_pa
     calls = s.tool_calls()
     assert [c.status for c in calls] == ["error", "success"]
     assert "arguments must be literal JSON values" in calls[0].error_msg
+    s.close()
+
+
+def test_through_the_graph_a_call_in_tools_tags_runs_and_is_not_the_answer(tmp_path):
+    from cairn import Session
+    from cairn.graph.models.scripted import ScriptedChatModel
+
+    model = ScriptedChatModel.from_turns([{"content": QWEN_TOOLS_TAGGED}, {"content": "a.py prints hi."}])
+    (tmp_path / "ws").mkdir()
+    (tmp_path / "ws" / "a.py").write_text("print('hi')\n")
+    s = Session(tmp_path / "ws", model=model, db=str(tmp_path / "c.db"))
+    r = s.send("what does a.py print?")
+    assert r.status == "done" and r.text == "a.py prints hi."
+    assert [(c.tool_name, c.status) for c in s.tool_calls()] == [("read_file", "success")]
     s.close()
 
 

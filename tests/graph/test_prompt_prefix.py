@@ -76,3 +76,18 @@ def test_the_prefix_is_identical_across_turns_and_sessions(make_openai_server, t
     assert str(tmp_path / "two") in user_two and user_one.endswith("read the files")
     # the context is sent, never stored
     assert stored_first_message == "read the files"
+
+
+def test_auto_picks_lean_from_the_window_llama_cpp_reports(make_openai_server, tmp_path):  # noqa: F811
+    """No flag and no --context-window: the served window in ``/models`` decides (llama.cpp puts
+    its ``-c`` in ``meta.n_ctx``, beside the larger ``n_ctx_train``), on first use."""
+    script = [read("c1"), {"content": "x is 1"}]
+    small = make_openai_server(script, model_info={"meta": {"n_ctx": 16384, "n_ctx_train": 32768}})
+    session = run(small, tmp_path, "small")
+    assert session.tool_profile == "lean"
+    session.close()
+    big = make_openai_server(script, model_info={"max_model_len": 131072})
+    run(big, tmp_path, "big").close()
+    assert sorted(t["function"]["name"] for t in small.requests[0]["tools"]) == sorted(LEAN_TOOLS)
+    assert all(len(r["tools"]) == len(small.requests[0]["tools"]) for r in small.requests)
+    assert len(big.requests[0]["tools"]) > len(LEAN_TOOLS)

