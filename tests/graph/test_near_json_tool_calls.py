@@ -131,14 +131,14 @@ def test_through_the_graph_a_broken_call_is_answered_with_the_parse_error(tmp_pa
     s.close()
 
 
-def test_through_the_graph_a_call_in_tools_tags_runs_and_is_not_the_answer(tmp_path):
+def test_through_the_graph_a_call_in_tools_tags_runs_and_is_not_the_answer(tmp_path, db_location):
     from cairn import Session
     from cairn.graph.models.scripted import ScriptedChatModel
 
     model = ScriptedChatModel.from_turns([{"content": QWEN_TOOLS_TAGGED}, {"content": "a.py prints hi."}])
     (tmp_path / "ws").mkdir()
     (tmp_path / "ws" / "a.py").write_text("print('hi')\n")
-    s = Session(tmp_path / "ws", model=model, db=str(tmp_path / "c.db"))
+    s = Session(tmp_path / "ws", model=model, db=db_location)
     r = s.send("what does a.py print?")
     assert r.status == "done" and r.text == "a.py prints hi."
     assert [(c.tool_name, c.status) for c in s.tool_calls()] == [("read_file", "success")]
