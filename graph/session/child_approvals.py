@@ -38,6 +38,11 @@ def qualify(agent_call_id: str, call_id: str) -> str:
     return f"{agent_call_id}{SEP}{call_id}"
 
 
+def child_call_id(qualified: str) -> str:
+    """The child's own id of a call shown at the parent (``p1/c1`` → ``c1``)."""
+    return qualified.split(SEP, 1)[1]
+
+
 def child_asks(session: SessionHost, record: Any) -> list[ToolCallInfo]:
     """The calls one paused child waits on, as the parent shows them (qualified ids)."""
     if record.status != "awaiting_approval":
@@ -94,7 +99,7 @@ def split(
         if shown is None:
             own[call_id] = decision
             continue
-        inner = call_id.split(SEP, 1)[1]
+        inner = child_call_id(call_id)
         by_child.setdefault(shown.agent_id or "", {})[inner] = decision
     return own, by_child
 
@@ -107,7 +112,7 @@ def undecided(session: SessionHost, pending: list[ToolCallInfo]) -> list[str]:
         if call.agent_id:
             by_child.setdefault(call.agent_id, []).append(call)
     for child_id, asks in by_child.items():
-        inner = {c.call_id.split(SEP, 1)[1]: c.call_id for c in asks}
+        inner = {child_call_id(c.call_id): c.call_id for c in asks}
         recorded = session.store.decisions.load(child_id, list(inner))
         left += [qualified for cid, qualified in inner.items() if cid not in recorded]
     return left
@@ -122,7 +127,7 @@ def resumable_agent_calls(session: SessionHost, own_gated: list[ToolCallInfo]) -
             continue
         record = session.store.sessions.get(child_id)
         asks = child_asks(session, record) if record is not None else []
-        inner = [a.call_id.split(SEP, 1)[1] for a in asks]
+        inner = [child_call_id(a.call_id) for a in asks]
         if not inner or len(session.store.decisions.load(child_id, inner)) == len(inner):
             ready.append(call.call_id)
     return ready
