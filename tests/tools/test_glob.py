@@ -51,6 +51,36 @@ def test_recursive_pattern_newest_first_with_sizes(glob, workspace, backend):
     assert result.metadata["backend"] == backend
 
 
+def test_many_files_with_equal_times_come_newest_first_then_by_path(glob, workspace, backend):
+    """More files than one stat batch (listing.STAT_BATCH), most sharing one mtime."""
+    from cairn.tools.file_ops import listing
+
+    rels = [f"d{i % 7}/f{i:04}.py" for i in range(3 * listing.STAT_BATCH + 17)]
+    make(workspace, *rels)
+    for rel in rels:
+        os.utime(Path(workspace, rel), (1_700_000_000, 1_700_000_000))
+    os.utime(Path(workspace, rels[5]), (1_700_000_100, 1_700_000_100))
+    result = glob.execute({"pattern": "**/*.py"})
+    assert result.metadata["count"] == len(rels)
+    shown = [p for p in paths(result) if not p.startswith("[...")]
+    assert shown[0] == rels[5]
+    rest = shown[1:]
+    assert rest == sorted(rest) and len(set(shown)) == len(shown)
+
+
+def test_a_cancelled_glob_says_so(glob, workspace, backend):
+    from cairn.tools.base import ToolContext
+
+    make(workspace, *(f"f{i}.py" for i in range(50)))
+    ctx = ToolContext()
+    ctx.cancel.set()
+    result = glob.execute({"pattern": "**/*.py"}, ctx)
+    if backend == "ripgrep":
+        assert not result.ok and "cancelled" in result.error
+    else:  # the Python walk is quick and does not poll
+        assert result.ok
+
+
 def test_star_stays_in_one_directory_with_hint(glob, workspace, backend):
     make(workspace, "top.md", "docs/inner.md")
     assert paths(glob.execute({"pattern": "*.md"})) == ["top.md"]

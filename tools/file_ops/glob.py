@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-from operator import itemgetter
 from typing import Any
 
 from pydantic import Field
@@ -92,8 +91,7 @@ class GlobTool(Tool):
         except ripgrep.Cancelled:
             return ToolResult.fail("glob was cancelled.")
         entries = listing.entries
-        entries.sort(key=itemgetter(2))
-        entries.sort(key=itemgetter(0), reverse=True)  # newest first; stable, so ties stay by path
+        entries.sort()  # newest first, ties by path (see listing.Entry)
         total = len(entries)
         same_base = scope.base == self.workspace.root
 
@@ -105,7 +103,7 @@ class GlobTool(Tool):
             head += f" (showing the first {MAX_RESULTS:,}):" if total > MAX_RESULTS else ":"
 
             def row(i: int) -> str:
-                _, size, rel = entries[i]
+                _, rel, size = entries[i]
                 return f"{show(rel)}  ({human_size(size)})"
 
             budget = self.max_output_chars - len(head) - 100

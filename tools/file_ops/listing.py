@@ -14,6 +14,7 @@ import subprocess
 import sys
 import threading
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from cairn.tools.file_ops import ripgrep
@@ -22,8 +23,8 @@ from cairn.tools.file_ops.ignore import IgnoreFile
 from cairn.tools.file_ops.name_prefilter import may_reinclude
 from cairn.tools.file_ops.walk import Scope, iter_files
 
-#: (mtime_ns, size, base-relative path)
-Entry = tuple[int, int, str]
+#: (-mtime_ns, base-relative path, size): a plain ``sort()`` puts the newest first, ties by path.
+Entry = tuple[int, str, int]
 
 
 @dataclass
@@ -69,7 +70,7 @@ def _stat_all(scope: Scope, rels) -> list[Entry]:
             st = os.stat(f"{base}/{rel}", follow_symlinks=False)
         except OSError:
             continue
-        out.append((st.st_mtime_ns, st.st_size, rel))
+        out.append((-st.st_mtime_ns, rel, st.st_size))
     return out
 
 
@@ -117,6 +118,13 @@ def _widen_pipe(fd: int) -> None:
         pass
 
 
+#: Names handed to a stat worker at a time: small enough that the workers start while rg walks.
+STAT_BATCH = 500
+#: Threads stat-ing files: ``lstat`` releases the GIL, so two overlap each other and rg.
+STAT_WORKERS = 2
+_GITIGNORE = b".gitignore"
+
+
 def _run_rg(
     rg: str,
     scope: Scope,
@@ -128,12 +136,12 @@ def _run_rg(
     *,
     type_glob: str | None = None,
 ) -> list[Entry]:
-    """One ``rg --files`` run, stat-ing accepted files while rg is still walking.
+    """One ``rg --files`` run, stat-ing accepted files in worker threads while rg still walks.
 
-    With ``name_rx``, files whose name does not match it are dropped (and ``.gitignore``
-    files are collected into ``gitignores``): the whitelist may list more than asked for.
+    With ``name_rx``, rg was also asked for ``.gitignore`` files (collected into
+    ``gitignores``); those are kept only when their name matches ``name_rx`` too.  Every
+    other name rg lists matched its ``-g`` name glob, whose meaning ``name_rx`` shares.
     """
-    out: list[Entry] = []
     with ripgrep.scope_args(scope, whitelist) as flags:
         args = [rg, "--files", "--null", *flags]
         if type_glob:
@@ -142,39 +150,74 @@ def _run_rg(
         proc = subprocess.Popen(args, cwd=scope.base, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE)
         assert proc.stdout is not None
         _widen_pipe(proc.stdout.fileno())
-        at_fd = os.lstat in os.supports_dir_fd  # not on Windows
-        base_fd = os.open(scope.base, os.O_RDONLY) if at_fd else -1
+        stat = _Stat(scope, accept)
         try:
-            fd = proc.stdout.fileno()
-            rest = b""
-            cut = len(scope.start) + 1 if scope.start else 0
-            encoding = sys.getfilesystemencoding()
-            lstat = os.lstat
-            base_bytes = os.fsencode(scope.base) + b"/"
-            while chunk := os.read(fd, 1 << 16):
-                if cancel is not None and cancel.is_set():
-                    proc.kill()
-                    raise ripgrep.Cancelled()
-                names = (rest + chunk).split(b"\0")
-                rest = names.pop()
-                for raw in names:
-                    rel = raw.decode(encoding, "surrogateescape")
-                    if name_rx is not None:
-                        name = rel.rpartition("/")[2]
-                        if name == ".gitignore":
-                            gitignores.append(rel)
-                        if name_rx.fullmatch(name) is None:
-                            continue
-                    if accept is not None and not accept(rel[cut:]):
-                        continue
-                    try:
-                        st = lstat(raw, dir_fd=base_fd) if at_fd else lstat(base_bytes + raw)
-                    except OSError:
-                        continue
-                    out.append((st.st_mtime_ns, st.st_size, rel))
+            with ThreadPoolExecutor(STAT_WORKERS, thread_name_prefix="cairn-glob-stat") as pool:
+                batches = []
+                fd = proc.stdout.fileno()
+                rest, pending = b"", []
+                while chunk := os.read(fd, 1 << 16):
+                    if cancel is not None and cancel.is_set():
+                        proc.kill()
+                        raise ripgrep.Cancelled()
+                    names = (rest + chunk).split(b"\0")
+                    rest = names.pop()
+                    if name_rx is not None and _GITIGNORE in chunk:
+                        names = _drop_gitignores(names, name_rx, gitignores)
+                    pending += names
+                    if len(pending) >= STAT_BATCH:
+                        batches.append(pool.submit(stat.batch, pending))
+                        pending = []
+                batches.append(pool.submit(stat.batch, pending))
+                out: list[Entry] = []
+                for batch in batches:
+                    out += batch.result()
         finally:
-            if base_fd >= 0:
-                os.close(base_fd)
+            stat.close()
             proc.stdout.close()
             proc.wait()
     return out
+
+
+def _drop_gitignores(names: list[bytes], name_rx: re.Pattern[str], gitignores: list[str]) -> list[bytes]:
+    """Collect the ``.gitignore`` files rg listed; keep one only if ``name_rx`` asked for it too."""
+    kept = []
+    for raw in names:
+        if raw.endswith(_GITIGNORE) and raw.rpartition(b"/")[2] == _GITIGNORE:
+            gitignores.append(os.fsdecode(raw))
+            if name_rx.fullmatch(".gitignore") is None:
+                continue
+        kept.append(raw)
+    return kept
+
+
+class _Stat:
+    """``lstat`` of base-relative names (bytes) into entries, skipping what ``accept`` refuses."""
+
+    def __init__(self, scope: Scope, accept: Callable[[str], bool] | None) -> None:
+        self.accept = accept
+        self.cut = len(scope.start) + 1 if scope.start else 0
+        self.at_fd = os.lstat in os.supports_dir_fd  # not on Windows
+        self.base_fd = os.open(scope.base, os.O_RDONLY) if self.at_fd else -1
+        self.base_bytes = os.fsencode(scope.base) + b"/"
+
+    def batch(self, names: list[bytes]) -> list[Entry]:
+        out: list[Entry] = []
+        lstat, accept, cut = os.lstat, self.accept, self.cut
+        base_fd, base_bytes, at_fd = self.base_fd, self.base_bytes, self.at_fd
+        encoding = sys.getfilesystemencoding()
+        for raw in names:
+            rel = raw.decode(encoding, "surrogateescape")
+            if accept is not None and not accept(rel[cut:]):
+                continue
+            try:
+                st = lstat(raw, dir_fd=base_fd) if at_fd else lstat(base_bytes + raw)
+            except OSError:
+                continue
+            out.append((-st.st_mtime_ns, rel, st.st_size))
+        return out
+
+    def close(self) -> None:
+        if self.base_fd >= 0:
+            os.close(self.base_fd)
+            self.base_fd = -1
