@@ -154,6 +154,12 @@ class ToolServices:
 
         return ShellState(self.workspace, extra_secret_patterns=self.secret_env_patterns)
 
+    def warm(self) -> None:
+        """Start in the background what the first calls would otherwise wait for: the git
+        snapshot a writing shell command compares against (only when ``bash`` is offered)."""
+        if self.registry is not None and self.registry.get("bash") is not None:
+            self.shell.changes.warm()
+
     def close(self) -> None:
         """Stop what the session started (background shell tasks)."""
         if "shell" in self.__dict__:

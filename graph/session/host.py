@@ -11,6 +11,7 @@ from typing import Any, Protocol
 
 from cairn.checkpoints import Store
 from cairn.tools import ToolRegistry, Workspace
+from cairn.tools.services import ToolServices
 
 
 class SessionHost(Protocol):
@@ -28,6 +29,7 @@ class SessionHost(Protocol):
     extensions: Any
     event_sink: Any
     _graph: Any
+    _services: ToolServices
 
     @property
     def model(self) -> Any: ...

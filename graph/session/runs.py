@@ -81,8 +81,10 @@ def run_graph(
     context = make_context(session, stream, on_event)
     store = session.store
     store.sessions.update(session.id, status="running")
-    if session.snapshotter is not None and session.mode != "plan":
-        session.snapshotter.warm()
+    if session.mode != "plan":
+        if session.snapshotter is not None:
+            session.snapshotter.warm()
+        session._services.warm()
     error: str | None = None
     try:
         updates = session._graph.stream(

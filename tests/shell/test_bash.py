@@ -260,6 +260,31 @@ def test_a_later_writing_command_runs_git_status_once(git_workspace):
     assert result.metadata["changed_files"] == ["tracked.txt"]  # reverted: it left the status list
 
 
+def test_after_the_warm_up_the_first_writing_command_runs_git_status_once(git_workspace):
+    from cairn.tools.registry import ToolRegistry
+
+    services = git_workspace.services
+    services.registry = ToolRegistry([git_workspace.bash])
+    services.warm()  # what a session's run does when it starts
+    services.shell.changes._join_warmup()
+    statuses = _count_status(git_workspace)
+    stale = git_workspace.root / "tracked.txt"
+    stale.write_text("edited after the warm-up, before the command\n")
+    os.utime(stale, ns=(1, 1))
+    result = git_workspace.run("rm untouched.txt; echo n > created.txt")
+    assert len(statuses) == 1
+    assert result.metadata["changed_files"] == ["created.txt", "untouched.txt"]
+
+
+def test_no_warm_up_without_the_bash_tool(git_workspace):
+    from cairn.tools.registry import ToolRegistry
+
+    services = git_workspace.services
+    services.registry = ToolRegistry([])
+    services.warm()
+    assert services.shell.changes._warming is None
+
+
 def test_a_file_edited_between_commands_is_not_blamed_on_the_next(git_workspace):
     git_workspace.run("true")
     edited = git_workspace.root / "tracked.txt"

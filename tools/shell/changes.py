@@ -11,7 +11,9 @@ taken *after* a command is kept, and the next command's *before* is that snapsho
 paths stat'ed again (no git).  A path that became dirty between the two commands (another tool
 or the person edited it) is not in that list; the command is taken to have changed it only if
 its mtime is not older than the command's start (the kernel's coarse clock, which is what file
-times come from) or it is gone.  The very first writing command takes a full snapshot before.
+times come from) or it is gone.  The first full snapshot is taken in the background when the
+session's run starts (:meth:`GitChanges.warm`), so the first writing command runs one ``git status``
+too; without a warm-up it takes a full snapshot before.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -58,6 +61,24 @@ class GitChanges:
         self._env.update({"GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C", "GIT_TERMINAL_PROMPT": "0"})
         self._prefix: str | None = None  # the workspace's path inside the repository
         self._last: Snapshot | None = None  # the latest full snapshot (taken after a command)
+        self._warming: threading.Thread | None = None
+
+    def warm(self) -> None:
+        """Take the first full snapshot in a background thread (once), while the model thinks."""
+        if self._warming is not None or self._last is not None:
+            return
+        self._warming = threading.Thread(target=self._warm, name="cairn-git-status-warmup", daemon=True)
+        self._warming.start()
+
+    def _warm(self) -> None:
+        snap = self.snapshot()
+        if self._last is None:
+            self._last = snap
+
+    def _join_warmup(self) -> None:
+        warming = self._warming
+        if warming is not None:
+            warming.join(GIT_TIMEOUT_S + 1)
 
     def _run(self, *args: str) -> bytes | None:
         if self._git is None:
@@ -116,6 +137,7 @@ class GitChanges:
 
     def before(self) -> Snapshot | None:
         """The state before a writing command: the last snapshot re-stat'ed, or a full one."""
+        self._join_warmup()
         last = self._last
         if last is None:
             return self.snapshot()
