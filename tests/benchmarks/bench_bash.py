@@ -10,8 +10,10 @@ Printed per place (a plain directory, a git repository with ``--files`` committe
 - ``true`` in a fresh process, then again with ``--extra-procs`` idle processes running beside
   it on the host, to show the cost does not depend on how many processes the machine runs.
 
-Variants: ``VARIANTS`` maps a name to a function building the tool; the sandboxed variant
-(bwrap) adds itself there (``--variant NAME``).
+Variants (``--variant``): ``plain`` runs commands as a bare tool call does; ``sandboxed`` runs
+them the way the graph does for calls that need no approval: read-only commands in the
+``read-only`` OS sandbox, writing ones in ``workspace-write`` (bwrap or Landlock, whichever this
+machine has; the variant refuses to run without one).
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +38,16 @@ sys.path.insert(0, str(ROOT))
 from cairn.tools.base import ToolContext  # noqa: E402
 
 
-def plain_tool(root: Path) -> tuple[Any, Callable[[], None]]:
+@dataclass
+class Variant:
+    tool: Any
+    close: Callable[[], None]
+    #: The contexts of a read-only (LOW) and a writing (HIGH) call.
+    read_only: ToolContext
+    writing: ToolContext
+
+
+def _tool(root: Path) -> tuple[Any, Callable[[], None]]:
     from cairn.tools.services import ToolServices
     from cairn.tools.shell.bash import BashTool
     from cairn.tools.workspace import Workspace
@@ -44,8 +56,43 @@ def plain_tool(root: Path) -> tuple[Any, Callable[[], None]]:
     return BashTool(Workspace(root), services), services.close
 
 
-#: name -> (workspace root -> (tool, close)).  The sandbox variant registers itself here.
-VARIANTS: dict[str, Callable[[Path], tuple[Any, Callable[[], None]]]] = {"plain": plain_tool}
+def plain(root: Path) -> Variant:
+    tool, close = _tool(root)
+    return Variant(tool, close, ToolContext(risk="LOW"), ToolContext(risk="HIGH"))
+
+
+def sandboxed(root: Path) -> Variant:
+    from cairn.policy.sandbox import hidden_paths, protected_in_workspace
+    from cairn.tools.shell.sandbox import SandboxSpec, detect_backend
+
+    status = detect_backend()
+    if not status.available:
+        sys.exit(f"no sandbox backend on this machine: {status.problem}")
+
+    def spec(profile: str) -> SandboxSpec:
+        read_only, placeholders = protected_in_workspace(str(root))
+        return SandboxSpec.for_workspace(
+            profile,
+            str(root),
+            read_only_paths=read_only,
+            placeholder_dirs=placeholders,
+            hidden_paths=hidden_paths(),
+        )
+
+    tool, close = _tool(root)
+    low = ToolContext(risk="LOW", sandbox=spec("read-only"))
+    high = ToolContext(risk="HIGH", sandbox=spec("workspace-write"))
+    return Variant(tool, close, low, high)
+
+
+VARIANTS: dict[str, Callable[[Path], Variant]] = {"plain": plain, "sandboxed": sandboxed}
+
+
+def checked(result: Any) -> Any:
+    """A failed command (a sandbox that cannot start) must not be timed as a fast one."""
+    if not result.ok or "Exit code: 0" not in result.output:
+        raise SystemExit(f"the command failed: {result.error or result.output}")
+    return result
 
 
 def interleaved(fns: dict[str, Callable[[], Any]], repeats: int) -> dict[str, tuple[float, float]]:
@@ -96,20 +143,21 @@ def spawn_idle(n: int) -> list[subprocess.Popen]:
 
 
 def run_place(name: str, root: Path, variant: str, repeats: int) -> None:
-    tool, close = VARIANTS[variant](root)
+    v = VARIANTS[variant](root)
+    tool, close = v.tool, v.close
     # As a session does when its run starts: the first full snapshot, in the background.
     tool.services.shell.changes.warm()
     tool.services.shell.changes._join_warmup()
+    warmed = tool.services.shell.changes._last is not None  # False outside a git work tree
     statuses = count_status(tool)
     try:
-        low = ToolContext(risk="LOW")
-        high = ToolContext(risk="HIGH")
+        low, high = v.read_only, v.writing
         before = statuses()
         res = interleaved(
             {
                 "base": lambda: subprocess.run(["bash", "-c", "true"], check=True),
-                "ro": lambda: tool.execute({"command": "true"}, low),
-                "wr": lambda: tool.execute({"command": "true"}, high),
+                "ro": lambda: checked(tool.execute({"command": "true"}, low)),
+                "wr": lambda: checked(tool.execute({"command": "true"}, high)),
             },
             repeats,
         )
@@ -124,8 +172,8 @@ def run_place(name: str, root: Path, variant: str, repeats: int) -> None:
         )
         print(
             f"  bash tool, writing:           wall {wr_wall:6.1f}  cpu {wr_cpu:6.1f}   "
-            f"x{wr_wall / base_wall:.2f} wall, {per_write:.2f} git status per command "
-            "(+1 at session start, in the background)"
+            f"x{wr_wall / base_wall:.2f} wall, {per_write:.2f} git status per command"
+            + (" (+1 at session start, in the background)" if warmed else "")
         )
     finally:
         close()
@@ -174,13 +222,14 @@ def list_procs() -> list[str]:
 
 
 def child_measure(root: Path, variant: str, repeats: int) -> None:
-    tool, close = VARIANTS[variant](root)
+    v = VARIANTS[variant](root)
+    tool, close = v.tool, v.close
     try:
-        low = ToolContext(risk="LOW")
+        low = v.read_only
         res = interleaved(
             {
                 "base": lambda: subprocess.run(["bash", "-c", "true"], check=True),
-                "tool": lambda: tool.execute({"command": "true"}, low),
+                "tool": lambda: checked(tool.execute({"command": "true"}, low)),
             },
             repeats,
         )
