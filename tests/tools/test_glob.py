@@ -68,6 +68,16 @@ def test_many_files_with_equal_times_come_newest_first_then_by_path(glob, worksp
     assert rest == sorted(rest) and len(set(shown)) == len(shown)
 
 
+def test_the_deeper_matches_hint_counts_every_file_across_stat_batches(glob, workspace, backend):
+    from cairn.tools.file_ops import listing
+
+    n = 3 * listing.STAT_BATCH + 5
+    make(workspace, *(f"sub{i % 3}/m{i}.py" for i in range(n)))
+    result = glob.execute({"pattern": "*.py"})
+    assert result.metadata["count"] == 0
+    assert f"subdirectories ({n:,} files)" in result.output
+
+
 def test_a_cancelled_glob_says_so(glob, workspace, backend):
     from cairn.tools.base import ToolContext
 

@@ -72,14 +72,13 @@ class GlobTool(Tool):
             )
         rx = compile_glob(rest)
         flat = "/" not in rest and "**" not in rest  # "*.py": top level only; count deeper matches for a hint
-        deeper = 0
+        deeper: list[str] = []  # appended to from the listing's stat threads (append is atomic)
 
         def accept(rel: str) -> bool:
-            nonlocal deeper
             if rx.fullmatch(rel) is not None:
                 return True
             if flat and "/" in rel and rx.fullmatch(rel.rpartition("/")[2]) is not None:
-                deeper += 1
+                deeper.append(rel)
             return False
 
         scope = make_scope(root, self.workspace.root, include_ignored=params.include_ignored)
@@ -113,7 +112,7 @@ class GlobTool(Tool):
             if deeper:
                 text += (
                     f" {rest!r} only matches at the top level; '**/{rest}' would also match files in "
-                    f"subdirectories ({plural(deeper, 'file')})."
+                    f"subdirectories ({plural(len(deeper), 'file')})."
                 )
             if not params.include_ignored:
                 text += " Ignored files (.gitignore, node_modules, .venv, build, ...) were skipped."

@@ -1,7 +1,8 @@
 """Listing the files of a scope with their mtime and size: ripgrep's walk or the Python one.
 
-With ripgrep, its output is read as it streams and each accepted file is
-``stat``-ed while rg is still walking, so the stat calls mostly overlap rg's work.
+With ripgrep, its output is read as it streams and handed in batches to two threads that
+``stat`` the accepted files while rg is still walking, so the stat calls overlap rg's work
+(``lstat`` releases the GIL).
 A file-name glob is pre-filtered with ``rg -g`` when that cannot bring back
 ignored files (see :mod:`cairn.tools.file_ops.name_prefilter`), else with a file type.
 """
@@ -46,7 +47,8 @@ def list_files(
 
     ``name_glob`` is an optional file-name glob ripgrep may pre-filter with (it
     must select a superset of what ``accept`` takes). ``accept=None`` takes every
-    file, or exactly the files ``name_glob`` matches (at any depth).
+    file, or exactly the files ``name_glob`` matches (at any depth).  ``accept`` may be
+    called from several threads at once.
     """
     rg = ripgrep.rg_path() if use_rg else None
     if rg is None:
