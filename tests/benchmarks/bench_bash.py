@@ -114,6 +114,10 @@ def interleaved(fns: dict[str, Callable[[], Any]], repeats: int) -> dict[str, tu
 def make_repo(root: Path, files: int) -> None:
     git = ["git", "-C", str(root), "-c", "user.name=b", "-c", "user.email=b@example.com"]
     subprocess.run([*git, "init", "-q"], check=True)
+    # No detached `git gc --auto` after committing 13,000 loose objects: it would compete with the
+    # timed commands and write into the repository after the bench has deleted it.
+    subprocess.run([*git, "config", "gc.auto", "0"], check=True)
+    subprocess.run([*git, "config", "maintenance.auto", "false"], check=True)
     for i in range(files):
         d = root / f"pkg{i // 500}"
         d.mkdir(exist_ok=True)

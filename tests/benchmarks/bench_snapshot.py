@@ -35,6 +35,8 @@ from cairn.checkpoints.shadow_repo import ShadowRepo  # noqa: E402
 
 GIT_ENV = {**os.environ, "GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@b", "GIT_COMMITTER_NAME": "b"}
 GIT_ENV |= {"GIT_COMMITTER_EMAIL": "b@b", "GIT_OPTIONAL_LOCKS": "0"}
+# No detached `git gc --auto` after the big commit: it would run beside the timed snapshots.
+GIT_ENV |= {"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "gc.auto", "GIT_CONFIG_VALUE_0": "0"}
 
 
 def build(root: Path, files: int) -> Path:
