@@ -10,6 +10,7 @@ unit holding a call that is pending, awaiting approval or interrupted, are alway
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
+from itertools import accumulate
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
@@ -42,14 +43,16 @@ def plan_cut(
     if len(starts) < 2:
         return None
     max_cut = starts[-1]
-    for index, message in enumerate(body):
-        if isinstance(message, AIMessage) and any(c["id"] in protected_call_ids for c in message.tool_calls):
-            max_cut = min(max_cut, max(s for s in starts if s <= index))
-            break
+    if protected_call_ids:  # (usually none: planned every turn of a long session, so kept cheap)
+        for index, message in enumerate(body):
+            if isinstance(message, AIMessage) and any(
+                c["id"] in protected_call_ids for c in message.tool_calls
+            ):
+                max_cut = min(max_cut, max(s for s in starts if s <= index))
+                break
     cut = max_cut
-    suffix = [0] * (len(body) + 1)
-    for index in range(len(body) - 1, -1, -1):
-        suffix[index] = suffix[index + 1] + sizes[index]
+    # suffix[i]: the tokens of body[i:]
+    suffix = [*reversed(list(accumulate(reversed(sizes[: len(body)])))), 0]
     for start in starts:
         if start <= max_cut and suffix[start] <= keep_tokens:
             cut = start

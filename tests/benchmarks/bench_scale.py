@@ -92,8 +92,9 @@ def run_session(n: int, tmp: Path) -> dict:
 
 
 def around(cycles: list[float], turn: int, half: int = 50) -> list[float]:
-    """The cycles around ``turn`` (101 of them: a busy shared machine has spikes of ~100 ms)."""
-    lo = max(0, min(turn, len(cycles)) - half - 1)
+    """The 101 cycles around ``turn`` (a busy shared machine has spikes of ~100 ms); at the end of
+    the session, the last 101 (not the last 51)."""
+    lo = max(0, min(turn + half, len(cycles)) - 2 * half - 1)
     return cycles[lo : lo + 2 * half + 1]
 
 
