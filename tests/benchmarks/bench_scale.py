@@ -1,12 +1,14 @@
 """Cost at scale: harness time per tool cycle and DB size up to 5,000 turns, resume, ``cairn show``.
 
-    .venv/bin/python tests/benchmarks/bench_scale.py [--turns 10,500,2000,5000] [--keep DIR] [--show-only]
+    .venv/bin/python tests/benchmarks/bench_scale.py [--turns 10,500,2000,5000] [--sessions 1] [--keep DIR]
+                                                     [--show-only]
 
 One session runs ``max(turns)`` tool cycles (an AIMessage with one tool call, then a 2 KB
 ToolMessage; model and tool answer at once, as in ``bench_graph.py``).  Printed:
 
 - harness time per cycle (median of the 101 cycles around each turn, the first 101 for turn 10) and the DB size there, with
-  the growth against turn 10 (same run: the baseline is the session's own early cycles);
+  the growth against turn 10 (same run: the baseline is the session's own early cycles); with
+  ``--sessions K``, the median over K sessions of those medians, and each session's value;
 - resume latency in a fresh process: ``Session.resume`` + ``send`` until the model is called
   (median of 5), for a copy of the session at 500 turns and at the largest size;
 - ``cairn show`` of the largest session (text and ``--json``; wall and the child's CPU, medians
@@ -196,6 +198,9 @@ def main() -> None:
         action="store_true",
         help="only time `cairn show` of the largest session (reuses --keep DIR's database)",
     )
+    ap.add_argument(
+        "--sessions", type=int, default=1, help="run this many sessions; per-cycle times are their median"
+    )
     args = ap.parse_args()
     marks = [int(x) for x in args.turns.split(",")]
     n = max(marks)
@@ -206,15 +211,24 @@ def main() -> None:
         if args.show_only:
             show_only(n, tmp)
             return
-        t0 = time.perf_counter()
-        run = run_session(n, tmp)
-        print(f"{n} tool cycles in {time.perf_counter() - t0:.1f} s")
-        cycles = run["cycles"]
-        base = statistics.median(around(cycles, marks[0]))
-        print(f"{'turn':>6} {'ms/cycle':>9} {'x turn ' + str(marks[0]):>11}")
-        for mark in marks:
-            ms = statistics.median(around(cycles, mark))
-            print(f"{mark:>6} {ms * 1000:>9.2f} {ms / base:>11.2f}")
+        per_session: list[list[float]] = []  # ms per cycle at each mark, one row per session
+        run: dict = {}
+        for index in range(args.sessions):
+            if run:
+                run["session"].close()
+            where = tmp / f"session{index}" if args.sessions > 1 else tmp
+            where.mkdir(exist_ok=True)
+            t0 = time.perf_counter()
+            run = run_session(n, where)
+            print(f"{n} tool cycles in {time.perf_counter() - t0:.1f} s")
+            per_session.append([statistics.median(around(run["cycles"], mark)) * 1000 for mark in marks])
+        print(f"{'turn':>6} {'ms/cycle':>9} {'x turn ' + str(marks[0]):>11}", end="")
+        print("   (median of the sessions; each session's ms/cycle)" if args.sessions > 1 else "")
+        base = statistics.median(row[0] for row in per_session)
+        for k, mark in enumerate(marks):
+            ms = statistics.median(row[k] for row in per_session)
+            each = "   " + " ".join(f"{row[k]:.2f}" for row in per_session) if args.sessions > 1 else ""
+            print(f"{mark:>6} {ms:>9.2f} {ms / base:>11.2f}{each}")
         session = run["session"]
         raw = bg.raw_transcript_bytes(session.history())
         size = bg.db_bytes(run["db"])
