@@ -78,6 +78,23 @@ def test_the_deeper_matches_hint_counts_every_file_across_stat_batches(glob, wor
     assert f"subdirectories ({n:,} files)" in result.output
 
 
+@pytest.mark.parametrize("read_bytes", [3, 7, 11, 64])
+def test_names_split_across_reads_of_rgs_output(glob, workspace, monkeypatch, read_bytes):
+    """The .gitignore files rg lists for the fast prefilter never come back as matches, even when
+    a read of rg's output ends in the middle of their name."""
+    from cairn.tools.file_ops import listing
+
+    if ripgrep.rg_path() is None:
+        pytest.skip("needs the rg binary (the pure-Python walk reads no rg output)")
+    monkeypatch.setattr(listing, "READ_BYTES", read_bytes)
+    make(workspace, "a/one.py", "a/b/two.py", "c/three.py", "notes.md")
+    Path(workspace, "a", ".gitignore").write_text("*.log\n")
+    Path(workspace, "a", "b", ".gitignore").write_text("*.tmp\n")
+    result = glob.execute({"pattern": "**/*.py"})
+    assert result.metadata["prefilter"] == "glob"
+    assert sorted(paths(result)) == ["a/b/two.py", "a/one.py", "c/three.py"]
+
+
 def test_a_cancelled_glob_says_so(glob, workspace, backend):
     from cairn.tools.base import ToolContext
 

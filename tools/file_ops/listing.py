@@ -125,6 +125,8 @@ STAT_BATCH = 500
 #: Threads stat-ing files: ``lstat`` releases the GIL, so two overlap each other and rg.
 STAT_WORKERS = 2
 _GITIGNORE = b".gitignore"
+#: How much of rg's output is read at a time.
+READ_BYTES = 1 << 16
 
 
 def _run_rg(
@@ -158,13 +160,14 @@ def _run_rg(
                 batches = []
                 fd = proc.stdout.fileno()
                 rest, pending = b"", []
-                while chunk := os.read(fd, 1 << 16):
+                while chunk := os.read(fd, READ_BYTES):
                     if cancel is not None and cancel.is_set():
                         proc.kill()
                         raise ripgrep.Cancelled()
-                    names = (rest + chunk).split(b"\0")
+                    data = rest + chunk  # (a name may straddle two reads)
+                    names = data.split(b"\0")
                     rest = names.pop()
-                    if name_rx is not None and _GITIGNORE in chunk:
+                    if name_rx is not None and _GITIGNORE in data:
                         names = _drop_gitignores(names, name_rx, gitignores)
                     pending += names
                     if len(pending) >= STAT_BATCH:
