@@ -67,16 +67,33 @@ def make_context(session: SessionHost, stream: bool, on_event: EventCallback | N
     return context
 
 
+def run_head(session: SessionHost, snapshot: Any) -> str | None:
+    """The transcript head the stored run stands at.
+
+    Usually the state's ``head``.  A run killed after its input checkpoint but before its input
+    step's writes were saved has its head only in LangGraph's input channel (``__start__``):
+    the state still shows the previous head, and the message that started the run is after it.
+    """
+    if "__start__" in unfinished_steps(snapshot):
+        saved = session._graph.checkpointer.get_tuple(session._config())
+        start = (saved.checkpoint.get("channel_values") or {}).get("__start__") if saved else None
+        if isinstance(start, dict) and start.get("head"):
+            return start["head"]
+    return snapshot.values.get("head")
+
+
 def run_graph(
     session: SessionHost, payload: Any, *, stream: bool, on_event: EventCallback | None
 ) -> RunResult:
     """Run until done or paused; a failure (model down, bug) pauses resumably with the error."""
     started = time.perf_counter()
-    values = session._snapshot().values
+    snapshot = session._snapshot()
+    values = snapshot.values
     counters_before = dict(values.get("counters") or {})
-    since_head = (
-        payload.get("head") if isinstance(payload, dict) and payload.get("head") else values.get("head")
-    )
+    if isinstance(payload, dict) and payload.get("head"):
+        since_head = payload["head"]
+    else:
+        since_head = run_head(session, snapshot)
     session.cancel_event.clear()
     context = make_context(session, stream, on_event)
     store = session.store

@@ -249,7 +249,9 @@ class Session(DecisionsMixin, RewindMixin, WaitingMixin, ExtensionsMixin):
                 "decide them (approve/reject/retry/cancel) or continue_() first"
             )
         self.model  # noqa: B018  (a model that cannot be built fails here, before the session is "running")
-        head = self.store.transcript.append(self.id, state.values.get("head"), [HumanMessage(text)])
+        from cairn.graph.session.runs import run_head
+
+        head = self.store.transcript.append(self.id, run_head(self, state), [HumanMessage(text)])
         self.store.sessions.update(self.id, title=_title(text), status="running")
         return self._run({"head": head, **FRESH_RUN}, stream, on_event, wait=(wait, wait_timeout))
 

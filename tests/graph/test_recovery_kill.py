@@ -191,15 +191,18 @@ def test_kill_after_a_node_saved_its_writes_before_the_next_checkpoint(tmp_path,
     assert messages[-1].content == "finished"
 
 
+@pytest.mark.parametrize("hook", ["after_input", "input_only"])
 @pytest.mark.parametrize("attempt", range(REPEAT))
-def test_kill_before_the_first_step_then_a_new_message_or_continue(tmp_path, db_location, attempt):
+def test_kill_before_the_first_step_then_a_new_message_or_continue(tmp_path, db_location, attempt, hook):
     """Killed after the run's input checkpoint, before its first step: the message never
     reached the model.  A new message is taken after it (``send`` used to refuse, "unfinished
     tool calls (__start__)", and a caller retrying ``send`` spun forever: found by the
-    Postgres load benchmark); ``continue_`` runs the lost message."""
+    Postgres load benchmark); ``continue_`` runs the lost message.  ``input_only``: the input
+    step's writes never landed either, so the new head is only in LangGraph's input channel
+    (``send`` used to put the new message after the previous head and lose "go")."""
     turns = [{"content": "first answer"}, {"content": "second answer"}]
     h = Harness(tmp_path, turns, db_location)
-    h.start_and_kill("--send", "go", marker="input-saved", hook="after_input")
+    h.start_and_kill("--send", "go", marker="input-saved", hook=hook)
     result = h.run("--send", "again")
     assert result["status"] == "done" and result["result"] == "first answer", result
     got = [(m.type, m.content) for m in h.transcript()]
@@ -207,7 +210,7 @@ def test_kill_before_the_first_step_then_a_new_message_or_continue(tmp_path, db_
 
     (tmp_path / "continued").mkdir()
     other = Harness(tmp_path / "continued", turns, db_location)
-    other.start_and_kill("--send", "go", marker="input-saved", hook="after_input")
+    other.start_and_kill("--send", "go", marker="input-saved", hook=hook)
     result = other.run("--continue")
     assert result["status"] == "done" and result["result"] == "first answer", result
     assert [(m.type, m.content) for m in other.transcript()] == [("human", "go"), ("ai", "first answer")]

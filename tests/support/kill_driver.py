@@ -11,6 +11,8 @@ the process at an exact point:
 - ``after_result``: right after a terminal result is journaled, before the graph moves on
 - ``model``: at the start of a model call
 - ``after_writes``: ``observation`` finished and its writes are saved, before the next checkpoint
+- ``after_input``: the run's input checkpoint and its ``__start__`` writes are saved, not step 0's
+- ``input_only``: only the run's input checkpoint is saved (the ``__start__`` writes never land)
 - ``hold``: after the action returned (e.g. paused awaiting approval), like a CLI waiting for input
 - ``summary``: at the start of a compaction summary call (logged in ``DIR/summaries.log``); it
   hangs while a ``slow-summary`` file exists
@@ -21,9 +23,11 @@ A ``fast`` file in DIR makes every effect instant (for retries of a call recorde
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -107,53 +111,36 @@ def _install_hooks(hook: str | None) -> None:
                 time.sleep(120)
 
         ToolJournal.record = record  # type: ignore[method-assign]
-    if hook == "after_input":
-        # The run's input checkpoint (LangGraph's step -1) is saved, the first step's is not.
-        def hold_first_step(cls: Any) -> None:
-            original_put = cls.put
+    if hook in ("after_input", "input_only"):
+        # The run's input checkpoint (LangGraph's step -1) is saved, the first step's is not; with
+        # ``after_input`` the ``__start__`` task's writes are saved too, with ``input_only`` they
+        # never land (LangGraph saves them from a background thread while its loop goes on).
+        def start_writes(config: Any, writes: Any, task_id: str, task_path: str = "") -> bool:
+            return "__start__" in str(task_path)
 
-            def put(self: Any, config: Any, checkpoint: Any, metadata: Any, new_versions: Any) -> Any:
-                if metadata.get("source") == "loop" and metadata.get("step") == 0:
-                    _touch("input-saved")
-                    time.sleep(120)
-                return original_put(self, config, checkpoint, metadata, new_versions)
+        def first_step(config: Any, checkpoint: Any, metadata: Any, new_versions: Any) -> bool:
+            if metadata.get("source") == "loop" and metadata.get("step") == 0:
+                if hook == "after_input":
+                    time.sleep(1.0)  # let the background put_writes land
+                _touch("input-saved")
+                return True
+            return False
 
-            cls.put = put
-
-        from cairn.checkpoints.sqlite import CompactSqliteSaver
-
-        hold_first_step(CompactSqliteSaver)
-        try:
-            from langgraph.checkpoint.postgres import PostgresSaver
-
-            hold_first_step(PostgresSaver)
-        except ImportError:
-            pass
+        if hook == "input_only":
+            _hold_saver("put_writes", start_writes)
+        _hold_saver("put", first_step)
     if hook == "after_writes":
         # ``observation`` finished and its writes are saved (LangGraph saves a task's writes as
         # it ends, from a background thread), but the checkpoint after it is not written yet.
-        def hold_before_put(cls: Any) -> None:
-            original_put = cls.put
+        def after_observation(config: Any, checkpoint: Any, metadata: Any, new_versions: Any) -> bool:
+            values = checkpoint.get("channel_values", {})
+            if "branch:to:reasoning" in values and (values.get("counters") or {}).get("tool_calls"):
+                time.sleep(1.0)  # let the background put_writes land
+                _touch("observed")
+                return True
+            return False
 
-            def put(self: Any, config: Any, checkpoint: Any, metadata: Any, new_versions: Any) -> Any:
-                values = checkpoint.get("channel_values", {})
-                if "branch:to:reasoning" in values and (values.get("counters") or {}).get("tool_calls"):
-                    time.sleep(1.0)  # let the background put_writes land
-                    _touch("observed")
-                    time.sleep(120)
-                return original_put(self, config, checkpoint, metadata, new_versions)
-
-            cls.put = put
-
-        from cairn.checkpoints.sqlite import CompactSqliteSaver
-
-        hold_before_put(CompactSqliteSaver)
-        try:
-            from langgraph.checkpoint.postgres import PostgresSaver
-
-            hold_before_put(PostgresSaver)
-        except ImportError:
-            pass
+        _hold_saver("put", after_observation)
     if hook == "model":
         from cairn.graph.models.scripted import ScriptedChatModel
 
@@ -184,6 +171,30 @@ def _install_hooks(hook: str | None) -> None:
         return plain_next(self, messages)
 
     ScriptedChatModel._next_turn = counted  # type: ignore[method-assign]
+
+
+def _hold_saver(method: str, hold: Callable[..., bool]) -> None:
+    """Make both savers' ``method`` (``put`` or ``put_writes``) stop, for the test's SIGKILL,
+    when ``hold`` (called with the method's arguments) says so; ``hold`` marks the moment."""
+    from cairn.checkpoints.sqlite import CompactSqliteSaver
+
+    savers: list[Any] = [CompactSqliteSaver]
+    try:
+        from langgraph.checkpoint.postgres import PostgresSaver
+
+        savers.append(PostgresSaver)
+    except ImportError:
+        pass
+    for cls in savers:
+        original = getattr(cls, method)
+
+        @functools.wraps(original)  # LangGraph reads put_writes' signature (task_path)
+        def held(self: Any, *args: Any, _original: Any = original, **kwargs: Any) -> Any:
+            if hold(*args, **kwargs):
+                time.sleep(120)
+            return _original(self, *args, **kwargs)
+
+        setattr(cls, method, held)
 
 
 def main(argv: list[str] | None = None) -> int:
