@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from cairn.tools.workspace import Workspace
 
 if TYPE_CHECKING:
+    from cairn.tools.file_ops.stat_cache import StatCache
     from cairn.tools.shell.state import ShellState
     from cairn.tools.web.search.config import SearchConfig
 
@@ -154,6 +155,13 @@ class ToolServices:
 
         return ShellState(self.workspace, extra_secret_patterns=self.secret_env_patterns)
 
+    @cached_property
+    def stat_cache(self) -> StatCache | None:
+        """File times and sizes glob need not stat again (``None``: not available here)."""
+        from cairn.tools.file_ops.stat_cache import StatCache
+
+        return StatCache.open()
+
     def warm(self) -> None:
         """Start in the background what the first calls would otherwise wait for: the git
         snapshot a writing shell command compares against (only when ``bash`` is offered)."""
@@ -161,6 +169,13 @@ class ToolServices:
             self.shell.changes.warm()
 
     def close(self) -> None:
-        """Stop what the session started (background shell tasks)."""
+        """Stop what the session started (background shell tasks, the stat cache's watches)."""
         if "shell" in self.__dict__:
             self.shell.close()
+        self.close_stat_cache()
+
+    def close_stat_cache(self) -> None:
+        """Drop the stat cache's inotify watches (a later glob starts a new cache)."""
+        cache = self.__dict__.pop("stat_cache", None)
+        if cache is not None:
+            cache.close()

@@ -390,6 +390,7 @@ class Session(DecisionsMixin, RewindMixin, WaitingMixin, ExtensionsMixin):
         session of this workspace lists them (``kept_background_tasks``).
         """
         self.extensions.close()
+        self._services.close_stat_cache()
         if "shell" not in self._services.__dict__:
             return
         from cairn.graph.session import kept_tasks

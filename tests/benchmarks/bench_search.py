@@ -7,8 +7,10 @@ The tree is built in a temp dir from copies of this venv's site-packages
 "ignored build folder"); ``__pycache__``/``*.pyc`` are default-excluded. Every
 tool call is timed beside the raw ``rg`` command doing the same search with the
 same filters, interleaved in the same run (median of ``--repeat`` runs after a
-warm-up), and the counts are printed to show both did the same work. Not
-collected by pytest; ratios are reported, not asserted.
+warm-up), and the counts are printed to show both did the same work. glob is timed
+twice: as a session's first call (a new session each time: every match is stat-ed) and
+as a later call of one session, whose stat cache learnt, between the calls, the files an
+earlier call stat-ed. Not collected by pytest; ratios are reported, not asserted.
 """
 
 from __future__ import annotations
@@ -72,14 +74,19 @@ def _cpu() -> float:
     return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
 
 
-def interleaved(fns: dict[str, Callable[[], int]], repeat: int) -> dict[str, tuple[float, int, float]]:
-    """Time several functions round-robin so machine noise hits them alike.
+def interleaved(
+    fns: dict[str, Callable[[], int]], repeat: int, after: Callable[[], None] | None = None
+) -> dict[str, tuple[float, int, float]]:
+    """Time several functions round-robin so machine noise hits them alike; ``after`` runs,
+    untimed, after each call (the glob stat cache learning in the background meanwhile).
 
     Returns name -> (median wall seconds, count, median CPU seconds). CPU time does not
     depend on how busy the machine is, so it shows the work done even on a shared box.
     """
     for fn in fns.values():
         fn()
+        if after is not None:
+            after()
     walls: dict[str, list[float]] = {k: [] for k in fns}
     cpus: dict[str, list[float]] = {k: [] for k in fns}
     counts: dict[str, int] = {}
@@ -89,6 +96,8 @@ def interleaved(fns: dict[str, Callable[[], int]], repeat: int) -> dict[str, tup
             counts[name] = fn()
             walls[name].append(time.perf_counter() - start)
             cpus[name].append(_cpu() - cpu)
+            if after is not None:
+                after()
     return {k: (statistics.median(walls[k]), counts[k], statistics.median(cpus[k])) for k in fns}
 
 
@@ -148,7 +157,16 @@ def run(root: Path, rg: str, repeat: int, only: str | None = None) -> None:
     )
     print("  x = wall-time ratio to the raw rg run; [cpu x] = ratio of CPU time (this process + rg)\n")
 
-    worst: dict[str, float] = {"grep": 0.0, "fallback": 0.0, "glob": 0.0}
+    worst: dict[str, float] = {"grep": 0.0, "fallback": 0.0, "glob": 0.0, "glob_first": 0.0}
+    retired: list[ToolServices] = []  # the first-call sessions, closed between runs
+
+    def settle() -> None:
+        """What the model's thinking time gives: the stat cache learns what a glob stat-ed."""
+        if services.stat_cache is not None:
+            services.stat_cache.settle()
+        while retired:
+            retired.pop().close()
+
     if only != "glob":
         print("grep (content mode, default head_limit=250; the tool still collects every match)")
     for pattern in GREP_PATTERNS if only != "glob" else ():
@@ -176,35 +194,52 @@ def run(root: Path, rg: str, repeat: int, only: str | None = None) -> None:
         )
 
     if only != "grep":
-        print("\nglob (newest first, with sizes: the tool stats every match)")
+        print(
+            "\nglob (newest first, with sizes). The tool's later calls in a session find the files an earlier "
+            "call stat-ed in its stat cache\n(learnt in the background, done here between runs); a session's "
+            "first call stats every match."
+        )
     for pattern, name_glob in GLOB_PATTERNS if only != "grep" else ():
 
         def raw_files(g=name_glob) -> int:
             out = subprocess.run([rg, "--files", *RG_FILTERS, "-g", g], cwd=root, capture_output=True).stdout
             return out.count(b"\n")
 
-        def glob_tool(p=pattern) -> int:
+        def glob_tool(p=pattern) -> int:  # later calls of one session: the stat cache knows the files
             return int(glob.execute({"pattern": p}).metadata["count"])
 
-        res = interleaved({"raw": raw_files, "tool": glob_tool, "fallback": without_rg(glob_tool)}, repeat)
-        (t_raw, n_raw, c_raw), (t_tool, n_tool, c_tool), (t_py, n_py, _) = (
+        def glob_first(p=pattern) -> int:  # the first call of a new session: nothing known yet
+            fresh = ToolServices(ws)
+            retired.append(fresh)
+            return int(GlobTool(ws, fresh).execute({"pattern": p}).metadata["count"])
+
+        fns = {"raw": raw_files, "tool": glob_tool, "first": glob_first, "fallback": without_rg(glob_first)}
+        res = interleaved(fns, repeat, after=settle)
+        (t_raw, n_raw, c_raw), (t_tool, n_tool, c_tool), (t_first, n_first, c_first), (t_py, n_py, _) = (
             res["raw"],
             res["tool"],
+            res["first"],
             res["fallback"],
         )
         t_rglob, n_rglob = timed(lambda s=name_glob: sum(1 for p in root.rglob(s) if p.is_file()), 1)
-        same = "same files" if n_raw == n_tool == n_py else "COUNTS DIFFER"
-        r_tool = t_tool / t_raw
-        worst["glob"] = max(worst["glob"], r_tool)
+        same = "same files" if n_raw == n_tool == n_first == n_py else "COUNTS DIFFER"
+        r_tool, r_first = t_tool / t_raw, t_first / t_raw
+        worst["glob"], worst["glob_first"] = max(worst["glob"], r_tool), max(worst["glob_first"], r_first)
         print(
             f"  {pattern}: rg --files -g {t_raw * 1000:6.1f} ms ({n_raw:,} files) | glob tool "
-            f"{t_tool * 1000:6.1f} ms ({n_tool:,}) x{r_tool:.2f} [cpu x{c_tool / c_raw:.2f}] | python fallback "
+            f"{t_tool * 1000:6.1f} ms ({n_tool:,}) x{r_tool:.2f} [cpu x{c_tool / c_raw:.2f}] | first call "
+            f"{t_first * 1000:6.1f} ms x{r_first:.2f} [cpu x{c_first / c_raw:.2f}] | python fallback "
             f"{t_py * 1000:6.1f} ms x{t_py / t_raw:.2f} | {same} | Path.rglob: {n_rglob:,} files "
             f"({n_rglob / max(n_raw, 1):.1f}x too many), {t_rglob * 1000:.0f} ms"
         )
 
-    targets = {"grep": "grep tool", "glob": "glob tool", "fallback": "python grep fallback"}
-    limits = {"grep": 1.2, "glob": 1.5, "fallback": 3}
+    targets = {
+        "grep": "grep tool",
+        "glob": "glob tool",
+        "glob_first": "glob's first call in a session",
+        "fallback": "python grep fallback",
+    }
+    limits = {"grep": 1.2, "glob": 1.5, "glob_first": 1.5, "fallback": 3}
     measured = [f"{targets[k]} x{v:.2f} (target <= {limits[k]})" for k, v in worst.items() if v]
     print("\nworst ratios: " + ", ".join(measured))
 

@@ -414,3 +414,33 @@ def test_a_custom_tool_named_like_a_builtin_alias_is_judged_as_itself(harness):
     assert "results for cairn" in next(
         m.content for m in s.history() if getattr(m, "tool_call_id", None) == "s1"
     )
+
+
+def test_globs_of_a_session_share_its_stat_cache_until_it_closes(harness):
+    """The second glob takes the first one's files from the session's stat cache, still seeing
+    a file changed in between; closing the session drops the cache's inotify watches."""
+    import os
+
+    for i, name in enumerate(["a.py", "b.py"]):
+        (harness.ws / name).write_text("x" * (i + 1))
+        os.utime(harness.ws / name, (1_700_000_000 + i, 1_700_000_000 + i))
+    glob = {"name": "glob", "args": {"pattern": "**/*.py"}}
+    s = harness.session(
+        [
+            {"tool_calls": [{**glob, "id": "g1"}]},
+            {"content": "one"},
+            {"tool_calls": [{**glob, "id": "g2"}]},
+            {"content": "two"},
+        ]
+    )
+    assert s.send("list").status == "done"
+    assert tool_messages(s)["g1"].content.splitlines()[1:] == ["b.py  (2 B)", "a.py  (1 B)"]
+    cache = s._services.stat_cache
+    cache.settle()
+    assert cache.remembered == 2
+    (harness.ws / "a.py").write_text("grown")
+    os.utime(harness.ws / "a.py", (1_700_000_009, 1_700_000_009))
+    assert s.send("again").status == "done"
+    assert tool_messages(s)["g2"].content.splitlines()[1:] == ["a.py  (5 B)", "b.py  (2 B)"]
+    s.close()
+    assert cache.remembered == 0 and "stat_cache" not in s._services.__dict__

@@ -86,7 +86,13 @@ class GlobTool(Tool):
         # "**/NAME" selects exactly the files whose name matches NAME: no per-path check needed.
         exact = name_glob is not None and rest == f"**/{name_glob}"
         try:
-            listing = list_files(scope, None if exact else accept, name_glob=name_glob, cancel=ctx.cancel)
+            listing = list_files(
+                scope,
+                None if exact else accept,
+                name_glob=name_glob,
+                cancel=ctx.cancel,
+                stat_cache=self.services.stat_cache,
+            )
         except ripgrep.Cancelled:
             return ToolResult.fail("glob was cancelled.")
         entries = listing.entries
@@ -116,6 +122,7 @@ class GlobTool(Tool):
                 )
             if not params.include_ignored:
                 text += " Ignored files (.gitignore, node_modules, .venv, build, ...) were skipped."
+        listing.learn_later()
         return ToolResult(
             output=truncate_middle(text, self.max_output_chars),
             display=f"glob {params.pattern!r} in {where}: {plural(total, 'file')}",

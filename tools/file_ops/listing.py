@@ -14,7 +14,7 @@ import re
 import subprocess
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
@@ -22,6 +22,7 @@ from cairn.tools.file_ops import ripgrep
 from cairn.tools.file_ops.globs import compile_glob
 from cairn.tools.file_ops.ignore import IgnoreFile
 from cairn.tools.file_ops.name_prefilter import may_reinclude
+from cairn.tools.file_ops.stat_cache import StatCache, StatView
 from cairn.tools.file_ops.walk import Scope, iter_files
 
 #: (-mtime_ns, base-relative path, size): a plain ``sort()`` puts the newest first, ties by path.
@@ -33,6 +34,13 @@ class Listing:
     entries: list[Entry]
     backend: str  # "ripgrep" or "python"
     prefilter: str = ""  # how rg filtered names: "glob", "type" or "" (none)
+    stat_cache: StatView | None = None
+
+    def learn_later(self) -> None:
+        """Have the stat cache learn, in a background thread, the files this listing stat-ed
+        itself; call it once the result is out (the learning then does not slow it down)."""
+        if self.stat_cache is not None:
+            self.stat_cache.learn_later()
 
 
 def list_files(
@@ -42,14 +50,17 @@ def list_files(
     name_glob: str | None = None,
     cancel: threading.Event | None = None,
     use_rg: bool = True,
+    stat_cache: StatCache | None = None,
 ) -> Listing:
     """Files under the scope whose path relative to the search root passes ``accept``.
 
     ``name_glob`` is an optional file-name glob ripgrep may pre-filter with (it
     must select a superset of what ``accept`` takes). ``accept=None`` takes every
     file, or exactly the files ``name_glob`` matches (at any depth).  ``accept`` may be
-    called from several threads at once.
+    called from several threads at once.  ``stat_cache`` (the session's) spares stat-ing
+    files unchanged since an earlier listing.
     """
+    cache = stat_cache.view(scope.base) if stat_cache is not None else None
     rg = ripgrep.rg_path() if use_rg else None
     if rg is None:
         if accept is None:
@@ -59,21 +70,17 @@ def list_files(
             )
         else:
             rels = (r for r in iter_files(scope) if accept(scope.from_start(r)))
-        return Listing(_stat_all(scope, rels), "python")
-    entries, prefilter = _list_rg(rg, scope, accept, name_glob, cancel)
-    return Listing(entries, "ripgrep", prefilter)
+        return Listing(_stat_all(scope, rels, cache), "python", stat_cache=cache)
+    entries, prefilter = _list_rg(rg, scope, accept, name_glob, cancel, cache)
+    return Listing(entries, "ripgrep", prefilter, cache)
 
 
-def _stat_all(scope: Scope, rels) -> list[Entry]:
-    out: list[Entry] = []
-    base = str(scope.base)
-    for rel in rels:
-        try:
-            st = os.stat(f"{base}/{rel}", follow_symlinks=False)
-        except OSError:
-            continue
-        out.append((-st.st_mtime_ns, rel, st.st_size))
-    return out
+def _stat_all(scope: Scope, rels: Iterable[str], cache: StatView | None) -> list[Entry]:
+    stat = _Stat(scope, None, cache)
+    try:
+        return stat.batch([os.fsencode(rel) for rel in rels])
+    finally:
+        stat.close()
 
 
 def _list_rg(
@@ -82,15 +89,16 @@ def _list_rg(
     accept: Callable[[str], bool] | None,
     name_glob: str | None,
     cancel: threading.Event | None,
+    cache: StatView | None,
 ) -> tuple[list[Entry], str]:
     if not name_glob or name_glob == "*":
-        return _run_rg(rg, scope, accept, None, (), [], cancel), ""
+        return _run_rg(rg, scope, accept, None, (), [], cancel, cache), ""
     if scope.include_ignored:
-        return _run_rg(rg, scope, accept, None, (name_glob,), [], cancel), "glob"
+        return _run_rg(rg, scope, accept, None, (name_glob,), [], cancel, cache), "glob"
     # Fast path: -g NAME (see name_prefilter), also listing the .gitignore files rg walked past.
     name_rx = compile_glob(name_glob)
     gitignores: list[str] = []
-    entries = _run_rg(rg, scope, accept, name_rx, (name_glob, ".gitignore"), gitignores, cancel)
+    entries = _run_rg(rg, scope, accept, name_rx, (name_glob, ".gitignore"), gitignores, cancel, cache)
     rules = list(scope.parents)
     for rel in gitignores:
         dir_rel = rel.rpartition("/")[0]
@@ -99,7 +107,7 @@ def _list_rg(
             rules.append(ig)
     if not may_reinclude(rules, name_glob):
         return entries, "glob"
-    return _run_rg(rg, scope, accept, None, (), [], cancel, type_glob=name_glob), "type"
+    return _run_rg(rg, scope, accept, None, (), [], cancel, cache, type_glob=name_glob), "type"
 
 
 #: Linux F_SETPIPE_SZ; 1 MiB is the default limit for unprivileged processes.
@@ -137,6 +145,7 @@ def _run_rg(
     whitelist: tuple[str, ...],
     gitignores: list[str],
     cancel: threading.Event | None,
+    cache: StatView | None,
     *,
     type_glob: str | None = None,
 ) -> list[Entry]:
@@ -154,7 +163,7 @@ def _run_rg(
         proc = subprocess.Popen(args, cwd=scope.base, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE)
         assert proc.stdout is not None
         _widen_pipe(proc.stdout.fileno())
-        stat = _Stat(scope, accept)
+        stat = _Stat(scope, accept, cache)
         try:
             with ThreadPoolExecutor(STAT_WORKERS, thread_name_prefix="cairn-glob-stat") as pool:
                 batches = []
@@ -197,17 +206,24 @@ def _drop_gitignores(names: list[bytes], name_rx: re.Pattern[str], gitignores: l
 
 
 class _Stat:
-    """``lstat`` of base-relative names (bytes) into entries, skipping what ``accept`` refuses."""
+    """``lstat`` of base-relative names (bytes) into entries, skipping what ``accept`` refuses;
+    with a stat cache, files unchanged since an earlier listing are not stat-ed again, and the
+    others are noted for it to learn."""
 
-    def __init__(self, scope: Scope, accept: Callable[[str], bool] | None) -> None:
+    def __init__(self, scope: Scope, accept: Callable[[str], bool] | None, cache: StatView | None) -> None:
         self.accept = accept
+        self.cache = cache
         self.cut = len(scope.start) + 1 if scope.start else 0
         self.at_fd = os.lstat in os.supports_dir_fd  # not on Windows
         self.base_fd = os.open(scope.base, os.O_RDONLY) if self.at_fd else -1
         self.base_bytes = os.fsencode(scope.base) + b"/"
 
     def batch(self, names: list[bytes]) -> list[Entry]:
+        cache = self.cache
+        if cache is not None and cache.knows_files:
+            return self._batch_cached(names, cache)
         out: list[Entry] = []
+        stated: list[bytes] = []  # for the cache to learn
         lstat, accept, cut = os.lstat, self.accept, self.cut
         base_fd, base_bytes, at_fd = self.base_fd, self.base_bytes, self.at_fd
         encoding = sys.getfilesystemencoding()
@@ -220,6 +236,41 @@ class _Stat:
             except OSError:
                 continue
             out.append((-st.st_mtime_ns, rel, st.st_size))
+            stated.append(raw)
+        if cache is not None:
+            cache.note(stated)
+        out.sort()  # sorted runs: the final sort of all entries merges them cheaply
+        return out
+
+    def _batch_cached(self, names: list[bytes], cache: StatView) -> list[Entry]:
+        """:meth:`batch` taking unchanged files from the cache; the others are stat-ed and
+        handed to the cache to learn later (rg lists a directory's files together, so the
+        folder is looked up once per run of them)."""
+        out: list[Entry] = []
+        missed: list[bytes] = []
+        lstat, accept, cut = os.lstat, self.accept, self.cut
+        base_fd, base_bytes, at_fd = self.base_fd, self.base_bytes, self.at_fd
+        encoding = sys.getfilesystemencoding()
+        last: bytes | None = None
+        known: dict[bytes, tuple[int, int]] | None = None
+        for raw in names:
+            rel = raw.decode(encoding, "surrogateescape")
+            if accept is not None and not accept(rel[cut:]):
+                continue
+            folder, _, name = raw.rpartition(b"/")
+            if folder != last:
+                last, known = folder, cache.known_in(folder)
+            if known is not None and (hit := known.get(name)) is not None:
+                out.append((hit[0], rel, hit[1]))
+                continue
+            try:
+                st = lstat(raw, dir_fd=base_fd) if at_fd else lstat(base_bytes + raw)
+            except OSError:
+                continue
+            out.append((-st.st_mtime_ns, rel, st.st_size))
+            missed.append(raw)
+        cache.note(missed)
+        out.sort()
         return out
 
     def close(self) -> None:
