@@ -148,6 +148,7 @@ class ToolServices:
     summarize_over_chars: int = 4096
     #: The session's whole tool registry (``tool_search`` ranks and loads deferred tools from it).
     registry: Any = None
+    _stat_cache_warmed: bool = field(default=False, init=False, repr=False)
 
     @cached_property
     def shell(self) -> ShellState:
@@ -162,11 +163,26 @@ class ToolServices:
 
         return StatCache.open()
 
-    def warm(self) -> None:
+    def warm(self, *, writing: bool = True) -> None:
         """Start in the background what the first calls would otherwise wait for: the git
-        snapshot a writing shell command compares against (only when ``bash`` is offered)."""
-        if self.registry is not None and self.registry.get("bash") is not None:
+        snapshot a writing shell command compares against (when ``bash`` is offered and the
+        run may write), the times and sizes of the workspace's files for glob (when ``glob``
+        is, once a session)."""
+        if writing and self.registry is not None and self.registry.get("bash") is not None:
             self.shell.changes.warm()
+        if self.registry is not None and self.registry.get("glob") is not None:
+            self.warm_stat_cache()
+
+    def warm_stat_cache(self) -> None:
+        """Have the stat cache learn the workspace's files in the background (once)."""
+        if self._stat_cache_warmed or self.stat_cache is None:
+            return
+        from cairn.tools.file_ops.listing import warm_stat_cache
+        from cairn.tools.file_ops.walk import make_scope
+
+        self._stat_cache_warmed = True
+        root = self.workspace.root
+        warm_stat_cache(make_scope(root, root), self.stat_cache)
 
     def close(self) -> None:
         """Stop what the session started (background shell tasks, the stat cache's watches)."""
@@ -177,5 +193,6 @@ class ToolServices:
     def close_stat_cache(self) -> None:
         """Drop the stat cache's inotify watches (a later glob starts a new cache)."""
         cache = self.__dict__.pop("stat_cache", None)
+        self._stat_cache_warmed = False
         if cache is not None:
             cache.close()

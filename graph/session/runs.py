@@ -98,10 +98,9 @@ def run_graph(
     context = make_context(session, stream, on_event)
     store = session.store
     store.sessions.update(session.id, status="running")
-    if session.mode != "plan":
-        if session.snapshotter is not None:
-            session.snapshotter.warm()
-        session._services.warm()
+    if session.mode != "plan" and session.snapshotter is not None:
+        session.snapshotter.warm()
+    session._services.warm(writing=session.mode != "plan")
     error: str | None = None
     try:
         updates = session._graph.stream(

@@ -157,15 +157,23 @@ def run(root: Path, rg: str, repeat: int, only: str | None = None) -> None:
     )
     print("  x = wall-time ratio to the raw rg run; [cpu x] = ratio of CPU time (this process + rg)\n")
 
-    worst: dict[str, float] = {"grep": 0.0, "fallback": 0.0, "glob": 0.0, "glob_first": 0.0}
+    worst: dict[str, float] = {"grep": 0.0, "fallback": 0.0, "tool": 0.0, "first": 0.0, "cold": 0.0}
     retired: list[ToolServices] = []  # the first-call sessions, closed between runs
+    warmed: list[ToolServices] = []  # a new session whose warm-up is done, for the next first call
 
     def settle() -> None:
-        """What the model's thinking time gives: the stat cache learns what a glob stat-ed."""
+        """What the model's thinking time gives: the stat cache learns what a glob stat-ed (and a
+        new session's warm-up, started with its run, learns the workspace)."""
         if services.stat_cache is not None:
             services.stat_cache.settle()
         while retired:
             retired.pop().close()
+        if not warmed:
+            fresh = ToolServices(ws)
+            fresh.warm_stat_cache()
+            if fresh.stat_cache is not None:
+                fresh.stat_cache.settle()
+            warmed.append(fresh)
 
     if only != "glob":
         print("grep (content mode, default head_limit=250; the tool still collects every match)")
@@ -195,9 +203,9 @@ def run(root: Path, rg: str, repeat: int, only: str | None = None) -> None:
 
     if only != "grep":
         print(
-            "\nglob (newest first, with sizes). The tool's later calls in a session find the files an earlier "
-            "call stat-ed in its stat cache\n(learnt in the background, done here between runs); a session's "
-            "first call stats every match."
+            "\nglob (newest first, with sizes). Later calls of a session find the files an earlier call stat-ed "
+            "in its stat cache (learnt in the\nbackground, done here between runs); a session's first call finds "
+            "what the session's warm-up learnt; without a warm-up\nit stats every match."
         )
     for pattern, name_glob in GLOB_PATTERNS if only != "grep" else ():
 
@@ -208,38 +216,50 @@ def run(root: Path, rg: str, repeat: int, only: str | None = None) -> None:
         def glob_tool(p=pattern) -> int:  # later calls of one session: the stat cache knows the files
             return int(glob.execute({"pattern": p}).metadata["count"])
 
-        def glob_first(p=pattern) -> int:  # the first call of a new session: nothing known yet
+        def glob_first(p=pattern) -> int:  # a session's first call after its warm-up learnt the tree
+            fresh = warmed.pop()
+            retired.append(fresh)
+            return int(GlobTool(ws, fresh).execute({"pattern": p}).metadata["count"])
+
+        def glob_cold(p=pattern) -> int:  # no warm-up (the tool used on its own): every match stat-ed
             fresh = ToolServices(ws)
             retired.append(fresh)
             return int(GlobTool(ws, fresh).execute({"pattern": p}).metadata["count"])
 
-        fns = {"raw": raw_files, "tool": glob_tool, "first": glob_first, "fallback": without_rg(glob_first)}
+        fns = {
+            "raw": raw_files,
+            "tool": glob_tool,
+            "first": glob_first,
+            "cold": glob_cold,
+            "fallback": without_rg(glob_cold),
+        }
+        settle()
         res = interleaved(fns, repeat, after=settle)
-        (t_raw, n_raw, c_raw), (t_tool, n_tool, c_tool), (t_first, n_first, c_first), (t_py, n_py, _) = (
-            res["raw"],
-            res["tool"],
-            res["first"],
-            res["fallback"],
-        )
+        t_raw, n_raw, c_raw = res["raw"]
+        counts = {res[k][1] for k in fns}
         t_rglob, n_rglob = timed(lambda s=name_glob: sum(1 for p in root.rglob(s) if p.is_file()), 1)
-        same = "same files" if n_raw == n_tool == n_first == n_py else "COUNTS DIFFER"
-        r_tool, r_first = t_tool / t_raw, t_first / t_raw
-        worst["glob"], worst["glob_first"] = max(worst["glob"], r_tool), max(worst["glob_first"], r_first)
+        same = "same files" if len(counts) == 1 else "COUNTS DIFFER"
+
+        shown = {}
+        for key in ("tool", "first", "cold"):
+            wall, _, cpu = res[key]
+            worst[key] = max(worst[key], wall / t_raw)
+            shown[key] = f"{wall * 1000:6.1f} ms x{wall / t_raw:.2f} [cpu x{cpu / c_raw:.2f}]"
         print(
-            f"  {pattern}: rg --files -g {t_raw * 1000:6.1f} ms ({n_raw:,} files) | glob tool "
-            f"{t_tool * 1000:6.1f} ms ({n_tool:,}) x{r_tool:.2f} [cpu x{c_tool / c_raw:.2f}] | first call "
-            f"{t_first * 1000:6.1f} ms x{r_first:.2f} [cpu x{c_first / c_raw:.2f}] | python fallback "
-            f"{t_py * 1000:6.1f} ms x{t_py / t_raw:.2f} | {same} | Path.rglob: {n_rglob:,} files "
-            f"({n_rglob / max(n_raw, 1):.1f}x too many), {t_rglob * 1000:.0f} ms"
+            f"  {pattern}: rg --files -g {t_raw * 1000:6.1f} ms ({n_raw:,} files) | later call {shown['tool']} | "
+            f"first call {shown['first']} | no warm-up {shown['cold']} | python fallback "
+            f"{res['fallback'][0] * 1000:6.1f} ms x{res['fallback'][0] / t_raw:.2f} | {same} | Path.rglob: "
+            f"{n_rglob:,} files ({n_rglob / max(n_raw, 1):.1f}x too many), {t_rglob * 1000:.0f} ms"
         )
 
     targets = {
         "grep": "grep tool",
-        "glob": "glob tool",
-        "glob_first": "glob's first call in a session",
         "fallback": "python grep fallback",
+        "tool": "glob, a later call",
+        "first": "glob, a session's first call",
+        "cold": "glob without warm-up",
     }
-    limits = {"grep": 1.2, "glob": 1.5, "glob_first": 1.5, "fallback": 3}
+    limits = {"grep": 1.2, "fallback": 3, "tool": 1.5, "first": 1.5, "cold": 1.5}
     measured = [f"{targets[k]} x{v:.2f} (target <= {limits[k]})" for k, v in worst.items() if v]
     print("\nworst ratios: " + ", ".join(measured))
 

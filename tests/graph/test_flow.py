@@ -444,3 +444,17 @@ def test_globs_of_a_session_share_its_stat_cache_until_it_closes(harness):
     assert tool_messages(s)["g2"].content.splitlines()[1:] == ["a.py  (5 B)", "b.py  (2 B)"]
     s.close()
     assert cache.remembered == 0 and "stat_cache" not in s._services.__dict__
+
+
+@pytest.mark.parametrize("mode", ["default", "plan"])
+def test_a_run_warms_the_stat_cache_for_the_first_glob(harness, mode):
+    """The run's warm-up learns the workspace's files (in plan mode too: globs explore);
+    the git snapshot for writing commands is warmed only when the run may write."""
+    for name in ("a.py", "b/c.py"):
+        (harness.ws / name).parent.mkdir(exist_ok=True)
+        (harness.ws / name).write_text("x")
+    s = harness.session([{"content": "hello"}], mode=mode)
+    assert s.send("hi").status == "done"
+    s._services.stat_cache.settle()
+    assert s._services.stat_cache.remembered == 2
+    assert ("shell" in s._services.__dict__) is (mode != "plan")

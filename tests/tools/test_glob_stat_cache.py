@@ -283,3 +283,40 @@ def test_random_changes_always_match_a_fresh_listing(services, root, seed):
             if src.is_dir():
                 src.rename(root / f"moved{step}")
         assert glob_rows(services) == fresh_rows(root), (step, op)
+
+
+def test_the_sessions_warm_up_learns_the_workspace_for_the_first_glob(services, root, count_lstat):
+    for i in range(20):
+        write(root, f"src/p{i % 3}/m{i:02}.py", "x" * i, T0 + i)
+    write(root, ".gitignore", "build/\n")
+    write(root, "build/gen.py", "ignored", T0)
+    services.registry = {"glob": object()}  # a registry offering glob
+    services.warm()
+    services.stat_cache.settle()
+    assert services.stat_cache.remembered == 21  # the 20 modules and .gitignore, not build/
+    count_lstat.clear()
+    rows = glob_rows(services)
+    assert count_lstat == []
+    assert rows == fresh_rows(root)
+    services.warm()  # once a session
+    assert services.stat_cache.settle() is None and services.stat_cache.remembered == 21
+
+
+def test_no_warm_up_when_glob_is_not_offered(services, root):
+    write(root, "a.py", "a", T0)
+    services.registry = {"read_file": object()}
+    services.warm()
+    services.stat_cache.settle()
+    assert services.stat_cache.remembered == 0
+
+
+def test_the_warm_up_listing_stops_at_its_bound(root):
+    from cairn.tools.file_ops import ripgrep
+    from cairn.tools.file_ops.walk import make_scope
+
+    for i in range(50):
+        write(root, f"f{i:02}.py", "x")
+    rg = ripgrep.rg_path()
+    names = listing._listed_names(rg, make_scope(root, root), 7)
+    assert len(names) == 7 and all((root / os.fsdecode(n)).is_file() for n in names)
+    assert len(listing._listed_names(rg, make_scope(root, root), 1000)) == 50

@@ -22,7 +22,7 @@ from cairn.tools.file_ops import ripgrep
 from cairn.tools.file_ops.globs import compile_glob
 from cairn.tools.file_ops.ignore import IgnoreFile
 from cairn.tools.file_ops.name_prefilter import may_reinclude
-from cairn.tools.file_ops.stat_cache import StatCache, StatView
+from cairn.tools.file_ops.stat_cache import MAX_FILES, StatCache, StatView
 from cairn.tools.file_ops.walk import Scope, iter_files
 
 #: (-mtime_ns, base-relative path, size): a plain ``sort()`` puts the newest first, ties by path.
@@ -73,6 +73,37 @@ def list_files(
         return Listing(_stat_all(scope, rels, cache), "python", stat_cache=cache)
     entries, prefilter = _list_rg(rg, scope, accept, name_glob, cancel, cache)
     return Listing(entries, "ripgrep", prefilter, cache)
+
+
+def warm_stat_cache(scope: Scope, cache: StatCache) -> None:
+    """Have ``cache`` learn, in its background thread, every file a listing of ``scope`` shows
+    (a session's warm-up: its first glob then finds them known). Needs ripgrep."""
+    rg = ripgrep.rg_path()
+    if rg is not None:
+        cache.learn_in_background(scope.base, lambda: _listed_names(rg, scope, MAX_FILES))
+
+
+def _listed_names(rg: str, scope: Scope, limit: int) -> list[bytes]:
+    """Base-relative names ``rg --files`` lists, at most ``limit`` (rg is stopped there)."""
+    names: list[bytes] = []
+    with ripgrep.scope_args(scope) as flags:
+        args = [rg, "--files", "--null", *flags, "--", *ripgrep.search_paths(scope)]
+        proc = subprocess.Popen(
+            args, cwd=scope.base, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+        )
+        assert proc.stdout is not None
+        try:
+            rest = b""
+            while len(names) < limit and (chunk := os.read(proc.stdout.fileno(), READ_BYTES)):
+                parts = (rest + chunk).split(b"\0")
+                rest = parts.pop()
+                names += parts
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+            proc.stdout.close()
+            proc.wait()
+    return names[:limit]
 
 
 def _stat_all(scope: Scope, rels: Iterable[str], cache: StatView | None) -> list[Entry]:

@@ -24,7 +24,7 @@ from __future__ import annotations
 import os
 import sys
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import wait as wait_all
 from pathlib import Path
@@ -139,14 +139,28 @@ class StatCache:
         if learner is not None:
             learner.shutdown(wait=True, cancel_futures=True)
 
+    def learn_in_background(self, base: Path, list_names: Callable[[], list[bytes]]) -> None:
+        """Learn, in the background thread, the files ``list_names()`` gives (base-relative
+        names): a session's warm-up, so that its first glob finds them known."""
+
+        def learn_listed() -> None:
+            view = self.view(base)
+            if view is not None:
+                self._learn(view._base, view._dev, [list_names()[:MAX_FILES]])
+
+        self._submit(learn_listed)
+
     def _learn_later(self, base: bytes, dev: int, missed: list[list[bytes]]) -> None:
+        self._submit(self._learn, base, dev, missed)
+
+    def _submit(self, job: Callable[..., None], *args: object) -> None:
         with self._lock:
             if self._inotify.closed:
                 return
             if self._learner is None:
                 self._learner = ThreadPoolExecutor(1, thread_name_prefix="cairn-stat-cache")
             self._jobs = [job for job in self._jobs if not job.done()]
-            self._jobs.append(self._learner.submit(self._learn, base, dev, missed))
+            self._jobs.append(self._learner.submit(job, *args))
 
     def _learn(self, base: bytes, dev: int, missed: list[list[bytes]]) -> None:
         """Watch each folder (and those above it) first, then stat its files and store them
