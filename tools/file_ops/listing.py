@@ -250,35 +250,14 @@ class _Stat:
         self.base_bytes = os.fsencode(scope.base) + b"/"
 
     def batch(self, names: list[bytes]) -> list[Entry]:
+        """Entries for ``names``, sorted (so the final sort of all entries merges sorted runs).
+
+        With a cache that knows files, unchanged ones come from it; rg lists a directory's
+        files together, so a folder is looked up once per run of them."""
         cache = self.cache
-        if cache is not None and cache.knows_files:
-            return self._batch_cached(names, cache)
+        look_up = cache if cache is not None and cache.knows_files else None
         out: list[Entry] = []
         stated: list[bytes] = []  # for the cache to learn
-        lstat, accept, cut = os.lstat, self.accept, self.cut
-        base_fd, base_bytes, at_fd = self.base_fd, self.base_bytes, self.at_fd
-        encoding = sys.getfilesystemencoding()
-        for raw in names:
-            rel = raw.decode(encoding, "surrogateescape")
-            if accept is not None and not accept(rel[cut:]):
-                continue
-            try:
-                st = lstat(raw, dir_fd=base_fd) if at_fd else lstat(base_bytes + raw)
-            except OSError:
-                continue
-            out.append((-st.st_mtime_ns, rel, st.st_size))
-            stated.append(raw)
-        if cache is not None:
-            cache.note(stated)
-        out.sort()  # sorted runs: the final sort of all entries merges them cheaply
-        return out
-
-    def _batch_cached(self, names: list[bytes], cache: StatView) -> list[Entry]:
-        """:meth:`batch` taking unchanged files from the cache; the others are stat-ed and
-        handed to the cache to learn later (rg lists a directory's files together, so the
-        folder is looked up once per run of them)."""
-        out: list[Entry] = []
-        missed: list[bytes] = []
         lstat, accept, cut = os.lstat, self.accept, self.cut
         base_fd, base_bytes, at_fd = self.base_fd, self.base_bytes, self.at_fd
         encoding = sys.getfilesystemencoding()
@@ -288,19 +267,21 @@ class _Stat:
             rel = raw.decode(encoding, "surrogateescape")
             if accept is not None and not accept(rel[cut:]):
                 continue
-            folder, _, name = raw.rpartition(b"/")
-            if folder != last:
-                last, known = folder, cache.known_in(folder)
-            if known is not None and (hit := known.get(name)) is not None:
-                out.append((hit[0], rel, hit[1]))
-                continue
+            if look_up is not None:
+                folder, _, name = raw.rpartition(b"/")
+                if folder != last:
+                    last, known = folder, look_up.known_in(folder)
+                if known is not None and (hit := known.get(name)) is not None:
+                    out.append((hit[0], rel, hit[1]))
+                    continue
             try:
                 st = lstat(raw, dir_fd=base_fd) if at_fd else lstat(base_bytes + raw)
             except OSError:
                 continue
             out.append((-st.st_mtime_ns, rel, st.st_size))
-            missed.append(raw)
-        cache.note(missed)
+            stated.append(raw)
+        if cache is not None:
+            cache.note(stated)
         out.sort()
         return out
 
