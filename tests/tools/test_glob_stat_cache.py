@@ -310,13 +310,15 @@ def test_no_warm_up_when_glob_is_not_offered(services, root):
     assert services.stat_cache.remembered == 0
 
 
-def test_the_warm_up_listing_stops_at_its_bound(root):
+def test_the_warm_up_listing_stops_at_its_bound_or_when_the_session_closes(root):
     from cairn.tools.file_ops import ripgrep
     from cairn.tools.file_ops.walk import make_scope
 
     for i in range(50):
         write(root, f"f{i:02}.py", "x")
     rg = ripgrep.rg_path()
-    names = listing._listed_names(rg, make_scope(root, root), 7)
+    names = listing._listed_names(rg, make_scope(root, root), 7, stop=lambda: False)
     assert len(names) == 7 and all((root / os.fsdecode(n)).is_file() for n in names)
-    assert len(listing._listed_names(rg, make_scope(root, root), 1000)) == 50
+    assert len(listing._listed_names(rg, make_scope(root, root), 1000, stop=lambda: False)) == 50
+    # The session closed meanwhile: rg is stopped, nothing is listed.
+    assert listing._listed_names(rg, make_scope(root, root), 1000, stop=lambda: True) == []

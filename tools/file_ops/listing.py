@@ -80,11 +80,14 @@ def warm_stat_cache(scope: Scope, cache: StatCache) -> None:
     (a session's warm-up: its first glob then finds them known). Needs ripgrep."""
     rg = ripgrep.rg_path()
     if rg is not None:
-        cache.learn_in_background(scope.base, lambda: _listed_names(rg, scope, MAX_FILES))
+        cache.learn_in_background(
+            scope.base, lambda: _listed_names(rg, scope, MAX_FILES, stop=lambda: cache.closed)
+        )
 
 
-def _listed_names(rg: str, scope: Scope, limit: int) -> list[bytes]:
-    """Base-relative names ``rg --files`` lists, at most ``limit`` (rg is stopped there)."""
+def _listed_names(rg: str, scope: Scope, limit: int, stop: Callable[[], bool]) -> list[bytes]:
+    """Base-relative names ``rg --files`` lists, at most ``limit``; rg is stopped there, or as
+    soon as ``stop()`` is true (the session closed: nothing is to be learnt any more)."""
     names: list[bytes] = []
     with ripgrep.scope_args(scope) as flags:
         args = [rg, "--files", "--null", *flags, "--", *ripgrep.search_paths(scope)]
@@ -94,7 +97,7 @@ def _listed_names(rg: str, scope: Scope, limit: int) -> list[bytes]:
         assert proc.stdout is not None
         try:
             rest = b""
-            while len(names) < limit and (chunk := os.read(proc.stdout.fileno(), READ_BYTES)):
+            while len(names) < limit and not stop() and (chunk := os.read(proc.stdout.fileno(), READ_BYTES)):
                 parts = (rest + chunk).split(b"\0")
                 rest = parts.pop()
                 names += parts

@@ -123,6 +123,10 @@ class StatCache:
         wait_all(jobs, timeout)
 
     @property
+    def closed(self) -> bool:
+        return self._inotify.closed
+
+    @property
     def remembered(self) -> int:
         """How many files are remembered now."""
         return self._count
