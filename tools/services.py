@@ -178,11 +178,9 @@ class ToolServices:
         if self._stat_cache_warmed or self.stat_cache is None:
             return
         from cairn.tools.file_ops.listing import warm_stat_cache
-        from cairn.tools.file_ops.walk import make_scope
 
         self._stat_cache_warmed = True
-        root = self.workspace.root
-        warm_stat_cache(make_scope(root, root), self.stat_cache)
+        warm_stat_cache(self.workspace.root, self.stat_cache)
 
     def close(self) -> None:
         """Stop what the session started (background shell tasks, the stat cache's watches)."""

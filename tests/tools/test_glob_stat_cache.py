@@ -322,3 +322,14 @@ def test_the_warm_up_listing_stops_at_its_bound_or_when_the_session_closes(root)
     assert len(listing._listed_names(rg, make_scope(root, root), 1000, stop=lambda: False)) == 50
     # The session closed meanwhile: rg is stopped, nothing is listed.
     assert listing._listed_names(rg, make_scope(root, root), 1000, stop=lambda: True) == []
+
+
+def test_a_warm_up_that_fails_leaves_nothing_learnt_and_raises_nowhere(services, root):
+    write(root, "a.py", "a", T0)
+    services.registry = {"glob": object()}
+    for child in root.iterdir():
+        child.unlink()
+    root.rmdir()  # the workspace is gone by the time the background job lists it
+    services.warm()
+    services.stat_cache.settle()
+    assert services.stat_cache.remembered == 0

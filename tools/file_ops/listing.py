@@ -17,13 +17,14 @@ import threading
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from pathlib import Path
 
 from cairn.tools.file_ops import ripgrep
 from cairn.tools.file_ops.globs import compile_glob
 from cairn.tools.file_ops.ignore import IgnoreFile
 from cairn.tools.file_ops.name_prefilter import may_reinclude
 from cairn.tools.file_ops.stat_cache import MAX_FILES, StatCache, StatView
-from cairn.tools.file_ops.walk import Scope, iter_files
+from cairn.tools.file_ops.walk import Scope, iter_files, make_scope
 
 #: (-mtime_ns, base-relative path, size): a plain ``sort()`` puts the newest first, ties by path.
 Entry = tuple[int, str, int]
@@ -75,14 +76,18 @@ def list_files(
     return Listing(entries, "ripgrep", prefilter, cache)
 
 
-def warm_stat_cache(scope: Scope, cache: StatCache) -> None:
-    """Have ``cache`` learn, in its background thread, every file a listing of ``scope`` shows
-    (a session's warm-up: its first glob then finds them known). Needs ripgrep."""
+def warm_stat_cache(root: Path, cache: StatCache) -> None:
+    """Have ``cache`` learn, in its background thread, every file a listing of the workspace
+    ``root`` shows (a session's warm-up: its first glob then finds them known). Needs ripgrep."""
     rg = ripgrep.rg_path()
-    if rg is not None:
-        cache.learn_in_background(
-            scope.base, lambda: _listed_names(rg, scope, MAX_FILES, stop=lambda: cache.closed)
-        )
+    if rg is None:
+        return
+
+    def list_workspace() -> tuple[Path, list[bytes]]:
+        scope = make_scope(root, root)
+        return scope.base, _listed_names(rg, scope, MAX_FILES, stop=lambda: cache.closed)
+
+    cache.learn_in_background(list_workspace)
 
 
 def _listed_names(rg: str, scope: Scope, limit: int, stop: Callable[[], bool]) -> list[bytes]:

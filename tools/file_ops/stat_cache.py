@@ -143,14 +143,16 @@ class StatCache:
         if learner is not None:
             learner.shutdown(wait=True, cancel_futures=True)
 
-    def learn_in_background(self, base: Path, list_names: Callable[[], list[bytes]]) -> None:
-        """Learn, in the background thread, the files ``list_names()`` gives (base-relative
-        names): a session's warm-up, so that its first glob finds them known."""
+    def learn_in_background(self, list_files: Callable[[], tuple[Path, list[bytes]]]) -> None:
+        """Learn, in the background thread, the files ``list_files()`` gives (a base and names
+        relative to it): a session's warm-up, so that its first glob finds them known. An error
+        there only leaves them unlearnt."""
 
         def learn_listed() -> None:
+            base, names = list_files()
             view = self.view(base)
             if view is not None:
-                self._learn(view._base, view._dev, [list_names()[:MAX_FILES]])
+                self._learn(view._base, view._dev, [names[:MAX_FILES]])
 
         self._submit(learn_listed)
 
