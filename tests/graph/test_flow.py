@@ -436,7 +436,7 @@ def test_globs_of_a_session_share_its_stat_cache_until_it_closes(harness):
     assert s.send("list").status == "done"
     assert tool_messages(s)["g1"].content.splitlines()[1:] == ["b.py  (2 B)", "a.py  (1 B)"]
     cache = s._services.stat_cache
-    cache.settle()
+    assert cache.settle(timeout=30)
     assert cache.remembered == 2
     (harness.ws / "a.py").write_text("grown")
     os.utime(harness.ws / "a.py", (1_700_000_009, 1_700_000_009))
@@ -455,6 +455,6 @@ def test_a_run_warms_the_stat_cache_for_the_first_glob(harness, mode):
         (harness.ws / name).write_text("x")
     s = harness.session([{"content": "hello"}], mode=mode)
     assert s.send("hi").status == "done"
-    s._services.stat_cache.settle()
+    assert s._services.stat_cache.settle(timeout=30)
     assert s._services.stat_cache.remembered == 2
     assert ("shell" in s._services.__dict__) is (mode != "plan")

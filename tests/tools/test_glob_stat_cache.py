@@ -49,7 +49,7 @@ def glob_rows(services: ToolServices, pattern: str = "**/*.py") -> list[str]:
     """The rows glob shows (path and size, newest first), after the cache learnt in between
     (the model's thinking time)."""
     rows = GlobTool(services.workspace, services).execute({"pattern": pattern}).output.splitlines()[1:]
-    services.stat_cache.settle()
+    assert services.stat_cache.settle(timeout=30), "the learner did not finish its jobs"
     return rows
 
 
@@ -292,21 +292,21 @@ def test_the_sessions_warm_up_learns_the_workspace_for_the_first_glob(services, 
     write(root, "build/gen.py", "ignored", T0)
     services.registry = {"glob": object()}  # a registry offering glob
     services.warm()
-    services.stat_cache.settle()
+    assert services.stat_cache.settle(timeout=30)
     assert services.stat_cache.remembered == 21  # the 20 modules and .gitignore, not build/
     count_lstat.clear()
     rows = glob_rows(services)
     assert count_lstat == []
     assert rows == fresh_rows(root)
     services.warm()  # once a session
-    assert services.stat_cache.settle() is None and services.stat_cache.remembered == 21
+    assert services.stat_cache.settle(timeout=30) and services.stat_cache.remembered == 21
 
 
 def test_no_warm_up_when_glob_is_not_offered(services, root):
     write(root, "a.py", "a", T0)
     services.registry = {"read_file": object()}
     services.warm()
-    services.stat_cache.settle()
+    assert services.stat_cache.settle(timeout=30)
     assert services.stat_cache.remembered == 0
 
 
@@ -331,5 +331,15 @@ def test_a_warm_up_that_fails_leaves_nothing_learnt_and_raises_nowhere(services,
         child.unlink()
     root.rmdir()  # the workspace is gone by the time the background job lists it
     services.warm()
-    services.stat_cache.settle()
+    assert services.stat_cache.settle(timeout=30)
     assert services.stat_cache.remembered == 0
+
+
+def test_the_learner_goes_on_after_a_job_fails(services, root):
+    def broken_listing():
+        raise OSError("the listing failed")
+
+    services.stat_cache.learn_in_background(broken_listing)
+    write(root, "a.py", "a", T0)
+    assert glob_rows(services) == ["a.py  (1 B)"]  # (glob_rows waits for the learner)
+    assert services.stat_cache.remembered == 1

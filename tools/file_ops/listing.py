@@ -5,6 +5,8 @@ With ripgrep, its output is read as it streams and handed in batches to two thre
 (``lstat`` releases the GIL).
 A file-name glob is pre-filtered with ``rg -g`` when that cannot bring back
 ignored files (see :mod:`cairn.tools.file_ops.name_prefilter`), else with a file type.
+With the session's stat cache (:mod:`cairn.tools.file_ops.stat_cache`), files whose time and
+size it vouches for are not stat-ed; the others are handed to it to learn.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import re
 import subprocess
 import sys
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -95,23 +97,44 @@ def _listed_names(rg: str, scope: Scope, limit: int, stop: Callable[[], bool]) -
     soon as ``stop()`` is true (the session closed: nothing is to be learnt any more)."""
     names: list[bytes] = []
     with ripgrep.scope_args(scope) as flags:
-        args = [rg, "--files", "--null", *flags, "--", *ripgrep.search_paths(scope)]
-        proc = subprocess.Popen(
-            args, cwd=scope.base, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
-        )
-        assert proc.stdout is not None
+        proc = _start_rg([rg, "--files", "--null", *flags, "--", *ripgrep.search_paths(scope)], scope)
         try:
-            rest = b""
-            while len(names) < limit and not stop() and (chunk := os.read(proc.stdout.fileno(), READ_BYTES)):
-                parts = (rest + chunk).split(b"\0")
-                rest = parts.pop()
-                names += parts
+            for _, listed in _read_names(proc):
+                if stop():
+                    break
+                names += listed
+                if len(names) >= limit:
+                    break
         finally:
-            if proc.poll() is None:
-                proc.kill()
-            proc.stdout.close()
-            proc.wait()
+            _stop_rg(proc)
     return names[:limit]
+
+
+def _start_rg(args: list[str], scope: Scope) -> subprocess.Popen[bytes]:
+    """rg started in the scope's base, its output on a pipe (its warnings are not the user's)."""
+    return subprocess.Popen(
+        args, cwd=scope.base, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+    )
+
+
+def _read_names(proc: subprocess.Popen[bytes]) -> Iterator[tuple[bytes, list[bytes]]]:
+    """rg's NUL-separated output as it streams: each read, and the whole names it completes
+    (a name may straddle two reads)."""
+    assert proc.stdout is not None
+    fd, rest = proc.stdout.fileno(), b""
+    while chunk := os.read(fd, READ_BYTES):
+        data = rest + chunk
+        names = data.split(b"\0")
+        rest = names.pop()
+        yield data, names
+
+
+def _stop_rg(proc: subprocess.Popen[bytes]) -> None:
+    if proc.poll() is None:
+        proc.kill()
+    assert proc.stdout is not None
+    proc.stdout.close()
+    proc.wait()
 
 
 def _stat_all(scope: Scope, rels: Iterable[str], cache: StatView | None) -> list[Entry]:
@@ -199,22 +222,17 @@ def _run_rg(
         if type_glob:
             args += ripgrep.name_filter([type_glob])
         args += ["--", *ripgrep.search_paths(scope)]
-        proc = subprocess.Popen(args, cwd=scope.base, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE)
+        proc = _start_rg(args, scope)
         assert proc.stdout is not None
         _widen_pipe(proc.stdout.fileno())
         stat = _Stat(scope, accept, cache)
         try:
             with ThreadPoolExecutor(STAT_WORKERS, thread_name_prefix="cairn-glob-stat") as pool:
                 batches = []
-                fd = proc.stdout.fileno()
-                rest, pending = b"", []
-                while chunk := os.read(fd, READ_BYTES):
+                pending: list[bytes] = []
+                for data, names in _read_names(proc):
                     if cancel is not None and cancel.is_set():
-                        proc.kill()
                         raise ripgrep.Cancelled()
-                    data = rest + chunk  # (a name may straddle two reads)
-                    names = data.split(b"\0")
-                    rest = names.pop()
                     if name_rx is not None and _GITIGNORE in data:
                         names = _drop_gitignores(names, name_rx, gitignores)
                     pending += names
@@ -227,8 +245,7 @@ def _run_rg(
                     out += batch.result()
         finally:
             stat.close()
-            proc.stdout.close()
-            proc.wait()
+            _stop_rg(proc)
     return out
 
 

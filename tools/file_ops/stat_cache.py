@@ -25,9 +25,8 @@ import os
 import sys
 import threading
 from collections.abc import Callable, Iterable
-from concurrent.futures import Future, ThreadPoolExecutor
-from concurrent.futures import wait as wait_all
 from pathlib import Path
+from queue import SimpleQueue
 
 #: Per file: (-mtime_ns, size), as listing entries carry them.
 Known = tuple[int, int]
@@ -86,8 +85,12 @@ class StatCache:
         #: after its stat with the event now gone, so what was stat-ed before is not stored.
         self._epoch = 0
         self._max_watches = watch_budget()
-        self._learner: ThreadPoolExecutor | None = None
-        self._jobs: list[Future[None]] = []
+        #: The learner: one daemon thread (learning is only ever a saving; an exit never waits
+        #: for it) taking jobs in order; ``None`` in the queue ends it.
+        self._learner: threading.Thread | None = None
+        self._queue: SimpleQueue[Callable[[], None] | None] = SimpleQueue()
+        self._unfinished = 0
+        self._settled = threading.Condition(self._lock)
 
     @classmethod
     def open(cls) -> StatCache | None:
@@ -116,11 +119,11 @@ class StatCache:
                 self._bases[raw] = (st.st_dev, st.st_ino)
             return StatView(self, raw, st.st_dev)
 
-    def settle(self, timeout: float | None = None) -> None:
-        """Wait until what listings handed over is learnt (tests and benchmarks)."""
+    def settle(self, timeout: float | None = None) -> bool:
+        """Wait until what listings handed over is learnt (tests and benchmarks); False if
+        ``timeout`` seconds passed first."""
         with self._lock:
-            jobs, self._jobs = self._jobs, []
-        wait_all(jobs, timeout)
+            return self._settled.wait_for(lambda: self._unfinished == 0, timeout)
 
     @property
     def closed(self) -> bool:
@@ -132,16 +135,17 @@ class StatCache:
         return self._count
 
     def close(self) -> None:
+        """Drop the watches and what is remembered; a job still running stores nothing more."""
         with self._lock:
-            learner, self._learner = self._learner, None
             self._inotify.close()
             self._files.clear()
             self._wd_of.clear()
             self._dir_of.clear()
             self._children.clear()
             self._count = 0
-        if learner is not None:
-            learner.shutdown(wait=True, cancel_futures=True)
+            if self._learner is not None:
+                self._queue.put(None)
+                self._learner = None
 
     def learn_in_background(self, list_files: Callable[[], tuple[Path, list[bytes]]]) -> None:
         """Learn, in the background thread, the files ``list_files()`` gives (a base and names
@@ -157,16 +161,28 @@ class StatCache:
         self._submit(learn_listed)
 
     def _learn_later(self, base: bytes, dev: int, missed: list[list[bytes]]) -> None:
-        self._submit(self._learn, base, dev, missed)
+        self._submit(lambda: self._learn(base, dev, missed))
 
-    def _submit(self, job: Callable[..., None], *args: object) -> None:
+    def _submit(self, job: Callable[[], None]) -> None:
         with self._lock:
             if self._inotify.closed:
                 return
             if self._learner is None:
-                self._learner = ThreadPoolExecutor(1, thread_name_prefix="cairn-stat-cache")
-            self._jobs = [job for job in self._jobs if not job.done()]
-            self._jobs.append(self._learner.submit(job, *args))
+                self._learner = threading.Thread(target=self._run_jobs, name="cairn-stat-cache", daemon=True)
+                self._learner.start()
+            self._unfinished += 1
+            self._queue.put(job)
+
+    def _run_jobs(self) -> None:
+        while (job := self._queue.get()) is not None:
+            try:
+                job()
+            except Exception:  # (a file gone, a listing failed: those stay unlearnt)
+                pass
+            finally:
+                with self._lock:
+                    self._unfinished -= 1
+                    self._settled.notify_all()
 
     def _learn(self, base: bytes, dev: int, missed: list[list[bytes]]) -> None:
         """Watch each folder (and those above it) first, then stat its files and store them

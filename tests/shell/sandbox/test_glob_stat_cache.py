@@ -18,7 +18,7 @@ def test_a_sandboxed_write_is_seen_by_the_next_glob(sandboxed, area):
 
     def rows() -> list[str]:
         out = glob.execute({"pattern": "**/*.py"}).output.splitlines()[1:]
-        sandboxed.services.stat_cache.settle()
+        assert sandboxed.services.stat_cache.settle(timeout=30)
         return out
 
     assert rows() == ["b.py  (1 B)", "a.py  (1 B)"]
