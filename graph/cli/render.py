@@ -118,7 +118,10 @@ class Renderer:
         if call["call_id"] not in self._order:
             self._order.append(call["call_id"])
         with self._state.lock:
-            self._state.running[call["call_id"]] = Running(label)
+            running = self._state.running
+            running[call["call_id"]] = Running(label)
+            rank = {cid: i for i, cid in enumerate(self._order)}  # calls run at once: model's order
+            self._state.running = dict(sorted(running.items(), key=lambda item: rank.get(item[0], len(rank))))
         self._refresh()
 
     # Sub-agents: an indented line when one starts, per tool call it ends, and when it ends.

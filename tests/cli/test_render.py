@@ -216,3 +216,15 @@ def test_subagents_render_as_an_indented_tree():
     assert lines[0] == "  ┌ sub-agent look (sync, p-sub-c1)"
     assert lines[1].startswith("  │ grep") and lines[1].endswith("· success") and len(lines) == 3
     assert lines[2] == "  └ sub-agent p-sub-c1: done"
+
+
+def test_running_calls_are_listed_in_the_models_order_whatever_order_they_start_in():
+    r, _ = plain_renderer()
+    r.on_event("message", {"text": "", "tool_calls": 3, "call_ids": ["r1", "r2", "r3"]})
+    for cid, path in (("r3", "c.txt"), ("r1", "a.txt"), ("r2", "b.txt")):
+        r.on_event(
+            "tool_start",
+            {"call": {"call_id": cid, "tool_name": "read_file", "arguments": {"file_path": path}}},
+        )
+    labels = [run.label for run in r._state.running.values()]
+    assert labels == ["read_file a.txt", "read_file b.txt", "read_file c.txt"]
