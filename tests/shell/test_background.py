@@ -22,14 +22,14 @@ def _wait_done(shell_tools, task_id, timeout=5.0):
 def test_start_returns_a_task_id_at_once(shell_tools, process_guard):
     began = time.monotonic()
     result = shell_tools.run(f"{process_guard.sleep} 300", run_in_background=True)
-    assert time.monotonic() - began < 1.0
+    assert time.monotonic() - began < 30  # not the command's 300 s (a bound a loaded machine keeps)
     assert result.ok and result.metadata["task_id"] == "bg-1"
     assert result.output.startswith("Started background task bg-1 (pid ")
     assert 'bash_output(task_id="bg-1")' in result.output and 'kill_bash(task_id="bg-1")' in result.output
     assert len(process_guard.wait_marked(1)) == 1
     killed = shell_tools.kill.execute({"task_id": "bg-1"})
     assert killed.ok and killed.metadata["status"] == "killed"
-    assert process_guard.wait_none_marked(timeout=2) == []
+    assert process_guard.wait_none_marked(timeout=10) == []
 
 
 def _wait_output(shell_tools, task_id, stdout_bytes, stderr_bytes=0, timeout=5.0):
@@ -90,7 +90,7 @@ def test_a_catastrophic_filter_is_stopped_by_its_time_budget(shell_tools, monkey
     _wait_done(shell_tools, "bg-1")
     began = time.monotonic()
     result = shell_tools.output.execute({"task_id": "bg-1", "filter": "(x+x+)+y"})
-    assert time.monotonic() - began < 2.0
+    assert time.monotonic() - began < 20  # the pattern alone would run for ages
     assert not result.ok and "filter" in result.error and "0.3" in result.error
     again = shell_tools.output.execute({"task_id": "bg-1"})
     assert again.output.rstrip().endswith("after")
@@ -98,7 +98,7 @@ def test_a_catastrophic_filter_is_stopped_by_its_time_budget(shell_tools, monkey
 
 def test_other_threads_run_while_a_filter_matches(shell_tools, monkeypatch):
     """The matcher releases the GIL, so the agent's other threads are not frozen meanwhile."""
-    monkeypatch.setattr(bash_output, "FILTER_BUDGET_S", 0.5)
+    monkeypatch.setattr(bash_output, "FILTER_BUDGET_S", 2.0)
     shell_tools.run("printf 'x%.0s' $(seq 3000); echo", run_in_background=True)
     _wait_done(shell_tools, "bg-1")
     ticks = []
@@ -117,7 +117,7 @@ def test_other_threads_run_while_a_filter_matches(shell_tools, monkeypatch):
         stop.set()
         ticker.join()
     gaps = [b - a for a, b in itertools.pairwise(ticks)]
-    assert len(ticks) > 20 and max(gaps) < 0.2
+    assert len(ticks) > 20 and max(gaps) < 1.0  # holding the GIL would make one gap of ~2 s
 
 
 def test_task_past_its_timeout_is_stopped(shell_tools, process_guard):
@@ -129,7 +129,7 @@ def test_task_past_its_timeout_is_stopped(shell_tools, process_guard):
     assert task.status == "timed_out"
     status = shell_tools.output.execute({"task_id": "bg-1"})
     assert status.output.startswith("Task bg-1: timed out after 0.3s")
-    assert process_guard.wait_none_marked(timeout=2) == []
+    assert process_guard.wait_none_marked(timeout=10) == []
 
 
 def test_background_without_timeout_keeps_running(shell_tools, process_guard):
@@ -174,7 +174,7 @@ def test_session_close_stops_running_tasks(shell_tools, process_guard):
     shell_tools.run(f"{process_guard.sleep} 300 & {process_guard.sleep} 300; wait", run_in_background=True)
     assert len(process_guard.wait_marked(2)) == 2
     shell_tools.services.close()
-    assert process_guard.wait_none_marked(timeout=1) == []
+    assert process_guard.wait_none_marked(timeout=10) == []
     assert shell_tools.services.shell.tasks()[0].status == "killed"
 
 
@@ -202,10 +202,16 @@ def test_a_kept_task_writes_on_into_its_log_file_instead_of_dying_of_sigpipe(
     assert task.run.handed_off.is_set() and task.run.proc.stdout.closed  # our ends are closed
     first = os.path.getsize(log)
     time.sleep(1.5)  # without a reader, `echo` would have died of SIGPIPE by now
-    assert task.run.proc.poll() is None, "the kept task died"
-    text = Path(log).read_text(encoding="utf-8")
+    deadline = time.monotonic() + 15  # (a loaded machine runs the loop's 0.1 s sleeps slowly)
+    while True:
+        assert task.run.proc.poll() is None, "the kept task died"
+        text = Path(log).read_text(encoding="utf-8")
+        text = text[: text.rfind("\n") + 1]  # whole lines (the task may be writing one)
+        numbers = [int(x.split()[1]) for x in text.splitlines() if x.startswith("line ")]
+        if len(numbers) >= 10 or time.monotonic() > deadline:
+            break
+        time.sleep(0.1)
     assert os.path.getsize(log) > first and "line 0" in text and "err 0" in text
-    numbers = [int(x.split()[1]) for x in text.splitlines() if x.startswith("line ")]
     assert numbers == list(range(len(numbers))) and len(numbers) >= 10  # nothing lost at the hand-off
     os.killpg(task.run.pgid, signal.SIGTERM)
     task.run.proc.wait(3)

@@ -185,7 +185,7 @@ def test_read_only_label_and_progress(shell_tools):
 def test_leftover_background_processes_are_stopped(shell_tools, process_guard):
     result = shell_tools.run(f"{process_guard.sleep} 300 & echo started")
     assert result.output.startswith("started\nExit code: 0\nNote: the command left 1 background process")
-    assert process_guard.wait_none_marked(timeout=3) == []
+    assert process_guard.wait_none_marked(timeout=10) == []
 
 
 def _git(root, *args):

@@ -32,7 +32,7 @@ def test_cancel_mid_run_from_another_thread(shell_tools, process_guard):
     threading.Timer(0.4, ctx.cancel.set).start()
     began = time.monotonic()
     result = shell_tools.run("echo before; " + TREE.format(sleep=process_guard.sleep), ctx)
-    assert time.monotonic() - began < 2
+    assert time.monotonic() - began < 30  # not the tree's 300 s
     assert not result.ok and result.error.startswith("Command was cancelled after ")
     assert "Output so far:\nbefore\n" in result.error
     assert result.metadata["cancelled"] is True
@@ -185,7 +185,7 @@ def test_agent_exiting_without_close_stops_tasks_via_atexit(workspace, process_g
     proc, _ = _agent(workspace, process_guard, "background exit no-watchdog")
     try:
         assert proc.wait(timeout=10) == 0
-        assert process_guard.wait_none_marked(timeout=2) == []
+        assert process_guard.wait_none_marked(timeout=10) == []
     finally:
         proc.kill()
         proc.wait()
@@ -199,7 +199,7 @@ def test_direct_child_dies_with_a_killed_agent_even_without_the_watchdog(workspa
         assert len(process_guard.wait_marked(1)) == 1
         proc.kill()
         proc.wait(timeout=5)
-        assert process_guard.wait_none_marked(timeout=2) == []
+        assert process_guard.wait_none_marked(timeout=10) == []
     finally:
         proc.kill()
         proc.wait()

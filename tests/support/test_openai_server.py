@@ -7,7 +7,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import httpx
@@ -117,10 +116,8 @@ def test_turn_follows_the_assistant_messages_in_the_request(make_openai_server):
 
 def test_429_then_success_is_retried_by_the_client(make_openai_server):
     server = make_openai_server([{"content": "finally", "http_error": 429, "times": 2}])
-    start = time.perf_counter()
     assert model_for(server).invoke("hi").content == "finally"
     assert len(server.requests) == 3  # two 429s, then the answer
-    assert time.perf_counter() - start < 2
 
 
 def test_persistent_500_raises_a_catchable_transient_error(make_openai_server):
