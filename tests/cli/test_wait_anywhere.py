@@ -43,9 +43,16 @@ class Waiter:
         )
         self.lines: queue.Queue[str] = queue.Queue()
         self.err: list[str] = []
-        threading.Thread(target=self._read, daemon=True).start()
+        self.out: list[str] = []
+        # One reader per pipe, each the only reader of its pipe (communicate() would race them).
+        self.readers = [
+            threading.Thread(target=self._read_err, daemon=True),
+            threading.Thread(target=lambda: self.out.extend(self.proc.stdout), daemon=True),
+        ]
+        for reader in self.readers:
+            reader.start()
 
-    def _read(self) -> None:
+    def _read_err(self) -> None:
         for line in self.proc.stderr:
             self.err.append(line)
             self.lines.put(line)
@@ -64,8 +71,12 @@ class Waiter:
         raise AssertionError("never waited: " + "".join(self.err))
 
     def finish(self, timeout: float = 60) -> tuple[int, dict]:
-        out, _ = self.proc.communicate(timeout=timeout)
-        return self.proc.returncode, json.loads(out.strip().splitlines()[-1])
+        self.proc.wait(timeout=timeout)
+        for reader in self.readers:
+            reader.join(timeout)
+        self.proc.stdout.close()
+        self.proc.stderr.close()
+        return self.proc.returncode, json.loads("".join(self.out).strip().splitlines()[-1])
 
 
 @pytest.fixture
