@@ -1,4 +1,4 @@
-"""Wiring the five nodes into the agent graph (see DESIGN.md → The graph).
+"""Wiring the five nodes into the agent graph (see docs/architecture.md → The graph).
 
     START → reasoning ─(no tool calls)→ END
                 │ tool calls
