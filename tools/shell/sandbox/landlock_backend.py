@@ -1,27 +1,51 @@
-"""The fallback backend: Landlock (kernel >= 5.13) through the ``landlockpy`` binding.
+"""The fallback backend: Landlock (kernel >= 5.13) through ``landlockpy``, plus a seccomp filter.
 
-Used where bubblewrap cannot create namespaces (hardened kernels, some containers).  It is
-weaker, and the docs say so:
+Used where bubblewrap cannot create namespaces (Ubuntu 24.04 desktops restrict unprivileged
+user namespaces; hardened kernels, some containers).  Without a mount, PID or network
+namespace it reaches most of bubblewrap's guarantees by other means, and says which it cannot
+reach on this machine (:meth:`LandlockBackend.missing_guarantees`), so the policy asks instead
+of running unattended:
 
-* reads are granted on every entry of the filesystem except the hidden paths, found by
-  walking from ``/`` towards each of them: their names stay listable, their contents are
-  not readable; entries created later next to a hidden path are not readable either;
-* writes are granted on the writable roots' entries except the protected ones (Landlock
-  rights are inherited by a whole hierarchy, so a file cannot be *created* directly in a
-  directory that holds a protected entry, such as the workspace root);
-* TCP connect and bind are refused (Landlock ABI >= 4), but UDP is not: a DNS query to a
-  resolver can still leave the machine (Landlock has no UDP control on current kernels);
-* there is no PID namespace: a process that calls ``setsid()`` can outlive the command;
+* **reads** are granted on ``/`` except the home directory and the hidden paths, then on the
+  workspace and the home allowlist (minus hidden paths): the rest of HOME is unreadable;
+* **writes** are granted on the writable roots' entries except protected, hidden and
+  hard-linked ones, whether or not they exist.  Rights are inherited by a whole hierarchy, so a
+  directory that holds (or would hold) a protected entry gets no right to create entries: a
+  file cannot be created directly in the workspace root.  No symlink is followed when granting
+  (a workspace symlink ``x -> ../../outside`` gets no rule, so it opens nothing outside);
+* **network**: TCP bind/connect are refused by Landlock (ABI >= 4); a seccomp filter refuses
+  ``socket()`` for every family but netlink (no UDP, raw, packet or Unix socket: a pathname
+  socket cannot be told apart by seccomp, so none is created; ``socketpair`` still works);
+* **processes**: the filter refuses ``setsid()``, so everything the command starts stays in
+  its session, which the shell tool stops when the command ends; signals and abstract Unix
+  sockets are scoped to the sandbox (ABI >= 6);
+* **the agent**: cairn marks itself non-dumpable before the first Landlock command, so its
+  ``/proc/<pid>/environ`` is unreadable to a non-root peer; run as root, the command loses
+  every capability (bounding, ambient, effective, permitted) under ``no_new_privs``;
 * ``/tmp`` stays read-only; ``TMPDIR`` points at a private writable directory.
 """
 
 from __future__ import annotations
 
+import ctypes
+import errno
 import os
-from collections.abc import Iterable
+import socket
+import stat
+import threading
+from collections.abc import Callable
+from typing import Any
 
 from cairn.tools.shell.sandbox.backend import Launch, Private
+from cairn.tools.shell.sandbox.guarantees import GUARANTEES, relevant
 from cairn.tools.shell.sandbox.spec import SandboxSpec
+
+_PR_SET_DUMPABLE = 4
+_PR_CAPBSET_DROP = 24
+_PR_SET_NO_NEW_PRIVS = 38
+_PR_CAP_AMBIENT = 47
+_PR_CAP_AMBIENT_CLEAR_ALL = 4
+_LINUX_CAPABILITY_VERSION_3 = 0x20080522
 
 
 class LandlockBackend:
@@ -39,11 +63,25 @@ class LandlockBackend:
             return f"Landlock check failed: {exc}"
         return None
 
+    def missing_guarantees(self, profile: str) -> tuple[str, ...]:
+        """The guarantees (names of :data:`GUARANTEES`) this backend cannot give here for ``profile``."""
+        missing = set()
+        abi = _abi()
+        if not seccomp_available():
+            missing |= {"unix-socket-home", "udp-localhost", "survivor"}
+            if abi < 4:
+                missing.add("tcp-localhost")
+            if abi < 6:
+                missing.add("abstract-socket")
+        if not process_bound_available():
+            missing.add("process-bound")
+        return tuple(name for name in GUARANTEES if name in missing and relevant(name, profile))
+
     def launch(self, spec: SandboxSpec, *, cwd: str, private: Private, background: bool = False) -> Launch:
         from landlockpy import AccessFS, AccessNet, Ruleset, Scope, fs_for_abi
 
-        abi = _abi()
-        handled = fs_for_abi(abi)
+        protect_agent_environ()
+        handled = fs_for_abi(_abi())
         read = (AccessFS.EXECUTE | AccessFS.READ_FILE | AccessFS.READ_DIR) & handled
         write = handled
         net = AccessNet.NONE if spec.network else (AccessNet.BIND_TCP | AccessNet.CONNECT_TCP)
@@ -52,32 +90,206 @@ class LandlockBackend:
             handled_net=net,
             scoped=Scope.ABSTRACT_UNIX_SOCKET | Scope.SIGNAL,
         )
-        hidden = {os.path.realpath(p) for p in spec.hidden_paths if os.path.lexists(p)}
-        _grant(ruleset, "/", read, hidden)
-        protected = {os.path.realpath(p) for p in spec.read_only_paths if os.path.lexists(p)}
-        for path in spec.placeholder_dirs:
-            protected.add(os.path.realpath(path))
-        for root in spec.writable_roots:
-            _grant(ruleset, os.path.realpath(root), write, protected | hidden)
-        for path in (private.cwd_dir, private.tmp_dir):
-            _allow(ruleset, path, write)
-        for dev in ("/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/pts", "/dev/ptmx"):
-            _allow(ruleset, dev, read | AccessFS.WRITE_FILE | AccessFS.IOCTL_DEV)
-
-        def preexec() -> None:
-            ruleset.restrict()
-
+        try:
+            _add_rules(ruleset, spec, private, read, write)
+            filters = _seccomp_filters(spec)
+        except BaseException:
+            ruleset.close()
+            raise
+        preexec = _preexec(ruleset, filters, _privilege_dropper())
         return Launch(preexec=preexec, env={"TMPDIR": private.tmp_dir}, cleanup=ruleset.close)
+
+
+def _add_rules(ruleset: Any, spec: SandboxSpec, private: Private, read: Any, write: Any) -> None:
+    from landlockpy import AccessFS
+
+    hidden = {_real(p) for p in spec.hidden_paths}
+    home = _home()
+    # Reads: everything but HOME and the hidden paths, then the workspace and HOME's allowlist.
+    _grant(ruleset, "/", read, hidden | ({home} if home else set()))
+    for root in (*spec.visible_roots, *spec.writable_roots, *_home_readable(spec)):
+        _grant(ruleset, _real(root), read, hidden)
+    # Writes: the writable roots minus protected, hidden and hard-linked entries (present or not).
+    protected = {_real(p) for p in (*spec.read_only_paths, *spec.placeholder_dirs, *_linked(spec))}
+    for root in spec.writable_roots:
+        _grant(ruleset, _real(root), write, protected | hidden)
+    for path in (private.init_dir,):
+        _allow(ruleset, path, read)
+    for path in (private.cwd_dir, private.tmp_dir):
+        _allow(ruleset, path, write)
+    for dev in ("/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/pts", "/dev/ptmx"):
+        _allow(ruleset, dev, read | AccessFS.WRITE_FILE | AccessFS.IOCTL_DEV)
+
+
+def _home_readable(spec: SandboxSpec) -> tuple[str, ...]:
+    """The allowlist inside HOME (toolchains, caches) the spec carries, when it carries one."""
+    return tuple(getattr(spec, "home_readable", ()) or ())
+
+
+def _linked(spec: SandboxSpec) -> tuple[str, ...]:
+    """Files in the writable roots with other links outside them (the spec's list, if any)."""
+    return tuple(getattr(spec, "linked_files", ()) or ())
+
+
+def _home() -> str | None:
+    home = os.environ.get("HOME") or os.path.expanduser("~")
+    if not home or home == "/" or not os.path.isabs(home):
+        return None
+    return _real(home)
+
+
+def _real(path: str) -> str:
+    return os.path.realpath(os.path.abspath(path))
+
+
+def _preexec(
+    ruleset: Any, filters: list[Any], drop_privileges: Callable[[], None]
+) -> Callable[[], None]:
+    def preexec() -> None:  # in the child, between fork and exec
+        drop_privileges()  # sets no_new_privs first: Landlock and seccomp need it without CAP_SYS_ADMIN
+        ruleset.restrict()
+        for seccomp_filter in filters:
+            seccomp_filter.load()
+
+    return preexec
+
+
+# --- privileges --------------------------------------------------------------------------------
+
+_dumpable_lock = threading.Lock()
+_dumpable_done = False
+
+
+def protect_agent_environ() -> bool:
+    """Make this process (cairn) non-dumpable, once: its ``/proc/<pid>/environ`` (API keys) and
+    memory become unreadable to other processes of the same user without ``CAP_SYS_PTRACE``.
+    A debugger can no longer attach to cairn either.  Returns whether it is in force."""
+    global _dumpable_done
+    with _dumpable_lock:
+        if not _dumpable_done:
+            try:
+                prctl = ctypes.CDLL(None, use_errno=True).prctl
+                _dumpable_done = prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0) == 0
+            except (OSError, AttributeError):
+                _dumpable_done = False
+        return _dumpable_done
+
+
+def _privilege_dropper() -> Callable[[], None]:
+    """What the child runs to lose its privileges; built in the parent (no ``dlopen`` after fork)."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    prctl = libc.prctl
+    root = os.geteuid() == 0
+    last_cap = _last_cap() if root else -1
+    header = (ctypes.c_uint32 * 2)(_LINUX_CAPABILITY_VERSION_3, 0)
+    data = (ctypes.c_uint32 * 6)()  # two __user_cap_data_struct, all zero: no capability
+    capset = getattr(libc, "capset", None)
+
+    def drop() -> None:
+        if prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+            raise OSError(ctypes.get_errno(), "PR_SET_NO_NEW_PRIVS failed")
+        if not root:
+            return
+        for cap in range(last_cap + 1):
+            prctl(_PR_CAPBSET_DROP, cap, 0, 0, 0)
+        prctl(_PR_CAP_AMBIENT, _PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
+        if capset is None or capset(header, data) != 0:
+            raise OSError(ctypes.get_errno() or errno.EPERM, "could not drop capabilities")
+
+    return drop
+
+
+def _last_cap() -> int:
+    try:
+        with open("/proc/sys/kernel/cap_last_cap", encoding="ascii") as fh:
+            return int(fh.read().strip())
+    except (OSError, ValueError):
+        return 63
+
+
+# --- seccomp -----------------------------------------------------------------------------------
+
+
+def seccomp_available() -> bool:
+    """Whether a seccomp filter can be built here (pyseccomp and libseccomp present)."""
+    try:
+        import pyseccomp
+
+        pyseccomp.SyscallFilter(pyseccomp.ALLOW)
+        return True
+    except Exception:  # not installed, or libseccomp.so missing
+        return False
+
+
+def process_bound_available() -> bool:
+    """Whether a process limit holds for a command: ``RLIMIT_NPROC`` binds every user but root
+    (the kernel exempts uid 0 even without capabilities)."""
+    return _nproc_limiter() is not None
+
+
+def _nproc_limiter() -> Callable[[int], Callable[[], None]] | None:
+    """The process-limit helper of the shared limits module, when it is there."""
+    try:
+        from cairn.tools.shell.sandbox import limits  # type: ignore[attr-defined]
+    except ImportError:
+        return None
+    available = getattr(limits, "process_bound_available", None)
+    if available is not None and not available():
+        return None
+    return getattr(limits, "nproc_preexec", None)
+
+
+def _seccomp_filters(spec: SandboxSpec) -> list[Any]:
+    """The filters loaded in the child: the shared one (if built) and Landlock's own."""
+    if not seccomp_available():
+        return []
+    import pyseccomp as sc
+
+    own = sc.SyscallFilter(sc.ALLOW)
+    refuse = sc.ERRNO(errno.EPERM)
+    own.add_rule(refuse, "setsid")  # stay in the command's session: stopped with it
+    if not spec.network:
+        # Every family but netlink: no TCP/UDP/raw/packet, no Unix socket to a path outside.
+        own.add_rule(refuse, "socket", sc.Arg(0, sc.NE, socket.AF_NETLINK))
+    for name in ("io_uring_setup", "io_uring_enter", "io_uring_register"):  # would bypass the filter
+        own.add_rule(sc.ERRNO(errno.ENOSYS), name)
+    return [*_shared_filters(spec), own]
+
+
+def _shared_filters(spec: SandboxSpec) -> list[Any]:
+    """The filter the bubblewrap backend uses too, when its module is there."""
+    try:
+        from cairn.tools.shell.sandbox import seccomp as shared  # type: ignore[attr-defined]
+    except ImportError:
+        return []
+    build = getattr(shared, "build_filter", None)
+    if build is None:
+        return []
+    try:
+        built = build(spec)
+    except TypeError:
+        built = build()
+    return [built] if built is not None else []
+
+
+# --- Landlock rules ----------------------------------------------------------------------------
 
 
 def _abi() -> int:
     import landlockpy
 
-    return int(landlockpy.abi_version())
+    try:
+        return int(landlockpy.abi_version())
+    except Exception:
+        return 0
 
 
-def _grant(ruleset: object, base: str, rights: object, excluded: set[str]) -> None:
-    """Grant ``rights`` on ``base``'s hierarchy, minus each excluded path (and what is below it)."""
+def _grant(ruleset: Any, base: str, rights: Any, excluded: set[str]) -> None:
+    """Grant ``rights`` on ``base``'s hierarchy, minus each excluded path (and what is below it).
+
+    Symlinks get no rule (the target is governed by its own rules): following one would grant
+    rights on whatever it points at, such as a directory outside the workspace.
+    """
     if base in excluded:
         return
     prefix = base.rstrip("/") + "/"
@@ -85,28 +297,33 @@ def _grant(ruleset: object, base: str, rights: object, excluded: set[str]) -> No
         _allow(ruleset, base, rights)
         return
     for entry in _entries(base):
-        real = os.path.realpath(entry)
-        if real != entry and _covers(real, excluded):
-            continue  # a symlink into (or above) a hidden/protected path
+        if os.path.islink(entry):
+            continue
         _grant(ruleset, entry, rights, excluded)
 
 
-def _allow(ruleset: object, path: str, rights: object) -> None:
-    """Add one rule; a file takes only file rights (directory rights on a file are EINVAL)."""
+def _allow(ruleset: Any, path: str, rights: Any) -> None:
+    """Add one rule on ``path`` itself, never through a symlink (opened ``O_NOFOLLOW`` and handed
+    to Landlock by file descriptor, so a swap after the check changes nothing).  A file takes only
+    file rights (directory rights on a file are EINVAL)."""
     from landlockpy import AccessFS
 
-    if not os.path.isdir(path):
-        file_rights = AccessFS.EXECUTE | AccessFS.WRITE_FILE | AccessFS.READ_FILE | AccessFS.TRUNCATE
-        rights = rights & (file_rights | AccessFS.IOCTL_DEV)  # type: ignore[operator]
     try:
-        ruleset.allow_path(path, rights)  # type: ignore[attr-defined]
+        fd = os.open(path, os.O_PATH | os.O_NOFOLLOW | os.O_CLOEXEC)
     except OSError:
-        pass  # vanished, or a special file Landlock refuses: it stays inaccessible
-
-
-def _covers(path: str, excluded: Iterable[str]) -> bool:
-    prefix = path.rstrip("/") + "/"
-    return any(e == path or e.startswith(prefix) or path.startswith(e.rstrip("/") + "/") for e in excluded)
+        return  # vanished: it stays inaccessible
+    try:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISLNK(mode):
+            return
+        if not stat.S_ISDIR(mode):
+            file_rights = AccessFS.EXECUTE | AccessFS.WRITE_FILE | AccessFS.READ_FILE | AccessFS.TRUNCATE
+            rights = rights & (file_rights | AccessFS.IOCTL_DEV)
+        ruleset.allow_path(f"/proc/self/fd/{fd}" if os.path.isdir("/proc/self/fd") else path, rights)
+    except OSError:
+        pass  # a special file Landlock refuses: it stays inaccessible
+    finally:
+        os.close(fd)
 
 
 def _entries(base: str) -> list[str]:

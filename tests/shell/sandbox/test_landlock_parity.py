@@ -1,0 +1,209 @@
+"""Landlock parity with bubblewrap (issue 26, item 6): real, harmless probes under the Landlock
+backend forced the way ``CAIRN_SANDBOX_BACKEND=landlock`` forces it.
+
+Each denial is paired with a control (the same probe without a sandbox succeeds) where the
+control itself is harmless, so a probe that fails for an unrelated reason cannot pass.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import time
+import uuid
+
+import pytest
+
+from cairn.tools.shell.sandbox import detect_backend
+from cairn.tools.shell.sandbox import landlock_backend as llb
+from tests.shell.sandbox.conftest import Sandboxed
+
+PROFILES = ("read-only", "workspace-write")
+
+
+@pytest.fixture
+def landlock():
+    status = detect_backend("landlock")
+    if not status.available:
+        pytest.skip(f"Landlock does not work on this machine: {status.problem}")
+    return status
+
+
+@pytest.fixture
+def boxed(area, landlock):
+    tools = Sandboxed(area, landlock)
+    yield tools
+    tools.close()
+
+
+def _text(result) -> str:
+    out = result.output if isinstance(result.output, str) else ""
+    return out + (result.error or "")
+
+
+def test_a_workspace_symlink_to_a_directory_outside_gives_no_write_access(boxed, area):
+    # At the workspace root, whose entries get one rule each (the root holds protected names).
+    (area.ws / "x").symlink_to("../outside")  # ws/x -> base/outside
+    (area.ws / "src").mkdir()
+    (area.outside / "victim").write_text("original\n")
+    result = boxed.run("printf owned > x/marker; printf owned > x/victim", "workspace-write")
+    assert not (area.outside / "marker").exists(), _text(result)
+    assert (area.outside / "victim").read_text() == "original\n"
+    boxed.run("printf ok > src/inside.txt", "workspace-write")  # the directory itself stays writable
+    assert (area.ws / "src" / "inside.txt").read_text() == "ok"
+    boxed.run("printf x > x/marker", None)  # control: without a sandbox the link leads outside
+    assert (area.outside / "marker").read_text() == "x"
+
+
+def test_a_workspace_symlink_to_a_file_outside_gives_no_write_access(boxed, area):
+    (area.outside / "rc").write_text("original\n")
+    (area.ws / "rc").symlink_to(area.outside / "rc")
+    boxed.run("printf 'echo owned' >> rc", "workspace-write")
+    assert (area.outside / "rc").read_text() == "original\n"
+
+
+def test_a_process_that_setsids_and_double_forks_does_not_survive(boxed, area, process_guard):
+    marker = area.ws / "src" / "late-marker"
+    (area.ws / "src").mkdir()
+    # Harmless sleeper: leaves the session if it can, forks twice, sleeps, then writes a marker.
+    sleeper = (
+        "import os\n"
+        "if os.fork() == 0:\n"
+        "    try:\n"
+        "        os.setsid()\n"
+        "    except OSError:\n"
+        "        pass\n"
+        "    if os.fork() == 0:\n"
+        f"        os.execv('/bin/sh', ['sh', '-c', '{process_guard.sleep} 2; printf late > {marker}'])\n"
+        "    os._exit(0)\n"
+        "os.wait()\n"
+        "print('parent done')\n"
+    )
+    script = area.ws / "src" / "sleeper.py"
+    script.write_text(sleeper)
+    result = boxed.run(f"python3 {script}", "workspace-write")
+    assert "parent done" in _text(result)
+    assert process_guard.wait_none_marked(timeout=5.0) == []
+    time.sleep(2.5)
+    assert not marker.exists()
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_udp_to_a_host_listener_never_arrives(boxed, profile):
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.settimeout(0.3)
+        port = listener.getsockname()[1]
+        probe = (
+            "python3 -c 'import socket; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); "
+            f'print("SENT", s.sendto(b"cairn-probe", ("127.0.0.1", {port})))\''
+        )
+        result = boxed.run(probe, profile)
+        assert "SENT" not in _text(result)
+        with pytest.raises(TimeoutError):
+            listener.recvfrom(64)
+        control = boxed.run(probe, None)
+        assert "SENT" in _text(control)
+        assert listener.recvfrom(64)[0] == b"cairn-probe"
+
+
+def test_raw_and_packet_sockets_are_refused(boxed):
+    probe = (
+        "python3 -c 'import socket\n"
+        "for fam, kind, proto in ((socket.AF_INET, socket.SOCK_RAW, 1), (socket.AF_PACKET, socket.SOCK_RAW, 0)):\n"
+        "    try:\n"
+        "        socket.socket(fam, kind, proto).close(); print(\"OPENED\", fam)\n"
+        "    except OSError as e:\n"
+        "        print(\"REFUSED\", e.errno)\n'"
+    )
+    result = boxed.run(probe, "workspace-write")
+    assert "OPENED" not in _text(result) and _text(result).count("REFUSED") == 2
+    if os.geteuid() == 0:  # control: root outside the sandbox may open them
+        assert "OPENED" in _text(boxed.run(probe, None))
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_unix_sockets_in_home_and_abstract_are_unreachable(boxed, area, profile):
+    path = area.home / "agent.sock"
+    abstract = f"\0cairn-test-{uuid.uuid4().hex[:8]}"
+    with socket.socket(socket.AF_UNIX) as home_sock, socket.socket(socket.AF_UNIX) as abs_sock:
+        home_sock.bind(str(path))
+        abs_sock.bind(abstract)
+        for s in (home_sock, abs_sock):
+            s.listen(4)
+            s.settimeout(0.2)
+        probe = (
+            "python3 -c 'import socket, sys\n"
+            "for target in sys.argv[1:]:\n"
+            "    target = target.replace(\"@\", \"\\0\", 1)\n"
+            "    try:\n"
+            "        socket.socket(socket.AF_UNIX).connect(target); print(\"CONNECTED\")\n"
+            "    except OSError as e:\n"
+            "        print(\"REFUSED\", e.errno)\n"
+            f"' {path} @{abstract[1:]}"
+        )
+        result = boxed.run(probe, profile)
+        assert "CONNECTED" not in _text(result) and _text(result).count("REFUSED") == 2
+        for s in (home_sock, abs_sock):
+            with pytest.raises(TimeoutError):
+                s.accept()
+        control = boxed.run(probe, None)
+        assert _text(control).count("CONNECTED") == 2
+        for s in (home_sock, abs_sock):
+            s.accept()[0].close()
+
+
+def test_a_socketpair_still_works(boxed):
+    probe = "python3 -c 'import socket; a, b = socket.socketpair(); a.sendall(b\"ping\"); print(b.recv(4).decode())'"
+    result = boxed.run(probe, "read-only")
+    assert "ping" in _text(result), _text(result)
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_home_outside_the_allowlist_is_unreadable(boxed, area, profile):
+    (area.home / ".config" / "github-copilot").mkdir(parents=True)
+    secrets = {
+        ".bash_history": "fake-history-secret",
+        ".pgpass": "localhost:5432:*:me:fake-pgpass-secret",
+        ".config/github-copilot/hosts.json": '{"token": "fake-copilot-secret"}',
+    }
+    for name, text in secrets.items():
+        (area.home / name).write_text(text + "\n")
+    command = " ".join(f'"$HOME/{name}"' for name in secrets)
+    result = boxed.run(f"cat {command}", profile)
+    for text in secrets.values():
+        assert text not in _text(result)
+    control = boxed.run(f"cat {command}", None)
+    assert all(text in _text(control) for text in secrets.values())
+
+
+def test_the_agents_environ_is_unreadable(boxed):
+    probe = f"tr '\\0' '\\n' < /proc/{os.getpid()}/environ | grep -c '^PATH=' || true"
+    result = boxed.run(probe, "read-only")
+    assert result.output.strip().splitlines()[-1:] != ["1"], _text(result)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="capabilities are dropped only when cairn runs as root")
+def test_root_loses_every_capability(boxed):
+    result = boxed.run("grep -E '^Cap(Inh|Prm|Eff|Bnd|Amb):' /proc/self/status; grep NoNewPrivs /proc/self/status", "workspace-write")
+    lines = dict(line.split(":", 1) for line in _text(result).strip().splitlines() if ":" in line)
+    assert {key: int(value, 16) for key, value in lines.items() if key.startswith("Cap")} == {
+        "CapInh": 0, "CapPrm": 0, "CapEff": 0, "CapBnd": 0, "CapAmb": 0,
+    }, _text(result)
+    assert lines["NoNewPrivs"].strip() == "1"
+
+
+@pytest.mark.parametrize(
+    "name", [".envrc", "AGENTS.md", ".vscode/tasks.json", ".claude/settings.json", ".git/config.worktree"]
+)
+def test_absent_protected_names_cannot_be_created(boxed, area, name):
+    result = boxed.run(f"mkdir -p \"$(dirname {name})\"; printf owned > {name}", "workspace-write")
+    assert not (area.ws / name).exists(), _text(result)
+
+
+def test_the_backend_lists_what_it_lacks_without_seccomp(landlock, monkeypatch):
+    backend = landlock.backend
+    monkeypatch.setattr(llb, "seccomp_available", lambda: False)
+    missing = backend.missing_guarantees("read-only")
+    assert {"unix-socket-home", "udp-localhost", "survivor"} <= set(missing)
+    assert "hard-link" not in missing  # a write guarantee: nothing is writable in read-only
