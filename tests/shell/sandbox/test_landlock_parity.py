@@ -7,6 +7,7 @@ control itself is harmless, so a probe that fails for an unrelated reason cannot
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import socket
 import time
@@ -14,9 +15,11 @@ import uuid
 
 import pytest
 
+from cairn.policy.sandbox import SCAN_SKIP, workspace_secret_patterns
+from cairn.tools.base import RiskLevel, ToolContext
 from cairn.tools.shell.sandbox import detect_backend
 from cairn.tools.shell.sandbox import landlock_backend as llb
-from tests.shell.sandbox.conftest import Sandboxed
+from tests.shell.sandbox.conftest import Area, Sandboxed, make_spec
 
 PROFILES = ("read-only", "workspace-write")
 
@@ -29,9 +32,32 @@ def landlock():
     return status
 
 
+class Boxed(Sandboxed):
+    """Commands under the full spec the graph builds: home hidden but for an allowlist, the
+    workspace's credential files hidden, bounds set."""
+
+    readable: tuple[str, ...] = ()
+    max_processes: int = 1024
+
+    def run(self, command: str, profile: str | None, **args):
+        spec = full_spec(profile, self.area, self.readable, self.max_processes) if profile else None
+        return self.bash.execute({"command": command, **args}, ToolContext(risk=RiskLevel.LOW, sandbox=spec))
+
+
+def full_spec(profile: str, area: Area, readable: tuple[str, ...] = (), max_processes: int = 1024):
+    return dataclasses.replace(
+        make_spec(profile, area),
+        home=str(area.home),
+        home_readable=readable,
+        workspace_secrets=workspace_secret_patterns(),
+        scan_skip=SCAN_SKIP,
+        max_processes=max_processes,
+    )
+
+
 @pytest.fixture
 def boxed(area, landlock):
-    tools = Sandboxed(area, landlock)
+    tools = Boxed(area, landlock)
     yield tools
     tools.close()
 
@@ -112,9 +138,9 @@ def test_raw_and_packet_sockets_are_refused(boxed):
         "python3 -c 'import socket\n"
         "for fam, kind, proto in ((socket.AF_INET, socket.SOCK_RAW, 1), (socket.AF_PACKET, socket.SOCK_RAW, 0)):\n"
         "    try:\n"
-        "        socket.socket(fam, kind, proto).close(); print(\"OPENED\", fam)\n"
+        '        socket.socket(fam, kind, proto).close(); print("OPENED", fam)\n'
         "    except OSError as e:\n"
-        "        print(\"REFUSED\", e.errno)\n'"
+        '        print("REFUSED", e.errno)\n\''
     )
     result = boxed.run(probe, "workspace-write")
     assert "OPENED" not in _text(result) and _text(result).count("REFUSED") == 2
@@ -135,11 +161,11 @@ def test_unix_sockets_in_home_and_abstract_are_unreachable(boxed, area, profile)
         probe = (
             "python3 -c 'import socket, sys\n"
             "for target in sys.argv[1:]:\n"
-            "    target = target.replace(\"@\", \"\\0\", 1)\n"
+            '    target = target.replace("@", "\\0", 1)\n'
             "    try:\n"
-            "        socket.socket(socket.AF_UNIX).connect(target); print(\"CONNECTED\")\n"
+            '        socket.socket(socket.AF_UNIX).connect(target); print("CONNECTED")\n'
             "    except OSError as e:\n"
-            "        print(\"REFUSED\", e.errno)\n"
+            '        print("REFUSED", e.errno)\n'
             f"' {path} @{abstract[1:]}"
         )
         result = boxed.run(probe, profile)
@@ -185,10 +211,17 @@ def test_the_agents_environ_is_unreadable(boxed):
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="capabilities are dropped only when cairn runs as root")
 def test_root_loses_every_capability(boxed):
-    result = boxed.run("grep -E '^Cap(Inh|Prm|Eff|Bnd|Amb):' /proc/self/status; grep NoNewPrivs /proc/self/status", "workspace-write")
+    result = boxed.run(
+        "grep -E '^Cap(Inh|Prm|Eff|Bnd|Amb):' /proc/self/status; grep NoNewPrivs /proc/self/status",
+        "workspace-write",
+    )
     lines = dict(line.split(":", 1) for line in _text(result).strip().splitlines() if ":" in line)
     assert {key: int(value, 16) for key, value in lines.items() if key.startswith("Cap")} == {
-        "CapInh": 0, "CapPrm": 0, "CapEff": 0, "CapBnd": 0, "CapAmb": 0,
+        "CapInh": 0,
+        "CapPrm": 0,
+        "CapEff": 0,
+        "CapBnd": 0,
+        "CapAmb": 0,
     }, _text(result)
     assert lines["NoNewPrivs"].strip() == "1"
 
@@ -197,7 +230,7 @@ def test_root_loses_every_capability(boxed):
     "name", [".envrc", "AGENTS.md", ".vscode/tasks.json", ".claude/settings.json", ".git/config.worktree"]
 )
 def test_absent_protected_names_cannot_be_created(boxed, area, name):
-    result = boxed.run(f"mkdir -p \"$(dirname {name})\"; printf owned > {name}", "workspace-write")
+    result = boxed.run(f'mkdir -p "$(dirname {name})"; printf owned > {name}', "workspace-write")
     assert not (area.ws / name).exists(), _text(result)
 
 
@@ -207,3 +240,57 @@ def test_the_backend_lists_what_it_lacks_without_seccomp(landlock, monkeypatch):
     missing = backend.missing_guarantees("read-only")
     assert {"unix-socket-home", "udp-localhost", "survivor"} <= set(missing)
     assert "hard-link" not in missing  # a write guarantee: nothing is writable in read-only
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_the_home_allowlist_stays_readable(boxed, area, profile):
+    (area.home / ".cache" / "pip").mkdir(parents=True)
+    (area.home / ".cache" / "pip" / "entry").write_text("cached wheel\n")
+    (area.home / ".pgpass").write_text("fake-pgpass-secret\n")
+    boxed.readable = (str(area.home / ".cache"),)
+    result = boxed.run('cat "$HOME/.cache/pip/entry"; cat "$HOME/.pgpass"', profile)
+    assert "cached wheel" in _text(result)
+    assert "fake-pgpass-secret" not in _text(result)
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_the_workspace_env_file_is_unreadable(boxed, area, profile):
+    (area.ws / ".env").write_text("API_KEY=fake-dotenv-secret\n")
+    (area.ws / "README.md").write_text("readme text\n")
+    result = boxed.run("cat README.md; cat .env", profile)
+    assert "readme text" in _text(result)
+    assert "fake-dotenv-secret" not in _text(result)
+
+
+def test_a_hard_link_to_a_file_outside_is_not_written(boxed, area):
+    (area.outside / "profile").write_text("original\n")
+    (area.ws / "src").mkdir()
+    os.link(area.outside / "profile", area.ws / "src" / "linked")
+    (area.ws / "src" / "own.txt").write_text("mine\n")
+    result = boxed.run("printf 'owned\n' >> src/linked; printf 'more\n' >> src/own.txt", "workspace-write")
+    assert (area.outside / "profile").read_text() == "original\n", _text(result)
+    assert (area.ws / "src" / "own.txt").read_text() == "mine\nmore\n"
+
+
+@pytest.mark.skipif(
+    not llb.process_bound_available(), reason="no pids cgroup and uid 0: no process bound here"
+)
+def test_the_process_bound_stops_a_bounded_spawner(boxed, area, process_guard):
+    """Spawn marked sleepers until refused, at most 60 (never a real fork bomb)."""
+    boxed.max_processes = 20
+    script = area.ws / "spawner.py"
+    script.write_text(
+        "import subprocess, sys\n"
+        "started = []\n"
+        "for _ in range(60):\n"
+        "    try:\n"
+        "        started.append(subprocess.Popen([sys.argv[1], '30']))\n"
+        "    except OSError as exc:\n"
+        "        print('refused', exc.errno)\n"
+        "        break\n"
+        "print('spawned', len(started))\n"
+    )
+    result = boxed.run(f"python3 {script} {process_guard.sleep}", "read-only")
+    text = _text(result)
+    assert "refused" in text and int(text.split("spawned")[-1].split()[0]) < 20, text
+    assert process_guard.wait_none_marked(timeout=10.0) == []

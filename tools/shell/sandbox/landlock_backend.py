@@ -66,12 +66,11 @@ class LandlockBackend:
     def missing_guarantees(self, profile: str) -> tuple[str, ...]:
         """The guarantees (names of :data:`GUARANTEES`) this backend cannot give here for ``profile``."""
         missing = set()
-        abi = _abi()
         if not seccomp_available():
             missing |= {"unix-socket-home", "udp-localhost", "survivor"}
-            if abi < 4:
+            if _abi() < 4:
                 missing.add("tcp-localhost")
-            if abi < 6:
+            if _abi() < 6:
                 missing.add("abstract-socket")
         if not process_bound_available():
             missing.add("process-bound")
@@ -80,10 +79,11 @@ class LandlockBackend:
     def launch(self, spec: SandboxSpec, *, cwd: str, private: Private, background: bool = False) -> Launch:
         from landlockpy import AccessFS, AccessNet, Ruleset, Scope, fs_for_abi
 
+        from cairn.tools.shell.sandbox import exit_watch, limits
+
         protect_agent_environ()
         handled = fs_for_abi(_abi())
         read = (AccessFS.EXECUTE | AccessFS.READ_FILE | AccessFS.READ_DIR) & handled
-        write = handled
         net = AccessNet.NONE if spec.network else (AccessNet.BIND_TCP | AccessNet.CONNECT_TCP)
         ruleset = Ruleset(
             handled_fs=handled,
@@ -91,67 +91,85 @@ class LandlockBackend:
             scoped=Scope.ABSTRACT_UNIX_SOCKET | Scope.SIGNAL,
         )
         try:
-            _add_rules(ruleset, spec, private, read, write)
-            filters = _seccomp_filters(spec)
+            _add_rules(ruleset, spec, private, read, handled)
+            programs = _seccomp_programs(spec)
+            drop = _privilege_dropper()
+            bounds = limits.prepare(spec.max_processes, spec.max_file_bytes)
         except BaseException:
             ruleset.close()
             raise
-        preexec = _preexec(ruleset, filters, _privilege_dropper())
-        return Launch(preexec=preexec, env={"TMPDIR": private.tmp_dir}, cleanup=ruleset.close)
+        report = exit_watch.PidReport()
+
+        def preexec() -> None:  # in the child, between fork and exec
+            report.in_child()
+            bounds.in_child()  # joins the pids cgroup: before Landlock forbids writing it
+            drop()  # sets no_new_privs: Landlock and seccomp need it without CAP_SYS_ADMIN
+            ruleset.restrict()
+            for program in programs:
+                _install(program)
+
+        def cleanup() -> None:  # right after the spawn
+            ruleset.close()
+            exit_watch.when_exited(report.pid(), lambda: _release(bounds))
+
+        return Launch(preexec=preexec, env={"TMPDIR": private.tmp_dir}, cleanup=cleanup)
 
 
 def _add_rules(ruleset: Any, spec: SandboxSpec, private: Private, read: Any, write: Any) -> None:
     from landlockpy import AccessFS
 
-    hidden = {_real(p) for p in spec.hidden_paths}
-    home = _home()
+    from cairn.tools.shell.sandbox import workspace_scan
+
+    found = workspace_scan.scan(
+        spec.visible_roots,
+        secret_patterns=() if spec.person_approved else spec.workspace_secrets,
+        want_links=bool(spec.writable_roots),
+        skip=spec.scan_skip,
+    )
+    hidden = {_real(p) for p in (*spec.hidden_paths, *found.secrets)}
+    home = _real(spec.home) if spec.home else None
     # Reads: everything but HOME and the hidden paths, then the workspace and HOME's allowlist.
     _grant(ruleset, "/", read, hidden | ({home} if home else set()))
-    for root in (*spec.visible_roots, *spec.writable_roots, *_home_readable(spec)):
+    for root in (*spec.visible_roots, *spec.writable_roots, *spec.home_readable):
         _grant(ruleset, _real(root), read, hidden)
     # Writes: the writable roots minus protected, hidden and hard-linked entries (present or not).
-    protected = {_real(p) for p in (*spec.read_only_paths, *spec.placeholder_dirs, *_linked(spec))}
+    protected = {_real(p) for p in (*spec.read_only_paths, *spec.placeholder_dirs, *found.shared_links)}
     for root in spec.writable_roots:
         _grant(ruleset, _real(root), write, protected | hidden)
-    for path in (private.init_dir,):
-        _allow(ruleset, path, read)
+    _allow(ruleset, private.init_dir, read)
     for path in (private.cwd_dir, private.tmp_dir):
         _allow(ruleset, path, write)
     for dev in ("/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/pts", "/dev/ptmx"):
         _allow(ruleset, dev, read | AccessFS.WRITE_FILE | AccessFS.IOCTL_DEV)
 
 
-def _home_readable(spec: SandboxSpec) -> tuple[str, ...]:
-    """The allowlist inside HOME (toolchains, caches) the spec carries, when it carries one."""
-    return tuple(getattr(spec, "home_readable", ()) or ())
-
-
-def _linked(spec: SandboxSpec) -> tuple[str, ...]:
-    """Files in the writable roots with other links outside them (the spec's list, if any)."""
-    return tuple(getattr(spec, "linked_files", ()) or ())
-
-
-def _home() -> str | None:
-    home = os.environ.get("HOME") or os.path.expanduser("~")
-    if not home or home == "/" or not os.path.isabs(home):
-        return None
-    return _real(home)
+def _release(bounds: Any) -> None:
+    """Once the command's shell has exited: kill what is left in its pids cgroup (a process
+    there cannot have left it), then remove the cgroup."""
+    if bounds.cgroup is None:
+        return
+    for _ in range(50):
+        try:
+            with open(os.path.join(bounds.cgroup, "cgroup.procs"), encoding="ascii") as fh:
+                pids = [int(x) for x in fh.read().split()]
+        except (OSError, ValueError):
+            pids = []
+        for pid in pids:
+            try:
+                os.kill(pid, 9)
+            except OSError:
+                pass
+        try:
+            os.rmdir(bounds.cgroup)
+            return
+        except FileNotFoundError:
+            return
+        except OSError:
+            threading.Event().wait(0.02)
 
 
 def _real(path: str) -> str:
     return os.path.realpath(os.path.abspath(path))
-
-
-def _preexec(
-    ruleset: Any, filters: list[Any], drop_privileges: Callable[[], None]
-) -> Callable[[], None]:
-    def preexec() -> None:  # in the child, between fork and exec
-        drop_privileges()  # sets no_new_privs first: Landlock and seccomp need it without CAP_SYS_ADMIN
-        ruleset.restrict()
-        for seccomp_filter in filters:
-            seccomp_filter.load()
-
-    return preexec
 
 
 # --- privileges --------------------------------------------------------------------------------
@@ -211,65 +229,62 @@ def _last_cap() -> int:
 
 
 def seccomp_available() -> bool:
-    """Whether a seccomp filter can be built here (pyseccomp and libseccomp present)."""
+    """Whether the seccomp filters can be built here (pyseccomp and libseccomp present)."""
     try:
-        import pyseccomp
-
-        pyseccomp.SyscallFilter(pyseccomp.ALLOW)
+        _seccomp_programs(SandboxSpec("read-only"))
         return True
     except Exception:  # not installed, or libseccomp.so missing
         return False
 
 
 def process_bound_available() -> bool:
-    """Whether a process limit holds for a command: ``RLIMIT_NPROC`` binds every user but root
-    (the kernel exempts uid 0 even without capabilities)."""
-    return _nproc_limiter() is not None
+    """Whether a process limit holds for a command here: a pids cgroup, or ``RLIMIT_NPROC``
+    (which the kernel does not enforce for uid 0, even without capabilities)."""
+    from cairn.tools.shell.sandbox import limits
+
+    return limits.process_bound() != "none"
 
 
-def _nproc_limiter() -> Callable[[int], Callable[[], None]] | None:
-    """The process-limit helper of the shared limits module, when it is there."""
-    try:
-        from cairn.tools.shell.sandbox import limits  # type: ignore[attr-defined]
-    except ImportError:
-        return None
-    available = getattr(limits, "process_bound_available", None)
-    if available is not None and not available():
-        return None
-    return getattr(limits, "nproc_preexec", None)
+_programs: dict[bool, bytes] = {}
+_programs_lock = threading.Lock()
 
 
-def _seccomp_filters(spec: SandboxSpec) -> list[Any]:
-    """The filters loaded in the child: the shared one (if built) and Landlock's own."""
-    if not seccomp_available():
-        return []
+def _seccomp_programs(spec: SandboxSpec) -> list[bytes]:
+    """The BPF programs installed in the child: the shared filter and Landlock's own.
+
+    Raises when libseccomp or its binding is missing (the launch then fails: fail closed).
+    """
+    from cairn.tools.shell.sandbox import seccomp_filter
+
+    with _programs_lock:
+        if spec.network not in _programs:
+            _programs[spec.network] = _landlock_program(spec.network)
+    return [seccomp_filter.bpf_program(), _programs[spec.network]]
+
+
+def _landlock_program(network: bool) -> bytes:
+    """What Landlock adds to the shared filter, which leans on namespaces it does not have."""
+    import tempfile
+
     import pyseccomp as sc
 
     own = sc.SyscallFilter(sc.ALLOW)
     refuse = sc.ERRNO(errno.EPERM)
     own.add_rule(refuse, "setsid")  # stay in the command's session: stopped with it
-    if not spec.network:
-        # Every family but netlink: no TCP/UDP/raw/packet, no Unix socket to a path outside.
+    if not network:
+        # Every family but netlink: no TCP/UDP, and no Unix socket (pathname sockets of the host
+        # cannot be hidden without a mount namespace, nor told apart by seccomp).
         own.add_rule(refuse, "socket", sc.Arg(0, sc.NE, socket.AF_NETLINK))
-    for name in ("io_uring_setup", "io_uring_enter", "io_uring_register"):  # would bypass the filter
-        own.add_rule(sc.ERRNO(errno.ENOSYS), name)
-    return [*_shared_filters(spec), own]
+    with tempfile.TemporaryFile() as fh:
+        own.export_bpf(fh)
+        fh.seek(0)
+        return fh.read()
 
 
-def _shared_filters(spec: SandboxSpec) -> list[Any]:
-    """The filter the bubblewrap backend uses too, when its module is there."""
-    try:
-        from cairn.tools.shell.sandbox import seccomp as shared  # type: ignore[attr-defined]
-    except ImportError:
-        return []
-    build = getattr(shared, "build_filter", None)
-    if build is None:
-        return []
-    try:
-        built = build(spec)
-    except TypeError:
-        built = build()
-    return [built] if built is not None else []
+def _install(program: bytes) -> None:
+    from cairn.tools.shell.sandbox import seccomp_filter
+
+    seccomp_filter.install_program(program)
 
 
 # --- Landlock rules ----------------------------------------------------------------------------
