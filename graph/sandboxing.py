@@ -12,14 +12,18 @@ import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
+from cairn.policy.paths import home_dir
 from cairn.policy.sandbox import (
     OFF,
+    SCAN_SKIP,
     WORKSPACE_WRITE,
     SandboxSettings,
     hidden_paths,
     load_sandbox_settings,
     protected_in_workspace,
+    readable_in_home,
     sandbox_state,
+    workspace_secret_patterns,
 )
 from cairn.tools.shell.sandbox import SandboxSpec, detect_backend
 
@@ -46,21 +50,18 @@ class SandboxSetup:
         status = detect_backend()
         return cls(sandbox_state(settings, status.available), status.name, root, settings, status.problem)
 
-    def spec(self, profile: str | None) -> SandboxSpec | None:
-        """The spec for a shell call whose verdict chose ``profile`` (``None``: unsandboxed)."""
+    def spec(self, profile: str | None, *, approved: bool = False) -> SandboxSpec | None:
+        """The spec for a shell call whose verdict chose ``profile`` (``None``: unsandboxed).
+
+        ``approved``: a person approved this very call (the workspace's credential files are
+        then readable); otherwise they are hidden.
+        """
         if self.state != "on":
             return None
         profile = profile or WORKSPACE_WRITE  # a call routed before sandboxes existed
         if profile == OFF:
             return None
-        read_only, placeholders = protected_in_workspace(self.root)
-        return SandboxSpec.for_workspace(
-            profile,
-            self.root,
-            read_only_paths=read_only,
-            placeholder_dirs=placeholders,
-            hidden_paths=hidden_paths(self.settings.hidden),
-        )
+        return build_spec(profile, self.root, self.settings, approved=approved)
 
     def notice(self) -> str | None:
         """The one line to show at startup when commands are not sandboxed, else ``None``."""
@@ -75,6 +76,26 @@ class SandboxSetup:
                 "would have run sandboxed without asking now ask you first."
             )
         return None
+
+
+def build_spec(
+    profile: str, root: Path | str, settings: SandboxSettings, *, approved: bool = False
+) -> SandboxSpec:
+    """The spec the policy's lists and the settings give for ``root`` (also for tests, benches)."""
+    read_only, placeholders = protected_in_workspace(root)
+    return SandboxSpec.for_workspace(
+        profile,
+        root,
+        read_only_paths=read_only,
+        placeholder_dirs=placeholders,
+        hidden_paths=hidden_paths(settings.hidden),
+        home=str(home_dir()),
+        home_readable=readable_in_home(settings.readable),
+        person_approved=approved,
+        workspace_secrets=workspace_secret_patterns(),
+        scan_skip=SCAN_SKIP,
+        max_processes=settings.max_processes,
+    )
 
 
 _warned: set[tuple[str, str]] = set()

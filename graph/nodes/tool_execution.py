@@ -189,7 +189,11 @@ def _sandbox_spec(call: ToolCallInfo, ctx: AgentContext) -> Any:
         return None
     from cairn.graph.rules import is_builtin
 
-    return ctx.sandbox.spec(call.sandbox) if is_builtin(tool) else None
+    if not is_builtin(tool):
+        return None
+    # A person approved (or edited) this very call: its credential files need not be hidden.
+    approved = (call.decision or "").startswith(("approved", "edited"))
+    return ctx.sandbox.spec(call.sandbox, approved=approved)
 
 
 def _journal_result(ctx: AgentContext, record: dict[str, Any], result: dict[str, Any]) -> None:

@@ -97,6 +97,7 @@ def probe(backend: SandboxBackend) -> str | None:
                 timeout=_PROBE_TIMEOUT_S,
                 preexec_fn=launch.preexec,
                 close_fds=True,
+                pass_fds=launch.pass_fds,  # bwrap's --seccomp FD
             )
         finally:
             if launch.cleanup is not None:
