@@ -22,6 +22,7 @@ import dataclasses
 import functools
 import glob
 import os
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -217,8 +218,25 @@ READ_ONLY_IN_HOME = (
 )
 
 
-def apply_sandbox(name: str, verdict: Verdict, mode: str, state: str = "on") -> Verdict:
-    """``verdict`` with its ``sandbox`` profile set by the rule above (only for ``bash``)."""
+def apply_sandbox(
+    name: str,
+    verdict: Verdict,
+    mode: str,
+    state: str = "on",
+    gaps: Mapping[str, Sequence[str]] | None = None,
+) -> Verdict:
+    """``verdict`` with its ``sandbox`` profile set by the rule above.
+
+    ``gaps``: per profile, the guarantees (``cairn.tools.shell.sandbox.guarantees``) the working
+    backend lacks on this machine; a command that would run unattended in such a profile asks
+    instead (fail closed, per missing guarantee).  The file tools get the profile of the lane
+    they run in when allowed unattended (``read-only`` for reads, ``workspace-write`` for
+    writes; :func:`cairn.policy.filetools.bind_to_lane` keeps writes inside it).
+    """
+    if name in _FILE_TOOLS:
+        if verdict.decision != Decision.ALLOW:
+            return dataclasses.replace(verdict, sandbox=None)
+        return dataclasses.replace(verdict, sandbox=WORKSPACE_WRITE if name in _WRITE_TOOLS else READ_ONLY)
     if name != "bash" or verdict.decision == Decision.DENY:
         return dataclasses.replace(verdict, sandbox=None)
     if state == "off":
@@ -239,7 +257,25 @@ def apply_sandbox(name: str, verdict: Verdict, mode: str, state: str = "on") -> 
             verdict.rule,
             OFF,
         )
+    missing = tuple((gaps or {}).get(profile, ()))
+    if missing:
+        from cairn.tools.shell.sandbox.guarantees import GUARANTEES
+
+        lacking = "; ".join(GUARANTEES.get(g, g) for g in missing)
+        return Verdict(
+            Decision.ASK,
+            verdict.risk,
+            f"the sandbox on this machine does not guarantee ({lacking}), so a person must approve "
+            f"what would have run in the {profile} sandbox: {verdict.reason}",
+            verdict.rule,
+            WORKSPACE_WRITE,
+        )
     return dataclasses.replace(verdict, sandbox=profile)
+
+
+#: Tools whose unattended calls run in a lane (see ``apply_sandbox``).
+_WRITE_TOOLS = frozenset({"edit_file", "write_file"})
+_FILE_TOOLS = frozenset({"read_file", "ls", "glob", "grep"}) | _WRITE_TOOLS
 
 
 @dataclass(frozen=True)
