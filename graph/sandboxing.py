@@ -75,6 +75,16 @@ class SandboxSetup:
                 f"WARNING: no shell sandbox works on this machine ({self.problem}); commands that "
                 "would have run sandboxed without asking now ask you first."
             )
+        # (S2, issue 26 item 6) a working backend may still lack some guarantees here.
+        from cairn.tools.shell.sandbox.detect import missing_guarantees
+
+        lacking = sorted({g for gaps in missing_guarantees(self.backend).values() for g in gaps})
+        if lacking:
+            return (
+                f"WARNING: the {self.backend} sandbox cannot guarantee here: {', '.join(lacking)}; "
+                "commands that would have run in it without asking now ask you first "
+                "(`cairn sandbox check` shows what holds)."
+            )
         return None
 
 

@@ -17,6 +17,7 @@ import tempfile
 import threading
 from dataclasses import dataclass
 
+from cairn.tools.shell.sandbox import limits
 from cairn.tools.shell.sandbox.backend import Private, SandboxBackend
 from cairn.tools.shell.sandbox.bwrap import BwrapBackend
 from cairn.tools.shell.sandbox.landlock_backend import LandlockBackend
@@ -120,7 +121,8 @@ _gaps: dict[str, dict[str, tuple[str, ...]]] = {}
 def missing_guarantees(name: str | None = None) -> dict[str, tuple[str, ...]]:
     """Per profile, the guarantees (:mod:`.guarantees`) the working backend ``name`` (default:
     the detected one) cannot give on this machine; only profiles that lack some are listed.
-    A backend without ``missing_guarantees`` (bubblewrap) gives them all."""
+    A backend without ``missing_guarantees`` (bubblewrap) gives them all but the process bound,
+    which needs a pids cgroup or a user other than root (:mod:`.limits`)."""
     status = detect_backend(name if name in CHOICES and name != "none" else None)
     backend = status.backend
     if backend is None:
@@ -128,7 +130,9 @@ def missing_guarantees(name: str | None = None) -> dict[str, tuple[str, ...]]:
     with _lock:
         if backend.name not in _gaps:
             lister = getattr(backend, "missing_guarantees", None)
-            found = {p: tuple(lister(p)) for p in (READ_ONLY, WORKSPACE_WRITE)} if lister else {}
+            found = {p: tuple(lister(p)) if lister else () for p in (READ_ONLY, WORKSPACE_WRITE)}
+            if limits.process_bound() == "none":  # no pids cgroup, and uid 0 ignores RLIMIT_NPROC
+                found = {p: g if "process-bound" in g else (*g, "process-bound") for p, g in found.items()}
             _gaps[backend.name] = {p: g for p, g in found.items() if g}
         return _gaps[backend.name]
 

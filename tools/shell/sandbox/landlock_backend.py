@@ -13,12 +13,15 @@ of running unattended:
   directory that holds (or would hold) a protected entry gets no right to create entries: a
   file cannot be created directly in the workspace root.  No symlink is followed when granting
   (a workspace symlink ``x -> ../../outside`` gets no rule, so it opens nothing outside);
-* **network**: TCP bind/connect are refused by Landlock (ABI >= 4); a seccomp filter refuses
-  ``socket()`` for every family but netlink (no UDP, raw, packet or Unix socket: a pathname
-  socket cannot be told apart by seccomp, so none is created; ``socketpair`` still works);
+* **network**: TCP bind/connect are refused by Landlock (ABI >= 4); on top of the shared
+  filter (:mod:`.seccomp_filter`), Landlock's own seccomp filter refuses ``socket()`` for every
+  family but netlink (no UDP, raw, packet or Unix socket: a pathname socket cannot be told
+  apart by seccomp and there is no mount namespace to hide it, so none is created;
+  ``socketpair`` still works);
 * **processes**: the filter refuses ``setsid()``, so everything the command starts stays in
-  its session, which the shell tool stops when the command ends; signals and abstract Unix
-  sockets are scoped to the sandbox (ABI >= 6);
+  its session, which the shell tool stops when the command ends; the command joins its own
+  pids cgroup when one can be made (:mod:`.limits`), whose members are killed once the shell
+  has exited; signals and abstract Unix sockets are scoped to the sandbox (ABI >= 6);
 * **the agent**: cairn marks itself non-dumpable before the first Landlock command, so its
   ``/proc/<pid>/environ`` is unreadable to a non-root peer; run as root, the command loses
   every capability (bounding, ambient, effective, permitted) under ``no_new_privs``;
@@ -92,7 +95,9 @@ class LandlockBackend:
         )
         try:
             _add_rules(ruleset, spec, private, read, handled)
-            programs = _seccomp_programs(spec)
+            # Without libseccomp the command still runs (the policy asked a person first: the
+            # missing guarantees are listed by missing_guarantees).
+            programs = _seccomp_programs(spec) if seccomp_available() else []
             drop = _privilege_dropper()
             bounds = limits.prepare(spec.max_processes, spec.max_file_bytes)
         except BaseException:
