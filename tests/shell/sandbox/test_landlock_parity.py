@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import shutil
 import socket
+import subprocess
+import sys
 import time
 import uuid
 
@@ -294,3 +297,45 @@ def test_the_process_bound_stops_a_bounded_spawner(boxed, area, process_guard):
     text = _text(result)
     assert "refused" in text and int(text.split("spawned")[-1].split()[0]) < 20, text
     assert process_guard.wait_none_marked(timeout=10.0) == []
+
+
+def test_with_landlock_unix_control_the_filter_keeps_unix_sockets(monkeypatch):
+    """ABI 9 kernels (``RESOLVE_UNIX``) keep Unix sockets and let Landlock judge connections;
+    this kernel may be older, so only the filter is built and compared here."""
+    monkeypatch.setattr(llb, "unix_sockets_by_landlock", lambda: True)
+    keeps_unix = llb._landlock_program(False)
+    monkeypatch.setattr(llb, "unix_sockets_by_landlock", lambda: False)
+    refuses_unix = llb._landlock_program(False)
+    assert keeps_unix != refuses_unix and len(keeps_unix) % 8 == 0
+
+
+# --- the benign side: what a coding agent runs every day still works -------------------------
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_git_status_works(boxed, area, profile):
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    shutil.rmtree(area.ws / ".git")
+    subprocess.run(["git", "init", "-q", str(area.ws)], check=True)
+    (area.ws / "tracked.txt").write_text("hello\n")
+    result = boxed.run("git status --porcelain", profile)
+    assert result.ok and "?? tracked.txt" in _text(result), _text(result)
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_python_m_pytest_works(boxed, area, profile):
+    (area.ws / "tests").mkdir()
+    (area.ws / "tests" / "test_one.py").write_text("def test_adds():\n    assert 1 + 1 == 2\n")
+    result = boxed.run(
+        f"PYTHONDONTWRITEBYTECODE=1 {sys.executable} -m pytest -q -p no:cacheprovider tests", profile
+    )
+    assert result.ok and "1 passed" in _text(result), _text(result)
+
+
+def test_workspace_write_builds_in_a_subdirectory(boxed, area):
+    (area.ws / "src").mkdir()
+    result = boxed.run(
+        "mkdir -p src/build && printf ok > src/build/out.txt && cat src/build/out.txt", "workspace-write"
+    )
+    assert result.ok and (area.ws / "src" / "build" / "out.txt").read_text() == "ok"

@@ -94,7 +94,11 @@ class LandlockBackend:
             scoped=Scope.ABSTRACT_UNIX_SOCKET | Scope.SIGNAL,
         )
         try:
-            _add_rules(ruleset, spec, private, read, handled)
+            # Connecting to a pathname Unix socket (ABI >= 9): only in the private scratch directory.
+            resolve_unix = getattr(AccessFS, "RESOLVE_UNIX", AccessFS.NONE) & handled
+            _add_rules(ruleset, spec, private, read, handled & ~resolve_unix)
+            if resolve_unix:
+                _allow(ruleset, private.tmp_dir, handled)
             # Without libseccomp the command still runs (the policy asked a person first: the
             # missing guarantees are listed by missing_guarantees).
             programs = _seccomp_programs(spec) if seccomp_available() else []
@@ -276,7 +280,14 @@ def _landlock_program(network: bool) -> bytes:
     own = sc.SyscallFilter(sc.ALLOW)
     refuse = sc.ERRNO(errno.EPERM)
     own.add_rule(refuse, "setsid")  # stay in the command's session: stopped with it
-    if not network:
+    if not network and unix_sockets_by_landlock():
+        # Landlock (ABI >= 9) refuses connections to pathname sockets outside the scratch
+        # directory and (ABI >= 6) to abstract ones: Unix sockets themselves can stay.
+        for family in range(64):
+            if family not in (socket.AF_UNIX, socket.AF_NETLINK):
+                own.add_rule(refuse, "socket", sc.Arg(0, sc.EQ, family))
+        own.add_rule(refuse, "socket", sc.Arg(0, sc.GE, 64))
+    elif not network:
         # Every family but netlink: no TCP/UDP, and no Unix socket (pathname sockets of the host
         # cannot be hidden without a mount namespace, nor told apart by seccomp).
         own.add_rule(refuse, "socket", sc.Arg(0, sc.NE, socket.AF_NETLINK))
@@ -284,6 +295,12 @@ def _landlock_program(network: bool) -> bytes:
         own.export_bpf(fh)
         fh.seek(0)
         return fh.read()
+
+
+def unix_sockets_by_landlock() -> bool:
+    """Whether Landlock itself controls Unix socket connections here (``RESOLVE_UNIX``, ABI 9,
+    and abstract-socket scoping, ABI 6); older kernels get no Unix socket at all."""
+    return _abi() >= 9
 
 
 def _install(program: bytes) -> None:
