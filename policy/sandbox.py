@@ -423,6 +423,7 @@ def protected_in_workspace(root: str | os.PathLike[str]) -> tuple[tuple[str, ...
         read_only.append(git)
     for sub in glob.glob(os.path.join(glob.escape(git), "modules", "**", "config"), recursive=True):
         read_only.append(sub)
+        read_only.append(os.path.join(os.path.dirname(sub), "hooks"))  # protected even when missing
     for sub in glob.glob(os.path.join(glob.escape(git), "modules", "**", "hooks"), recursive=True):
         read_only.append(sub)
     home = str(home_dir())
@@ -431,4 +432,4 @@ def protected_in_workspace(root: str | os.PathLike[str]) -> tuple[tuple[str, ...
     placeholders = [os.path.join(root, ".cairn")]
     if os.path.isdir(git):
         placeholders.append(os.path.join(git, "hooks"))
-    return tuple(read_only), tuple(placeholders)
+    return tuple(dict.fromkeys(read_only)), tuple(placeholders)

@@ -49,12 +49,26 @@ class Bounds:
         resource.setrlimit(resource.RLIMIT_FSIZE, (self.max_file_bytes, self.max_file_bytes))
 
     def release(self) -> None:
-        """After the sandbox has exited: remove the cgroup (empty by then)."""
+        """After the sandbox has exited: remove the cgroup.  A zombie still populates it until
+        its parent reaps it, so a busy cgroup is tried again a little later."""
         if self.cgroup is not None:
-            try:
-                os.rmdir(self.cgroup)
-            except OSError:
-                pass
+            _remove_cgroup(self.cgroup, _RETRIES)
+
+
+_RETRIES = 40
+_RETRY_S = 0.25
+
+
+def _remove_cgroup(path: str, tries: int) -> None:
+    try:
+        os.rmdir(path)
+    except FileNotFoundError:
+        return
+    except OSError:
+        if tries > 0:
+            timer = threading.Timer(_RETRY_S, _remove_cgroup, (path, tries - 1))
+            timer.daemon = True
+            timer.start()
 
 
 def prepare(max_processes: int, max_file_bytes: int) -> Bounds:
@@ -115,10 +129,27 @@ def _find_base() -> str | None:
             ok = os.path.exists(os.path.join(probe, "pids.max"))
             os.rmdir(probe)
             if ok:
+                _sweep_stale(base)
                 return base
         except OSError:
             continue
     return None
+
+
+def _sweep_stale(base: str) -> None:
+    """Remove the empty cgroups of cairn processes that are gone (they exited before a retry)."""
+    for name in os.listdir(base):
+        parts = name.split("-")
+        if (
+            len(parts) == 3
+            and parts[0] == "cmd"
+            and parts[1].isdigit()
+            and not os.path.exists(f"/proc/{parts[1]}")
+        ):
+            try:
+                os.rmdir(os.path.join(base, name))
+            except OSError:
+                pass
 
 
 def _own_v2_cgroup() -> str | None:
