@@ -339,3 +339,10 @@ def test_workspace_write_builds_in_a_subdirectory(boxed, area):
         "mkdir -p src/build && printf ok > src/build/out.txt && cat src/build/out.txt", "workspace-write"
     )
     assert result.ok and (area.ws / "src" / "build" / "out.txt").read_text() == "ok"
+
+
+def test_the_agent_cannot_be_signalled(boxed):
+    """Landlock's signal scoping (ABI 6): ``kill -0`` only asks whether a signal would be allowed."""
+    result = boxed.run(f"kill -0 {os.getpid()} && echo SIGNALLABLE || echo REFUSED", "read-only")
+    assert "REFUSED" in _text(result) and "SIGNALLABLE" not in _text(result)
+    assert "SIGNALLABLE" in _text(boxed.run(f"kill -0 {os.getpid()} && echo SIGNALLABLE", None))
