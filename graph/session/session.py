@@ -459,7 +459,7 @@ class Session(DecisionsMixin, RewindMixin, WaitingMixin, ExtensionsMixin):
 
     def sandbox_report(self, *, backend: str = "all", timeout: float = 300.0) -> dict[str, Any]:
         """What the shell sandbox enforces on this machine, measured: ``cairn sandbox check
-        --json`` (see :mod:`cairn.graph.sandbox_check`), run in a process of its own because the
+        --json`` (see :mod:`cairn.graph.cli.sandbox_probes`), run in a process of its own because the
         probes set ``HOME`` to a temporary directory while they run."""
         import json
         import subprocess

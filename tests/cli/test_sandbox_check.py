@@ -14,7 +14,7 @@ import subprocess
 
 import pytest
 
-from cairn.graph.sandbox_check import ASKS, ENFORCED, INCONCLUSIVE, NOT_ENFORCED, render
+from cairn.graph.cli.sandbox_probes import ASKS, ENFORCED, INCONCLUSIVE, NOT_ENFORCED, render
 from cairn.tools.shell.sandbox import detect_backend
 from cairn.tools.shell.sandbox.guarantees import GUARANTEES
 from tests.cli.conftest import cairn_cmd
