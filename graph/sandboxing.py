@@ -25,7 +25,7 @@ from cairn.policy.sandbox import (
     sandbox_state,
     workspace_secret_patterns,
 )
-from cairn.tools.shell.sandbox import SandboxSpec, detect_backend
+from cairn.tools.shell.sandbox import SandboxSpec, detect_backend, placeholders
 
 
 class SandboxWarning(UserWarning):
@@ -60,6 +60,9 @@ class SandboxSetup:
             return None
         profile = profile or WORKSPACE_WRITE  # a call routed before sandboxes existed
         if profile == OFF:
+            # A person chose "run without sandbox": placeholders lingering from earlier sandboxed
+            # commands (empty directories at protected names) must not stand in its way.
+            placeholders.sweep()
             return None
         return build_spec(profile, self.root, self.settings, approved=approved)
 
@@ -92,12 +95,12 @@ def build_spec(
     profile: str, root: Path | str, settings: SandboxSettings, *, approved: bool = False
 ) -> SandboxSpec:
     """The spec the policy's lists and the settings give for ``root`` (also for tests, benches)."""
-    read_only, placeholders = protected_in_workspace(root)
+    read_only, permanent = protected_in_workspace(root)
     return SandboxSpec.for_workspace(
         profile,
         root,
         read_only_paths=read_only,
-        placeholder_dirs=placeholders,
+        placeholder_dirs=permanent,
         hidden_paths=hidden_paths(settings.hidden),
         home=str(home_dir()),
         home_readable=readable_in_home(settings.readable),
