@@ -121,3 +121,45 @@ def test_git_status_and_pytest_work(bw, area):
             profile,
         )
         assert "1 passed" in text(tests), text(tests)
+
+
+def test_settings_keys_are_read_and_checked(area, tmp_path):
+    from cairn.policy.errors import PolicyConfigError
+    from cairn.policy.sandbox import load_sandbox_settings
+
+    user = tmp_path / "settings.toml"
+    user.write_text('sandbox_readable = ["~/.config/sometool"]\nsandbox_max_processes = 256\n')
+    (area.ws / ".cairn").mkdir()
+    (area.ws / ".cairn" / "settings.toml").write_text('sandbox_readable = ["~/.m2/wrapper"]\n')
+    settings = load_sandbox_settings(area.ws, user_config=user)
+    assert settings.readable == ("~/.m2/wrapper", "~/.config/sometool")
+    assert settings.max_processes == 256
+    user.write_text("sandbox_max_processes = 3\n")
+    with pytest.raises(PolicyConfigError, match="sandbox_max_processes"):
+        load_sandbox_settings(area.ws, user_config=user)
+    user.write_text('sandbox_readable = "~/.config"\n')
+    with pytest.raises(PolicyConfigError, match="sandbox_readable"):
+        load_sandbox_settings(area.ws, user_config=user)
+
+
+def test_install_prefixes_on_path_and_the_venv_base_are_readable(area, monkeypatch):
+    from cairn.policy.sandbox import readable_in_home
+
+    tools = area.home / "tools" / "bin"
+    tools.mkdir(parents=True)
+    pipx_venv = area.home / ".local" / "share" / "pipx" / "venvs" / "black"
+    (pipx_venv / "bin").mkdir(parents=True)
+    (pipx_venv / "bin" / "black").write_text("#!/bin/sh\n")
+    (area.home / ".local" / "bin").mkdir(parents=True)
+    (area.home / ".local" / "bin" / "black").symlink_to(pipx_venv / "bin" / "black")
+    base = area.home / "pythons" / "cpython-3.12"
+    venv = area.home / "envs" / "work"
+    venv.mkdir(parents=True)
+    (venv / "pyvenv.cfg").write_text(f"home = {base / 'bin'}\n")
+    monkeypatch.setenv("PATH", f"{tools}:{area.home / '.local' / 'bin'}:/usr/bin")
+    monkeypatch.setenv("VIRTUAL_ENV", str(venv))
+    readable = readable_in_home()
+    assert str(area.home / "tools") in readable  # ~/tools/bin -> ~/tools
+    assert str(pipx_venv) in readable  # a shim's real install
+    assert str(area.home / ".local") not in readable and str(area.home) not in readable
+    assert str(venv) in readable and str(base) in readable
