@@ -163,3 +163,15 @@ def test_install_prefixes_on_path_and_the_venv_base_are_readable(area, monkeypat
     assert str(pipx_venv) in readable  # a shim's real install
     assert str(area.home / ".local") not in readable and str(area.home) not in readable
     assert str(venv) in readable and str(base) in readable
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_a_workspace_inside_home_stays_usable_while_the_rest_is_hidden(bw, area, monkeypatch, profile):
+    monkeypatch.setenv("HOME", str(area.base))  # the usual layout: ~/ws
+    (area.base / ".pgpass").write_text("pg-under-home-secret\n")
+    (area.outside / "notes.txt").write_text("outside-notes\n")  # ~/outside: not the workspace
+    (area.ws / "data.txt").write_text("workspace-data\n")
+    result = bw.run(f"cat data.txt ~/.pgpass '{area.outside / 'notes.txt'}'; printf ok > made.txt", profile)
+    assert "workspace-data" in text(result)
+    assert "pg-under-home-secret" not in text(result) and "outside-notes" not in text(result)
+    assert (area.ws / "made.txt").exists() == (profile == "workspace-write")

@@ -165,7 +165,10 @@ def _plan(spec: SandboxSpec, *, cwd: str, private: Private, die_with_parent: boo
         for path in spec.placeholder_dirs if make else ():
             _make_placeholder(path, writable)
         # The missing ones, and our placeholders still there from an earlier command.
-        plan.held = placeholders.acquire(spec.read_only_paths, writable) if make else []
+        names = [
+            p for p in spec.read_only_paths if home is None or not _under(p, home) or _under_any(p, shown)
+        ]
+        plan.held = placeholders.acquire(names, writable) if make else []
         protected += spec.placeholder_dirs
         for ancestor in _ancestors([*protected, *plan.held], writable):  # cannot be renamed away
             args += ["--bind", ancestor, ancestor]

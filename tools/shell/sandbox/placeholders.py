@@ -47,8 +47,8 @@ def acquire(paths: tuple[str, ...] | list[str], roots: tuple[str, ...]) -> list[
             atexit.register(sweep)  # cairn exiting: remove what no running command holds
             _at_exit = True
         for path in paths:
-            if not _inside(path, roots):
-                continue
+            if not _inside(path, roots) or not _inside(os.path.realpath(os.path.dirname(path)) + "/x", roots):
+                continue  # outside, or its parent is a symlink out of the workspace
             if path in _held or _is_placeholder(path):
                 _held[path] = _held.get(path, 0) + 1
                 _idle_since.pop(path, None)
