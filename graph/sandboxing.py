@@ -96,16 +96,20 @@ def build_spec(
 ) -> SandboxSpec:
     """The spec the policy's lists and the settings give for ``root`` (also for tests, benches)."""
     read_only, permanent = protected_in_workspace(root)
+    # sandbox_hidden_paths: a bare name ("vault.json", "*.secret") is a credential-file pattern
+    # inside the workspace; anything with a slash (or ~) is a location.
+    names = tuple(p for p in settings.hidden if "/" not in p and not p.startswith("~"))
+    locations = tuple(p for p in settings.hidden if p not in names)
     return SandboxSpec.for_workspace(
         profile,
         root,
         read_only_paths=read_only,
         placeholder_dirs=permanent,
-        hidden_paths=hidden_paths(settings.hidden),
+        hidden_paths=hidden_paths(locations),
         home=str(home_dir()),
         home_readable=readable_in_home(settings.readable),
         person_approved=approved,
-        workspace_secrets=workspace_secret_patterns(),
+        workspace_secrets=workspace_secret_patterns(names),
         scan_skip=SCAN_SKIP,
         max_processes=settings.max_processes,
     )

@@ -101,6 +101,7 @@ def test_workspace_credentials_hidden_unless_a_person_approved(bw, area, profile
     result = bw.run(command, profile)
     assert "env-secret-6" not in text(result) and "pem-secret-7" not in text(result)
     assert "changeme" in text(result) and "ids = 1" in text(result)  # templates and code stay
+    assert "Note: .env" in text(result) and "approval" in text(result)  # the model is told why
     if profile == "workspace-write":
         approved = bw.run(command, profile, approved=True)
         assert "env-secret-6" in text(approved) and "pem-secret-7" in text(approved)
@@ -175,3 +176,14 @@ def test_a_workspace_inside_home_stays_usable_while_the_rest_is_hidden(bw, area,
     assert "workspace-data" in text(result)
     assert "pg-under-home-secret" not in text(result) and "outside-notes" not in text(result)
     assert (area.ws / "made.txt").exists() == (profile == "workspace-write")
+
+
+def test_bare_names_in_sandbox_hidden_paths_hide_workspace_files(bw, area):
+    (area.ws / "conf").mkdir()
+    (area.ws / "conf" / "vault.json").write_text('{"token": "vault-secret-8"}')
+    outside = area.outside / "other.txt"
+    outside.write_text("other-secret-9")
+    settings = SandboxSettings(hidden=("vault.json", str(outside)))
+    result = bw.run(f"cat conf/vault.json '{outside}'", "read-only", settings=settings)
+    assert "vault-secret-8" not in text(result) and "other-secret-9" not in text(result)
+    assert "vault-secret-8" in text(bw.run("cat conf/vault.json", "read-only"))  # not hidden by default

@@ -63,7 +63,16 @@ def _hidden(spec: SandboxSpec, lines: list[str]) -> list[str]:
     shown = (*spec.home_readable, *spec.visible_roots, *spec.writable_roots)
     hidden_home: list[str] = []
     secrets: list[str] = []
+    root = spec.visible_roots[0] if spec.visible_roots else None
     for line in lines:
+        if root and "permission denied" in line.lower():  # "cat: .env: Permission denied"
+            for piece in re.split(r"[:\s'\"`]+", line):
+                if (
+                    piece
+                    and not piece.startswith(("/", "~"))
+                    and _is_credential(spec, os.path.join(root, piece))
+                ):
+                    secrets.append(piece)
         for token in _PATH.findall(line):
             path = os.path.normpath(
                 os.path.join(home, token[2:]) if token.startswith("~/") and home else token
