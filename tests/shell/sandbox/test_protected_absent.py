@@ -116,3 +116,18 @@ def test_ordinary_files_next_to_placeholders_are_writable(bw, area):
     assert (area.ws / "NOTES.md").read_text() == "ok" and (area.ws / "src" / "a.py").read_text() == "ok", (
         text(result)
     )
+
+
+def test_a_background_task_holds_its_placeholders_until_it_ends(bw, area):
+    from cairn.tools.base import RiskLevel, ToolContext
+
+    spec = bw.spec("workspace-write")
+    ctx = ToolContext(risk=RiskLevel.LOW, sandbox=spec)
+    started = bw.bash.execute(
+        {"command": "sleep 1; printf owned > AGENTS.md; echo finished", "run_in_background": True}, ctx
+    )
+    task = bw.services.shell.task(started.metadata["task_id"])
+    assert (area.ws / "AGENTS.md").is_dir()  # the placeholder, while the task runs
+    task.run.done.wait(20)
+    settle()
+    assert not os.path.lexists(area.ws / "AGENTS.md")
