@@ -13,7 +13,12 @@ sandboxed.
 * no sandbox backend works on the machine: what would run sandboxed without a person asks
   instead, and runs unsandboxed once a person approves it (fail closed).
 
-Only the ``bash`` tool runs in a sandbox; other tools get ``Verdict.sandbox = None``.
+* the backend works but lacks a guarantee on this machine (``missing_guarantees``, e.g.
+  Landlock without libseccomp): what would run unattended in a profile lacking it asks.
+
+Only the ``bash`` tool runs in an OS sandbox.  The file tools allowed without a person get the
+profile of their lane (``read-only`` for reads, ``workspace-write`` for writes), which the
+policy enforces itself (:mod:`cairn.policy.filetools`); other tools get ``Verdict.sandbox = None``.
 """
 
 from __future__ import annotations
