@@ -45,14 +45,23 @@ class Bounds:
             finally:
                 os.close(fd)
         elif self.nproc is not None:
-            resource.setrlimit(resource.RLIMIT_NPROC, (self.nproc, self.nproc))
-        resource.setrlimit(resource.RLIMIT_FSIZE, (self.max_file_bytes, self.max_file_bytes))
+            _lower(resource.RLIMIT_NPROC, self.nproc)
+        _lower(resource.RLIMIT_FSIZE, self.max_file_bytes)
 
     def release(self) -> None:
         """After the sandbox has exited: remove the cgroup.  A zombie still populates it until
         its parent reaps it, so a busy cgroup is tried again a little later."""
         if self.cgroup is not None:
             _remove_cgroup(self.cgroup, _RETRIES)
+
+
+def _lower(which: int, value: int) -> None:
+    """Set soft and hard limit to ``value``, never above the hard limit already in force (only
+    root may raise it)."""
+    _, hard = resource.getrlimit(which)
+    if hard != resource.RLIM_INFINITY:
+        value = min(value, hard)
+    resource.setrlimit(which, (value, value))
 
 
 _RETRIES = 40
