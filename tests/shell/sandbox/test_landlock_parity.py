@@ -346,3 +346,14 @@ def test_the_agent_cannot_be_signalled(boxed):
     result = boxed.run(f"kill -0 {os.getpid()} && echo SIGNALLABLE || echo REFUSED", "read-only")
     assert "REFUSED" in _text(result) and "SIGNALLABLE" not in _text(result)
     assert "SIGNALLABLE" in _text(boxed.run(f"kill -0 {os.getpid()} && echo SIGNALLABLE", None))
+
+
+def test_submodule_hooks_cannot_be_created(boxed, area):
+    (area.ws / ".git" / "modules" / "lib").mkdir(parents=True)
+    (area.ws / ".git" / "modules" / "lib" / "config").write_text("[core]\n")
+    hooks = [".git/modules/lib/hooks/post-checkout", ".git/modules/new/hooks/post-checkout"]
+    result = boxed.run(
+        "; ".join(f'mkdir -p "$(dirname {h})"; printf owned > {h}' for h in hooks), "workspace-write"
+    )
+    assert not any((area.ws / h).exists() for h in hooks), _text(result)
+    assert (area.ws / ".git" / "modules" / "lib" / "config").read_text() == "[core]\n"
