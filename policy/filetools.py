@@ -22,6 +22,7 @@ from cairn.policy.paths import (
     PathInfo,
     device_reason,
     hard_link_reason,
+    home_dir,
     protected_reason,
     resolve_path,
     sensitive_read_reason,
@@ -104,8 +105,12 @@ def assess_file_tool(
         reason = f"{name} reads {info.path}: {secret}{via}"
         return Assessment(RiskLevel.HIGH, reason, read_only=True, credential=True), info
     if not info.inside:
+        lane = {"lane": "a location the sandbox hides"} if hidden_by_sandbox(info.path) else {}
         return Assessment(
-            RiskLevel.MEDIUM, f"{name} reads outside the workspace: {info.path}{via}", read_only=True
+            RiskLevel.MEDIUM,
+            f"{name} reads outside the workspace: {info.path}{via}",
+            read_only=True,
+            extra=lane,
         ), info
     return Assessment(RiskLevel.LOW, f"{name} reads {shown} inside the workspace", read_only=True), info
 
@@ -113,13 +118,27 @@ def assess_file_tool(
 def bind_to_lane(name: str, verdict: Verdict, assessment: Assessment, mode: str) -> Verdict:
     """``verdict`` for a write tool, bound by the ``workspace-write`` lane it would run in unattended.
 
+    A read the sandbox would hide (``~/.bash_history``, HOME outside its allowlist) asks in
+    bypass mode instead of running unattended (other modes ask for reads outside the workspace
+    anyway, and an allow rule a person wrote for it stands).
+
     A write outside the workspace, or to a path the sandbox protects (``.envrc``, ``AGENTS.md``,
     IDE and agent settings), that a rule, a session "always" rule or a mode allowed asks a
     person instead; in bypass mode (no one is asked) it is refused with a message that says why.
     """
     where = assessment.extra.get("lane")
-    if name not in EDIT_TOOLS or verdict.decision != Decision.ALLOW or not where:
+    if verdict.decision != Decision.ALLOW or not where:
         return verdict
+    if name not in EDIT_TOOLS:  # a read the sandbox would hide: bypass mode asks for it
+        if mode != "bypass":
+            return verdict
+        return Verdict(
+            Decision.ASK,
+            verdict.risk,
+            f"{assessment.reason}: the sandbox hides {where} from commands that run without a "
+            "person, so this read asks even in bypass mode",
+            verdict.rule,
+        )
     if mode == "bypass":
         return Verdict(
             Decision.DENY,
@@ -135,6 +154,21 @@ def bind_to_lane(name: str, verdict: Verdict, assessment: Assessment, mode: str)
         "so a person must approve this call",
         verdict.rule,
     )
+
+
+def hidden_by_sandbox(path: Path) -> bool:
+    """Whether a sandboxed command could not read ``path``: a secret location, or the home
+    directory outside its read-only allowlist (the workspace is judged before this)."""
+    from cairn.policy.sandbox import hidden_paths, readable_in_home
+
+    text = str(path)
+    if any(_under(text, hidden) for hidden in hidden_paths()):
+        return True
+    return _under(text, str(home_dir())) and not any(_under(text, r) for r in readable_in_home())
+
+
+def _under(path: str, base: str) -> bool:
+    return path == base or path.startswith(base.rstrip("/") + "/")
 
 
 def lane_refusal(

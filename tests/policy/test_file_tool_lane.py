@@ -79,6 +79,18 @@ def test_reading_a_hidden_credential_asks_in_every_mode(ws, home, mode):
     assert str(verdict.decision) == "ask"
 
 
+@pytest.mark.parametrize("target", [".bash_history", ".config/github-copilot/hosts.json", "notes.txt"])
+def test_bypass_asks_for_reads_the_sandbox_hides(ws, home, target):
+    verdict = evaluate("read_file", {"file_path": str(home / target)}, workspace=ws, mode="bypass")
+    assert str(verdict.decision) == "ask" and "sandbox hides" in verdict.reason
+
+
+def test_bypass_reads_the_home_allowlist_and_outside_home(ws, home, tmp_path):
+    for path in (home / ".cache" / "pip" / "wheel", tmp_path / "elsewhere.txt"):
+        verdict = evaluate("read_file", {"file_path": str(path)}, workspace=ws, mode="bypass")
+        assert str(verdict.decision) == "allow", (path, verdict)
+
+
 def test_a_low_read_runs_in_the_read_only_lane(ws):
     verdict = evaluate("read_file", {"file_path": "src/app.py"}, workspace=ws)
     assert str(verdict.decision) == "allow" and verdict.sandbox == "read-only"
