@@ -55,7 +55,7 @@ def test_a_missing_guarantee_is_announced_and_asks(place, monkeypatch):
     monkeypatch.setattr(llb, "seccomp_available", lambda: False)
     reset_cache()
     s = _session(place, "ls")
-    with pytest.warns(SandboxWarning, match="landlock sandbox cannot guarantee here: .*survivor"):
+    with pytest.warns(SandboxWarning, match="landlock sandbox cannot guarantee here: .*udp-localhost"):
         r = s.send("go")
     assert r.status == "awaiting_approval"
     pending = r.pending[0]

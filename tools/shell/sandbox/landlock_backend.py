@@ -68,9 +68,16 @@ class LandlockBackend:
 
     def missing_guarantees(self, profile: str) -> tuple[str, ...]:
         """The guarantees (names of :data:`GUARANTEES`) this backend cannot give here for ``profile``."""
+        from cairn.tools.shell.sandbox import limits
+
         missing = set()
-        if not seccomp_available():
-            missing |= {"unix-socket-home", "udp-localhost", "survivor"}
+        cgroup = limits.process_bound() == "pids cgroup"  # its members are killed after the shell
+        if not seccomp_available():  # what rests on the filter, unless Landlock or a cgroup covers it
+            missing.add("udp-localhost")
+            if not cgroup:
+                missing.add("survivor")
+            if not unix_sockets_by_landlock():
+                missing.add("unix-socket-home")
             if _abi() < 4:
                 missing.add("tcp-localhost")
             if _abi() < 6:
