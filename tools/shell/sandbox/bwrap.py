@@ -122,82 +122,129 @@ def plan_mounts(spec: SandboxSpec, *, cwd: str, private: Private, die_with_paren
 
 def _plan(spec: SandboxSpec, *, cwd: str, private: Private, die_with_parent: bool, make: bool) -> MountPlan:
     plan = MountPlan()
-    args = ["--die-with-parent"] if die_with_parent else []
-    args += ["--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]
-    if not spec.network:
-        args.append("--unshare-net")
-    if os.geteuid() == 0:
-        args += ["--cap-drop", "ALL"]
-    args += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
-    covered = ["/tmp", "/dev", "/proc"]  # what the command sees none of the host's
-    for run in ("/run", "/var/run"):  # sockets of services (docker, dbus, ssh-agent) live there
-        if os.path.isdir(run) and not os.path.islink(run):
-            args += ["--tmpfs", run]
-            covered.append(run)
-    roots = (*spec.visible_roots, *spec.writable_roots)
-    runtime = os.environ.get("XDG_RUNTIME_DIR", "")
-    if runtime and os.path.isabs(runtime) and os.path.isdir(runtime) and not _under_any(runtime, covered):
-        real = os.path.realpath(runtime)
-        if not any(_under(root, real) for root in roots):
-            args += ["--tmpfs", real]
-            covered.append(real)
-    shown: list[str] = []  # visible again inside a covered place
+    places = _Places()
+    args = _namespaces(spec, die_with_parent)
+    args += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+    args += _private_places(spec, places)
     home = hidden_home(spec)
     if home is not None:
-        args += ["--tmpfs", home]
-        covered.append(home)
+        args += places.cover(home)
         for path in sorted(spec.home_readable, key=len):
-            if os.path.exists(path) and not _under_any(path, shown):
-                args += ["--ro-bind", path, path]
-                shown.append(path)
+            if os.path.exists(path) and not places.is_shown(path):
+                args += places.show(path, "--ro-bind")
     for root in spec.visible_roots:
         if os.path.isdir(root):
-            args += ["--ro-bind", root, root]
-            shown.append(root)
-    args += ["--ro-bind", private.init_dir, private.init_dir, "--bind", private.cwd_dir, private.cwd_dir]
-    shown += [private.init_dir, private.cwd_dir]
-    for root in spec.writable_roots:
-        if os.path.isdir(root):
-            args += ["--bind", root, root]
+            args += places.show(root, "--ro-bind")
+    args += places.show(private.init_dir, "--ro-bind") + places.show(private.cwd_dir, "--bind")
     writable = tuple(r for r in spec.writable_roots if os.path.isdir(r))
-    protected = list(spec.read_only_paths)
+    for root in writable:
+        args += ["--bind", root, root]
     if writable:
-        for path in spec.placeholder_dirs if make else ():
-            _make_placeholder(path, writable)
-        # The missing ones, and our placeholders still there from an earlier command.
-        names = [
-            p for p in spec.read_only_paths if home is None or not _under(p, home) or _under_any(p, shown)
-        ]
-        plan.held = placeholders.acquire(names, writable) if make else []
-        protected += spec.placeholder_dirs
-        for ancestor in _ancestors([*protected, *plan.held], writable):  # cannot be renamed away
-            args += ["--bind", ancestor, ancestor]
-        for path in plan.held:  # an empty private tmpfs: the name cannot be made, and what is
-            args += ["--perms", "0555", "--tmpfs", path]  # written inside it never reaches the host
-    for path in dict.fromkeys(protected):
-        if os.path.lexists(path) and path not in plan.held:
-            real = os.path.realpath(path)
-            if os.path.exists(real):
-                args += ["--ro-bind", real, real]
-    visible = _Visibility(covered, shown)
+        args += _protect(spec, writable, places, plan, make=make, home=home)
+    args += _read_only(spec.read_only_paths, spec.placeholder_dirs if writable else (), plan.held)
     found = scan(
         tuple(r for r in spec.visible_roots if os.path.isdir(r)),
         secret_patterns=() if spec.person_approved else spec.workspace_secrets,
         want_links=bool(writable),
         skip=spec.scan_skip,
     )
-    for path in found.shared_links:
+    for path in found.shared_links:  # hard-linked from outside: not written through
         if _under_any(path, writable):
             args += ["--ro-bind", path, path]
     for path in (*spec.hidden_paths, *found.secrets):
-        if os.path.lexists(path) and visible(os.path.realpath(path)):
+        if os.path.lexists(path) and places.visible(os.path.realpath(path)):
             args += _hide(path)
-    for path in host_sockets.listening_paths():
-        if visible(path) and host_sockets.is_socket(path):
+    for path in host_sockets.listening_paths():  # a host service's socket the command could see
+        if places.visible(path) and host_sockets.is_socket(path):
             args += ["--ro-bind", "/dev/null", path]
-    args += ["--chdir", cwd]
-    plan.args = args
+    plan.args = [*args, "--chdir", cwd]
     return plan
+
+
+class _Places:
+    """What the command sees none of the host's (``covered``: tmpfs) and what is shown again
+    inside a covered place (``shown``), to know which host paths are visible in the sandbox."""
+
+    def __init__(self) -> None:
+        self.covered: list[str] = []
+        self.shown: list[str] = []
+
+    def cover(self, path: str) -> list[str]:
+        self.covered.append(path)
+        return ["--tmpfs", path]
+
+    def show(self, path: str, how: str) -> list[str]:
+        self.shown.append(path)
+        return [how, path, path]
+
+    def is_shown(self, path: str) -> bool:
+        return _under_any(path, self.shown)
+
+    def visible(self, path: str) -> bool:
+        return not _under_any(path, self.covered) or _under_any(path, self.shown)
+
+
+def _namespaces(spec: SandboxSpec, die_with_parent: bool) -> list[str]:
+    args = ["--die-with-parent"] if die_with_parent else []
+    args += ["--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]
+    if not spec.network:
+        args.append("--unshare-net")
+    if os.geteuid() == 0:
+        args += ["--cap-drop", "ALL"]
+    return args
+
+
+def _private_places(spec: SandboxSpec, places: _Places) -> list[str]:
+    """``/tmp``, ``/run`` (sockets of services: docker, dbus, ssh-agent) and
+    ``$XDG_RUNTIME_DIR`` when it is elsewhere: empty private tmpfs."""
+    places.covered += ["/dev", "/proc"]
+    args = places.cover("/tmp")
+    for run in ("/run", "/var/run"):
+        if os.path.isdir(run) and not os.path.islink(run):
+            args += places.cover(run)
+    runtime = os.environ.get("XDG_RUNTIME_DIR", "")
+    if runtime and os.path.isabs(runtime) and os.path.isdir(runtime) and places.visible(runtime):
+        real = os.path.realpath(runtime)
+        if not any(_under(root, real) for root in (*spec.visible_roots, *spec.writable_roots)):
+            args += places.cover(real)
+    return args
+
+
+def _protect(
+    spec: SandboxSpec,
+    writable: tuple[str, ...],
+    places: _Places,
+    plan: MountPlan,
+    *,
+    make: bool,
+    home: str | None,
+) -> list[str]:
+    """Placeholders for the missing protected names (an empty private tmpfs on each: the name
+    cannot be made, and what is written inside never reaches the host), and the directories
+    above protected paths bound onto themselves (they cannot be renamed away)."""
+    for path in spec.placeholder_dirs if make else ():
+        _make_placeholder(path, writable)
+    # The missing names, and our placeholders still there from an earlier command; none in a
+    # hidden home (its tmpfs covers them).
+    names = [p for p in spec.read_only_paths if home is None or not _under(p, home) or places.is_shown(p)]
+    plan.held = placeholders.acquire(names, writable) if make else []
+    args: list[str] = []
+    for ancestor in _ancestors([*spec.read_only_paths, *spec.placeholder_dirs, *plan.held], writable):
+        args += ["--bind", ancestor, ancestor]
+    for path in plan.held:
+        args += ["--perms", "0555", "--tmpfs", path]
+    return args
+
+
+def _read_only(paths: tuple[str, ...], dirs: tuple[str, ...], held: list[str]) -> list[str]:
+    """The existing protected paths, bound read-only (on their real path)."""
+    args: list[str] = []
+    for path in dict.fromkeys((*paths, *dirs)):
+        if os.path.lexists(path) and path not in held:
+            real = os.path.realpath(path)
+            if os.path.exists(real):
+                args += ["--ro-bind", real, real]
+    return args
 
 
 def hidden_home(spec: SandboxSpec) -> str | None:
@@ -209,17 +256,6 @@ def hidden_home(spec: SandboxSpec) -> str | None:
     if home == "/" or any(os.path.realpath(r) == home for r in (*spec.visible_roots, *spec.writable_roots)):
         return None
     return home
-
-
-class _Visibility:
-    """Whether a host path can be seen inside the sandbox: not under a covered place, or under
-    something shown again on top of one."""
-
-    def __init__(self, covered: list[str], shown: list[str]) -> None:
-        self.covered, self.shown = covered, shown
-
-    def __call__(self, path: str) -> bool:
-        return not _under_any(path, self.covered) or _under_any(path, self.shown)
 
 
 def _under(path: str, base: str) -> bool:
