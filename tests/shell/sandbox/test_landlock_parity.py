@@ -276,6 +276,14 @@ def test_a_hard_link_to_a_file_outside_is_not_written(boxed, area):
     assert (area.ws / "src" / "own.txt").read_text() == "mine\nmore\n"
 
 
+def test_no_new_hard_link_to_a_file_outside_can_be_made(boxed, area):
+    (area.outside / "rc").write_text("original\n")
+    (area.ws / "src").mkdir()
+    result = boxed.run(f"ln {area.outside / 'rc'} src/rc-link", "workspace-write")
+    assert not (area.ws / "src" / "rc-link").exists(), _text(result)
+    assert "Exit code: 0" not in _text(result)
+
+
 @pytest.mark.skipif(
     not llb.process_bound_available(), reason="no pids cgroup and uid 0: no process bound here"
 )
