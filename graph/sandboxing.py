@@ -8,6 +8,7 @@ one probe per process (cached by the tools layer).
 
 from __future__ import annotations
 
+import os
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
@@ -107,7 +108,8 @@ def build_spec(
         placeholder_dirs=permanent,
         hidden_paths=hidden_paths(locations),
         home=str(home_dir()),
-        home_readable=readable_in_home(settings.readable),
+        home_readable=readable_in_home(settings.readable, environ=os.environ),
+        runtime_dir=os.environ.get("XDG_RUNTIME_DIR") or None,
         person_approved=approved,
         workspace_secrets=workspace_secret_patterns(names),
         scan_skip=SCAN_SKIP,

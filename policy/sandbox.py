@@ -345,16 +345,20 @@ def hidden_paths(extra: tuple[str, ...] = ()) -> tuple[str, ...]:
     return tuple(dict.fromkeys(paths))
 
 
-def readable_in_home(extra: tuple[str, ...] = ()) -> tuple[str, ...]:
+def readable_in_home(
+    extra: tuple[str, ...] = (), *, environ: Mapping[str, str] | None = None
+) -> tuple[str, ...]:
     """Absolute paths under the home directory a sandboxed command may read (the home itself is
     hidden): :data:`READABLE_IN_HOME`, the install prefixes under HOME of the programs on
-    ``PATH``, the active virtualenv / conda prefix and the interpreter it was made from, and
-    ``extra`` (settings ``sandbox_readable``).  Missing ones are dropped by the backend."""
+    ``PATH``, the active virtualenv / conda prefix and the interpreter it was made from (read
+    from ``environ``, default this process's), and ``extra`` (settings ``sandbox_readable``).
+    Missing ones are dropped by the backend."""
+    environ = os.environ if environ is None else environ
     home = str(home_dir())
     paths = [os.path.join(home, name) for name in READABLE_IN_HOME]
-    paths += _toolchain_prefixes(home, os.environ.get("PATH", ""))
+    paths += _toolchain_prefixes(home, environ.get("PATH", ""))
     for var in ("VIRTUAL_ENV", "CONDA_PREFIX"):
-        prefix = os.environ.get(var)
+        prefix = environ.get(var)
         if prefix and os.path.isabs(prefix):
             paths += [prefix, *_venv_base(prefix)]
     paths += [os.path.abspath(os.path.expanduser(p)) for p in extra]

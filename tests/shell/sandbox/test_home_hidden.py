@@ -4,6 +4,7 @@ hidden from commands no person approved.  Every denial has an unsandboxed contro
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -159,7 +160,7 @@ def test_install_prefixes_on_path_and_the_venv_base_are_readable(area, monkeypat
     (venv / "pyvenv.cfg").write_text(f"home = {base / 'bin'}\n")
     monkeypatch.setenv("PATH", f"{tools}:{area.home / '.local' / 'bin'}:/usr/bin")
     monkeypatch.setenv("VIRTUAL_ENV", str(venv))
-    readable = readable_in_home()
+    readable = readable_in_home(environ=os.environ)
     assert str(area.home / "tools") in readable  # ~/tools/bin -> ~/tools
     assert str(pipx_venv) in readable  # a shim's real install
     assert str(area.home / ".local") not in readable and str(area.home) not in readable

@@ -202,7 +202,7 @@ def _private_places(spec: SandboxSpec, places: _Places) -> list[str]:
     for run in ("/run", "/var/run"):
         if os.path.isdir(run) and not os.path.islink(run):
             args += places.cover(run)
-    runtime = os.environ.get("XDG_RUNTIME_DIR", "")
+    runtime = spec.runtime_dir
     if runtime and os.path.isabs(runtime) and os.path.isdir(runtime) and places.visible(runtime):
         real = os.path.realpath(runtime)
         if not any(_under(root, real) for root in (*spec.visible_roots, *spec.writable_roots)):

@@ -58,6 +58,9 @@ class SandboxSpec:
     #: Paths under ``home`` shown read-only in the hidden home (toolchains, caches, the install
     #: prefixes of programs on PATH, ``sandbox_readable``); ``hidden_paths`` still cover them.
     home_readable: tuple[str, ...] = ()
+    #: ``$XDG_RUNTIME_DIR`` of the command (user services' sockets): an empty tmpfs when it is
+    #: not under ``/run`` already.
+    runtime_dir: str | None = None
     #: A person approved this very call: the workspace's credential files stay readable.
     #: ``False`` (the read-only profile, rule- or mode-allowed workspace-write): they are hidden.
     person_approved: bool = False
@@ -105,7 +108,7 @@ class SandboxSpec:
     ) -> SandboxSpec:
         """The usual spec: ``root`` visible, and writable in ``workspace-write``.
 
-        ``bounds``: the other fields (``home``, ``home_readable``, ``person_approved``,
+        ``bounds``: the other fields (``home``, ``home_readable``, ``runtime_dir``, ``person_approved``,
         ``workspace_secrets``, ``scan_skip``, ``max_processes``, ``max_file_bytes``).
         """
         root = os.fspath(root)
