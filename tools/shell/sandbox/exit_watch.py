@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import select
 import threading
+import time
 from collections.abc import Callable
 
 _lock = threading.Lock()
@@ -43,12 +44,16 @@ class PidReport:
 
 def when_exited(pid: int | None, callback: Callable[[], None]) -> None:
     """Call ``callback`` (on the watcher thread) once ``pid`` has exited; now if it has."""
-    try:
-        if pid is None:
-            raise ProcessLookupError
-        fd = os.pidfd_open(pid)
-    except OSError:  # gone already (or no pidfd on this kernel: then at once, conservatively late)
+    if pid is None:
         _safe(callback)
+        return
+    try:
+        fd = os.pidfd_open(pid)
+    except ProcessLookupError:  # gone (and reaped) already
+        _safe(callback)
+        return
+    except (OSError, AttributeError):  # no pidfd on this kernel (< 5.3): poll /proc instead
+        threading.Thread(target=_poll, args=(pid, callback), daemon=True).start()
         return
     with _lock:
         _start()
@@ -86,6 +91,13 @@ def _loop() -> None:
             os.close(fd)
             for callback in callbacks:
                 _safe(callback)
+
+
+def _poll(pid: int, callback: Callable[[], None]) -> None:
+    """Without pidfds: wait until ``/proc/<pid>`` is gone (reaped: later than exit, never earlier)."""
+    while os.path.exists(f"/proc/{pid}"):
+        time.sleep(0.5)
+    _safe(callback)
 
 
 def _safe(callback: Callable[[], None]) -> None:
