@@ -3,8 +3,9 @@
 Deny by default.  Mount namespace: ``/`` read-only, a fresh ``/dev`` and ``/proc``, private
 ``/tmp``, ``/run`` and ``$XDG_RUNTIME_DIR`` (tmpfs), **the home directory an empty tmpfs**
 except the read-only allowlist (``SandboxSpec.home_readable``) and the workspace, the workspace
-bound read-only or writable, protected paths bound read-only on top (missing ones get an empty
-read-only placeholder, :mod:`.placeholders`), the directories above them bound onto themselves
+bound read-only or writable, protected paths bound read-only on top (a missing one gets a
+placeholder directory with an empty private tmpfs on it, :mod:`.placeholders`), the directories
+above them bound onto themselves
 (so they cannot be renamed away), files hard-linked from outside bound read-only, secret
 locations replaced by an empty read-only tmpfs or ``/dev/null``, the workspace's credential
 files replaced by ``/dev/null`` unless a person approved the call, and every other listening
