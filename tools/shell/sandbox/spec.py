@@ -38,7 +38,8 @@ class SandboxSpec:
     profile: str
     #: Directories the command may write (workspace-write: the workspace root).
     writable_roots: tuple[str, ...] = ()
-    #: Paths inside ``writable_roots`` that stay read-only (protected: hooks, config, settings).
+    #: Paths inside ``writable_roots`` that stay read-only (protected: hooks, config, settings)
+    #: and, when missing, cannot be created (the backend puts a placeholder there).
     read_only_paths: tuple[str, ...] = ()
     #: Protected directories, read-only like ``read_only_paths``, and created empty when
     #: missing so they can be mounted (an empty directory is invisible to git): ``.cairn``,
