@@ -98,7 +98,7 @@ def bpf_program() -> bytes:
 def _build() -> bytes:
     try:
         import pyseccomp as sc
-    except (ImportError, OSError) as exc:  # the binding, or the system's libseccomp.so.2
+    except Exception as exc:  # the binding, or the system's libseccomp.so.2 (ctypes: any error)
         raise SeccompUnavailable(f"pyseccomp/libseccomp is not available: {exc}") from exc
     refuse_family = sc.ERRNO(errno.EAFNOSUPPORT)
     refuse = sc.ERRNO(errno.EPERM)
