@@ -144,3 +144,15 @@ def test_seccomp_refuses_families_raw_sockets_and_io_uring(bw, area):
     if os.geteuid() == 0:  # control: as root without a sandbox, raw and packet sockets open
         control = text(bw.run(f"'{sys.executable}' '{area.base / 'refused.py'}'", None))
         assert "raw-inet OPENED" in control and "packet OPENED" in control, control
+
+
+def test_without_libseccomp_bubblewrap_is_not_used(monkeypatch):
+    from cairn.tools.shell.sandbox import seccomp_filter
+    from cairn.tools.shell.sandbox.bwrap import BwrapBackend
+
+    monkeypatch.setattr(seccomp_filter, "_cached", None)
+    monkeypatch.setitem(sys.modules, "pyseccomp", None)  # import fails
+    backend = BwrapBackend()
+    if backend.binary is None:
+        pytest.skip("no bwrap binary here")
+    assert "seccomp" in (backend.problem() or "")
