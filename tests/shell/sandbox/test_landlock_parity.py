@@ -366,3 +366,12 @@ def test_submodule_hooks_cannot_be_created(boxed, area):
     )
     assert not any((area.ws / h).exists() for h in hooks), _text(result)
     assert (area.ws / ".git" / "modules" / "lib" / "config").read_text() == "[core]\n"
+
+
+def test_cairn_is_not_dumpable_once_a_landlock_command_ran(boxed):
+    """What keeps a non-root peer from reading /proc/<cairn>/environ (root loses CAP_SYS_PTRACE)."""
+    import ctypes
+
+    boxed.run("true", "read-only")
+    pr_get_dumpable = 3
+    assert ctypes.CDLL(None, use_errno=True).prctl(pr_get_dumpable, 0, 0, 0, 0) == 0
