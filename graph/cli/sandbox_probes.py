@@ -63,7 +63,8 @@ def run_check(backends: tuple[str, ...] = BACKENDS, *, base_dir: str | None = No
     reports = []
     with _place(base_dir) as place:  # the same probes without a sandbox must get through
         control = {
-            g: not refused for g, (refused, _) in _probe_all(place, detect_backend("none"), "off").items()
+            g: refused is False
+            for g, (refused, _) in _probe_all(place, detect_backend("none"), "off").items()
         }
     for name in backends:
         status = detect_backend(name)
@@ -76,7 +77,7 @@ def run_check(backends: tuple[str, ...] = BACKENDS, *, base_dir: str | None = No
                 gaps = set(report.missing.get(profile, ()))
                 report.results[profile] = {
                     g: INCONCLUSIVE
-                    if not control[g]
+                    if not control[g] or refused is None
                     else ENFORCED
                     if refused
                     else (ASKS if g in gaps else NOT_ENFORCED)
@@ -134,7 +135,8 @@ def _scratch() -> str:
     return os.getcwd()
 
 
-def _probe_all(place: _Place, status: Any, profile: str) -> dict[str, tuple[bool, str]]:
+def _probe_all(place: _Place, status: Any, profile: str) -> dict[str, tuple[bool | None, str]]:
+    """Per guarantee: (refused, what the probe saw); ``None``: the probe could not run here."""
     from cairn.graph.sandboxing import build_spec
     from cairn.policy.sandbox import SandboxSettings
     from cairn.tools.base import RiskLevel, ToolContext
@@ -160,13 +162,22 @@ def _probe_all(place: _Place, status: Any, profile: str) -> dict[str, tuple[bool
         return out + (result.error or "")
 
     try:
-        return {name: probe(place, run) for name, probe in _PROBES.items()}
+        # The socket and process probes are Python: if it cannot run here, they prove nothing.
+        alive = "cairn-probe-alive" in run(f"{_PY} -I -S -c \"print('cairn-probe-alive')\"")
+        lame = (None, f"{_PY} does not run in this sandbox (add its prefix to sandbox_readable)")
+        return {
+            name: probe(place, run) if alive or name not in _NEEDS_PYTHON else lame
+            for name, probe in _PROBES.items()
+        }
     finally:
         services.close()
 
 
 Run = Callable[[str], str]
 _PY = sys.executable
+_NEEDS_PYTHON = frozenset(
+    {"unix-socket-home", "abstract-socket", "tcp-localhost", "udp-localhost", "process-bound", "survivor"}
+)
 
 
 def _write_outside(place: _Place, run: Run) -> tuple[bool, str]:

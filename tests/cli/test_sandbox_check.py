@@ -130,3 +130,17 @@ def test_session_sandbox_report(workspace, cli_env, monkeypatch):
     assert set(report["backends"]) == {"landlock"}
     cells = report["backends"]["landlock"]["results"]["workspace-write"]
     assert set(cells) == set(GUARANTEES) and set(cells.values()) <= {ENFORCED, ASKS}
+
+
+def test_python_probes_that_cannot_run_are_inconclusive(monkeypatch, tmp_path):
+    """If the interpreter cannot run inside the sandbox, the socket and process probes prove
+    nothing: they must not be reported as enforced."""
+    from cairn.graph.cli import sandbox_probes
+
+    if not detect_backend("landlock").available:
+        pytest.skip("Landlock does not work on this machine")
+    monkeypatch.setattr(sandbox_probes, "_PY", str(tmp_path / "no-such-python"))
+    with sandbox_probes._place(None) as place:
+        seen = sandbox_probes._probe_all(place, detect_backend("landlock"), "read-only")
+    assert all(seen[g][0] is None for g in sandbox_probes._NEEDS_PYTHON)
+    assert seen["write-outside"][0] is True
