@@ -129,7 +129,21 @@ def test_gaps_of_another_profile_do_not_ask(ws):
     assert str(bypass.decision) == "ask" and "hard link" in bypass.reason
 
 
-# --- through the graph -------------------------------------------------------------------------
+# --- through the graph, under each backend ------------------------------------------------------
+
+
+@pytest.fixture(params=["bwrap", "landlock"])
+def backend(request, monkeypatch):
+    """The session's backend forced by ``CAIRN_SANDBOX_BACKEND`` (the file tools' lane does not
+    depend on it, and must hold under either)."""
+    from cairn.tools.shell.sandbox import detect_backend, reset_cache
+
+    monkeypatch.setenv("CAIRN_SANDBOX_BACKEND", request.param)
+    reset_cache()
+    if not detect_backend().available:
+        pytest.skip(f"{request.param} does not work here")
+    yield request.param
+    reset_cache()
 
 
 def _session(root: Path, calls: list[dict], **kwargs) -> Session:
@@ -137,7 +151,7 @@ def _session(root: Path, calls: list[dict], **kwargs) -> Session:
     return Session(root, model=ScriptedChatModel.from_turns(turns), db=":memory:", **kwargs)
 
 
-def test_bypass_write_file_outside_is_refused_through_the_graph(ws, home):
+def test_bypass_write_file_outside_is_refused_through_the_graph(backend, ws, home):
     target = home / "go" / "bin" / "git"
     call = {"name": "write_file", "args": {"file_path": str(target), "content": "#!/bin/sh\n"}, "id": "w1"}
     s = _session(ws, [call], mode="bypass")
@@ -149,7 +163,7 @@ def test_bypass_write_file_outside_is_refused_through_the_graph(ws, home):
     s.close()
 
 
-def test_bypass_write_file_inside_runs_in_its_lane_through_the_graph(ws):
+def test_bypass_write_file_inside_runs_in_its_lane_through_the_graph(backend, ws):
     call = {"name": "write_file", "args": {"file_path": "src/new.py", "content": "x = 1\n"}, "id": "w1"}
     s = _session(ws, [call], mode="bypass")
     assert s.send("go").status == "done"
@@ -159,7 +173,7 @@ def test_bypass_write_file_inside_runs_in_its_lane_through_the_graph(ws):
     s.close()
 
 
-def test_the_graph_checks_the_path_again_before_writing(ws, tmp_path, monkeypatch):
+def test_the_graph_checks_the_path_again_before_writing(backend, ws, tmp_path, monkeypatch):
     """The path turns into a symlink out of the workspace between the verdict and the write."""
     outside = tmp_path / "outside"
     outside.mkdir()
