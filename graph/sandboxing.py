@@ -8,20 +8,25 @@ one probe per process (cached by the tools layer).
 
 from __future__ import annotations
 
+import os
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
+from cairn.policy.paths import home_dir
 from cairn.policy.sandbox import (
     OFF,
+    SCAN_SKIP,
     WORKSPACE_WRITE,
     SandboxSettings,
     hidden_paths,
     load_sandbox_settings,
     protected_in_workspace,
+    readable_in_home,
     sandbox_state,
+    workspace_secret_patterns,
 )
-from cairn.tools.shell.sandbox import SandboxSpec, detect_backend
+from cairn.tools.shell.sandbox import SandboxSpec, detect_backend, placeholders
 
 
 class SandboxWarning(UserWarning):
@@ -46,21 +51,21 @@ class SandboxSetup:
         status = detect_backend()
         return cls(sandbox_state(settings, status.available), status.name, root, settings, status.problem)
 
-    def spec(self, profile: str | None) -> SandboxSpec | None:
-        """The spec for a shell call whose verdict chose ``profile`` (``None``: unsandboxed)."""
+    def spec(self, profile: str | None, *, approved: bool = False) -> SandboxSpec | None:
+        """The spec for a shell call whose verdict chose ``profile`` (``None``: unsandboxed).
+
+        ``approved``: a person approved this very call (the workspace's credential files are
+        then readable); otherwise they are hidden.
+        """
         if self.state != "on":
             return None
         profile = profile or WORKSPACE_WRITE  # a call routed before sandboxes existed
         if profile == OFF:
+            # A person chose "run without sandbox": placeholders lingering from earlier sandboxed
+            # commands (empty directories at protected names) must not stand in its way.
+            placeholders.sweep()
             return None
-        read_only, placeholders = protected_in_workspace(self.root)
-        return SandboxSpec.for_workspace(
-            profile,
-            self.root,
-            read_only_paths=read_only,
-            placeholder_dirs=placeholders,
-            hidden_paths=hidden_paths(self.settings.hidden),
-        )
+        return build_spec(profile, self.root, self.settings, approved=approved)
 
     def notice(self) -> str | None:
         """The one line to show at startup when commands are not sandboxed, else ``None``."""
@@ -74,7 +79,42 @@ class SandboxSetup:
                 f"WARNING: no shell sandbox works on this machine ({self.problem}); commands that "
                 "would have run sandboxed without asking now ask you first."
             )
+        # (S2, issue 26 item 6) a working backend may still lack some guarantees here.
+        from cairn.tools.shell.sandbox.detect import missing_guarantees
+
+        lacking = sorted({g for gaps in missing_guarantees(self.backend).values() for g in gaps})
+        if lacking:
+            return (
+                f"WARNING: the {self.backend} sandbox cannot guarantee here: {', '.join(lacking)}; "
+                "commands that would have run in it without asking now ask you first "
+                "(`cairn sandbox check` shows what holds)."
+            )
         return None
+
+
+def build_spec(
+    profile: str, root: Path | str, settings: SandboxSettings, *, approved: bool = False
+) -> SandboxSpec:
+    """The spec the policy's lists and the settings give for ``root`` (also for tests, benches)."""
+    read_only, permanent = protected_in_workspace(root)
+    # sandbox_hidden_paths: a bare name ("vault.json", "*.secret") is a credential-file pattern
+    # inside the workspace; anything with a slash (or ~) is a location.
+    names = tuple(p for p in settings.hidden if "/" not in p and not p.startswith("~"))
+    locations = tuple(p for p in settings.hidden if p not in names)
+    return SandboxSpec.for_workspace(
+        profile,
+        root,
+        read_only_paths=read_only,
+        placeholder_dirs=permanent,
+        hidden_paths=hidden_paths(locations),
+        home=str(home_dir()),
+        home_readable=readable_in_home(settings.readable, environ=os.environ),
+        runtime_dir=os.environ.get("XDG_RUNTIME_DIR") or None,
+        person_approved=approved,
+        workspace_secrets=workspace_secret_patterns(names),
+        scan_skip=SCAN_SKIP,
+        max_processes=settings.max_processes,
+    )
 
 
 _warned: set[tuple[str, str]] = set()

@@ -68,11 +68,13 @@ def main(argv: list[str] | None = None) -> int:
     except PolicyConfigError as exc:
         print(f"cairn policy: error: {exc}", file=sys.stderr)
         return 2
-    state = "off"
+    state, gaps = "off", None
     if sandbox.enabled:
         from cairn.tools.shell.sandbox import detect_backend
+        from cairn.tools.shell.sandbox.detect import missing_guarantees
 
         state = sandbox_state(sandbox, detect_backend().available)
+        gaps = missing_guarantees() if state == "on" else None  # what the backend lacks here asks
     verdict = evaluate(
         opts.tool,
         args,
@@ -81,6 +83,7 @@ def main(argv: list[str] | None = None) -> int:
         rules=rules,
         resolver=system_resolver if opts.dns and not opts.no_dns else no_dns,
         sandbox=state,
+        sandbox_gaps=gaps,
     )
     if opts.json:
         print(json.dumps(verdict.to_dict()))

@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from cairn.policy.bashpolicy import decide_bash
 from cairn.policy.decide import Assessment, decide
-from cairn.policy.filetools import assess_file_tool
+from cairn.policy.filetools import assess_file_tool, bind_to_lane
 from cairn.policy.levels import MODES, Decision, RiskLevel, Verdict, max_risk
 from cairn.policy.matching import path_matches
 from cairn.policy.rules import Rule, Rules
@@ -55,12 +55,15 @@ def evaluate(
     resolver: Resolver | None = None,
     resolve_dns: bool = False,
     sandbox: str = "on",
+    sandbox_gaps: Mapping[str, Sequence[str]] | None = None,
 ) -> Verdict:
     """Judge one tool call.  ``cwd`` is the shell's working directory when it is not the root.
 
     ``sandbox`` says whether shell commands can be sandboxed: ``"on"`` (a backend works),
     ``"off"`` (settings turned it off) or ``"unavailable"`` (fail closed: what would run
-    sandboxed without a person asks).  See :mod:`cairn.policy.sandbox`.
+    sandboxed without a person asks).  ``sandbox_gaps``: per profile, the guarantees the
+    working backend lacks on this machine (``missing_guarantees``); a command that would run
+    unattended in such a profile asks instead.  See :mod:`cairn.policy.sandbox`.
     """
     if mode not in MODES:
         raise ValueError(f"unknown mode {mode!r}; expected one of {', '.join(MODES)}")
@@ -80,12 +83,12 @@ def evaluate(
         name = canonical_tool_name(tool_name)
         verdict = _evaluate(name, args, ws, mode, rules, start, dns)
         verdict = _apply_risk_override(name, verdict, rules, mode)
-        return apply_sandbox(name, verdict, mode, sandbox)
+        return apply_sandbox(name, verdict, mode, sandbox, sandbox_gaps)
     except Exception as exc:  # fail closed: a policy bug must never allow a call
         verdict = Verdict(
             Decision.ASK, HIGH, f"the policy could not evaluate this call ({type(exc).__name__}: {exc})"
         )
-        return apply_sandbox(canonical_tool_name(tool_name), verdict, mode, sandbox)
+        return apply_sandbox(canonical_tool_name(tool_name), verdict, mode, sandbox, sandbox_gaps)
 
 
 def _evaluate(
@@ -116,7 +119,7 @@ def _evaluate(
             # deny/ask rules also match the path as written (before symlinks); allow rules only the real one
             return path_matches(rule.specifier, info, ws.root, lexical_too=kind != "allow")
 
-        return decide(name, assessment, rules, mode, matches, tools)
+        return bind_to_lane(name, decide(name, assessment, rules, mode, matches, tools), assessment, mode)
     if name == "web_fetch":
         return _web(args, rules, mode, resolver)
     if name == "web_search":

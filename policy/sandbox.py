@@ -13,20 +13,34 @@ sandboxed.
 * no sandbox backend works on the machine: what would run sandboxed without a person asks
   instead, and runs unsandboxed once a person approves it (fail closed).
 
-Only the ``bash`` tool runs in a sandbox; other tools get ``Verdict.sandbox = None``.
+* the backend works but lacks a guarantee on this machine (``missing_guarantees``, e.g.
+  Landlock without libseccomp): what would run unattended in a profile lacking it asks.
+
+Only the ``bash`` tool runs in an OS sandbox.  The file tools allowed without a person get the
+profile of their lane (``read-only`` for reads, ``workspace-write`` for writes), which the
+policy enforces itself (:mod:`cairn.policy.filetools`); other tools get ``Verdict.sandbox = None``.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import glob
 import os
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from cairn.policy.errors import PolicyConfigError
 from cairn.policy.levels import Decision, RiskLevel, Verdict
-from cairn.policy.paths import cairn_dirs, home_dir
+from cairn.policy.paths import (
+    _SECRET_FILE_GLOBS,
+    _SECRET_FILE_NAMES,
+    _SECRET_TEMPLATES,
+    cairn_dirs,
+    home_dir,
+)
+from cairn.tools.shell.sandbox.spec import DEFAULT_MAX_PROCESSES
 
 __all__ = [
     "OFF",
@@ -38,7 +52,9 @@ __all__ = [
     "hidden_paths",
     "load_sandbox_settings",
     "protected_in_workspace",
+    "readable_in_home",
     "sandbox_state",
+    "workspace_secret_patterns",
 ]
 
 READ_ONLY, WORKSPACE_WRITE, OFF = "read-only", "workspace-write", "off"
@@ -72,6 +88,81 @@ HIDDEN_IN_HOME = (
     ".claude/.credentials.json",
     ".m2/settings.xml",
     ".gradle/gradle.properties",
+    # Inside the read-only allowlist below, or readable when the home is not hidden.
+    ".cache/huggingface/token",
+    ".cache/huggingface/stored_tokens",
+    ".config/git/credentials",
+    ".cargo/.crates2.json",
+    ".pgpass",
+    ".bash_history",
+    ".zsh_history",
+    ".python_history",
+    ".config/github-copilot",
+)
+#: Under the home directory, which every sandbox hides (an empty tmpfs): what tools need to
+#: read, shown read-only (toolchains, caches, git's own config).  ``hidden_paths`` are hidden
+#: again on top (``~/.cache/huggingface/token``).  Settings ``sandbox_readable`` adds more.
+READABLE_IN_HOME = (
+    ".cache",
+    ".local/lib",
+    ".local/bin",
+    ".local/share/uv/python",
+    ".local/share/pipx",
+    ".local/share/pnpm",
+    ".local/share/mise",
+    ".cargo/bin",
+    ".cargo/registry",
+    ".cargo/git",
+    ".rustup",
+    ".pyenv",
+    ".nvm",
+    ".volta",
+    ".bun/bin",
+    ".deno",
+    ".asdf",
+    ".sdkman/candidates",
+    ".npm/_cacache",
+    ".yarn/berry/cache",
+    ".m2/repository",
+    ".gradle/caches",
+    ".gradle/wrapper",
+    "go/pkg/mod",
+    ".gitconfig",
+    ".config/git",
+)
+#: Inside the workspace: credential files hidden from commands a person did not approve
+#: (``fnmatch`` patterns on the file name, case-folded; ``!`` excludes), on top of the names
+#: and patterns whose reads ask (``cairn.policy.paths``), templates excluded.  Not ``id_*``
+#: whole: ``id_map.py`` is code; the SSH key names are listed.
+WORKSPACE_CREDENTIALS = (
+    ".env*",
+    "*.pem",
+    "*.key",
+    "id_rsa*",
+    "id_dsa*",
+    "id_ecdsa*",
+    "id_ed25519*",
+    ".npmrc",
+    ".pypirc",
+    ".netrc",
+    ".git-credentials",
+    ".pgpass",
+)
+#: Directories not searched for workspace credentials and hard links (big, written by tools).
+SCAN_SKIP = (
+    ".git",
+    ".venv",
+    "venv",
+    "node_modules",
+    "__pycache__",
+    ".tox",
+    ".nox",
+    ".mypy_cache",
+    ".ruff_cache",
+    ".pytest_cache",
+    ".hypothesis",
+    "site-packages",
+    "target",
 )
 HIDDEN_SYSTEM = ("/etc/shadow", "/etc/gshadow")
 #: Inside the workspace: read-only even in workspace-write, when they exist (they run code,
@@ -132,8 +223,25 @@ READ_ONLY_IN_HOME = (
 )
 
 
-def apply_sandbox(name: str, verdict: Verdict, mode: str, state: str = "on") -> Verdict:
-    """``verdict`` with its ``sandbox`` profile set by the rule above (only for ``bash``)."""
+def apply_sandbox(
+    name: str,
+    verdict: Verdict,
+    mode: str,
+    state: str = "on",
+    gaps: Mapping[str, Sequence[str]] | None = None,
+) -> Verdict:
+    """``verdict`` with its ``sandbox`` profile set by the rule above.
+
+    ``gaps``: per profile, the guarantees (``cairn.tools.shell.sandbox.guarantees``) the working
+    backend lacks on this machine; a command that would run unattended in such a profile asks
+    instead (fail closed, per missing guarantee).  The file tools get the profile of the lane
+    they run in when allowed unattended (``read-only`` for reads, ``workspace-write`` for
+    writes; :func:`cairn.policy.filetools.bind_to_lane` keeps writes inside it).
+    """
+    if name in _FILE_TOOLS:
+        if verdict.decision != Decision.ALLOW:
+            return dataclasses.replace(verdict, sandbox=None)
+        return dataclasses.replace(verdict, sandbox=WORKSPACE_WRITE if name in _WRITE_TOOLS else READ_ONLY)
     if name != "bash" or verdict.decision == Decision.DENY:
         return dataclasses.replace(verdict, sandbox=None)
     if state == "off":
@@ -154,17 +262,39 @@ def apply_sandbox(name: str, verdict: Verdict, mode: str, state: str = "on") -> 
             verdict.rule,
             OFF,
         )
+    missing = tuple((gaps or {}).get(profile, ()))
+    if missing:
+        from cairn.tools.shell.sandbox.guarantees import GUARANTEES
+
+        lacking = "; ".join(GUARANTEES.get(g, g) for g in missing)
+        return Verdict(
+            Decision.ASK,
+            verdict.risk,
+            f"the sandbox on this machine does not guarantee ({lacking}), so a person must approve "
+            f"what would have run in the {profile} sandbox: {verdict.reason}",
+            verdict.rule,
+            WORKSPACE_WRITE,
+        )
     return dataclasses.replace(verdict, sandbox=profile)
+
+
+#: Tools whose unattended calls run in a lane (see ``apply_sandbox``).
+_WRITE_TOOLS = frozenset({"edit_file", "write_file"})
+_FILE_TOOLS = frozenset({"read_file", "ls", "glob", "grep"}) | _WRITE_TOOLS
 
 
 @dataclass(frozen=True)
 class SandboxSettings:
-    """``sandbox = "off"`` and ``sandbox_hidden_paths = [...]`` from the settings files."""
+    """The sandbox keys of the settings files: ``sandbox = "off"``, ``sandbox_hidden_paths``,
+    ``sandbox_readable`` (paths under the hidden home shown read-only) and
+    ``sandbox_max_processes``."""
 
     enabled: bool = True
     hidden: tuple[str, ...] = ()
     #: The file that turned the sandbox off (for the loud startup notice).
     off_by: str | None = None
+    readable: tuple[str, ...] = ()
+    max_processes: int = DEFAULT_MAX_PROCESSES
 
 
 def load_sandbox_settings(
@@ -174,6 +304,8 @@ def load_sandbox_settings(
     from cairn.policy.settings import project_settings_path, read_settings, user_settings_path
 
     enabled, hidden, off_by = True, [], None
+    readable: list[str] = []
+    max_processes = DEFAULT_MAX_PROCESSES
     for path in (project_settings_path(workspace), user_config or user_settings_path()):
         data = read_settings(Path(path))
         value = data.get("sandbox", "on")
@@ -185,7 +317,16 @@ def load_sandbox_settings(
         if not isinstance(extra, list) or not all(isinstance(p, str) for p in extra):
             raise PolicyConfigError(f"{path}: sandbox_hidden_paths must be a list of paths")
         hidden.extend(extra)
-    return SandboxSettings(enabled, tuple(hidden), off_by)
+        more = data.get("sandbox_readable", [])
+        if not isinstance(more, list) or not all(isinstance(p, str) for p in more):
+            raise PolicyConfigError(f"{path}: sandbox_readable must be a list of paths")
+        readable.extend(more)
+        if "sandbox_max_processes" in data:
+            bound = data["sandbox_max_processes"]
+            if isinstance(bound, bool) or not isinstance(bound, int) or bound < 16:
+                raise PolicyConfigError(f"{path}: sandbox_max_processes must be an integer >= 16")
+            max_processes = bound  # the user's file (read last) wins over the project's
+    return SandboxSettings(enabled, tuple(hidden), off_by, tuple(readable), max_processes)
 
 
 def sandbox_state(settings: SandboxSettings, backend_available: bool) -> str:
@@ -204,6 +345,84 @@ def hidden_paths(extra: tuple[str, ...] = ()) -> tuple[str, ...]:
     return tuple(dict.fromkeys(paths))
 
 
+def readable_in_home(
+    extra: tuple[str, ...] = (), *, environ: Mapping[str, str] | None = None
+) -> tuple[str, ...]:
+    """Absolute paths under the home directory a sandboxed command may read (the home itself is
+    hidden): :data:`READABLE_IN_HOME`, the install prefixes under HOME of the programs on
+    ``PATH``, the active virtualenv / conda prefix and the interpreter it was made from (read
+    from ``environ``, default this process's), and ``extra`` (settings ``sandbox_readable``).
+    Missing ones are dropped by the backend."""
+    environ = os.environ if environ is None else environ
+    home = str(home_dir())
+    paths = [os.path.join(home, name) for name in READABLE_IN_HOME]
+    paths += _toolchain_prefixes(home, environ.get("PATH", ""))
+    for var in ("VIRTUAL_ENV", "CONDA_PREFIX"):
+        prefix = environ.get(var)
+        if prefix and os.path.isabs(prefix):
+            paths += [prefix, *_venv_base(prefix)]
+    paths += [os.path.abspath(os.path.expanduser(p)) for p in extra]
+    return tuple(dict.fromkeys(p for p in paths if _under(p, home)))
+
+
+def _under(path: str, base: str) -> bool:
+    return path == base or path.startswith(base.rstrip("/") + "/")
+
+
+@functools.lru_cache(maxsize=8)
+def _toolchain_prefixes(home: str, search_path: str) -> tuple[str, ...]:
+    """Where the programs on PATH under ``home`` are installed: ``~/go/bin`` -> ``~/go``, a
+    pipx shim ``~/.local/bin/x`` -> its venv.  Never ``~`` or ``~/.local`` whole (secrets
+    live there): only the bin directory itself then.  Cached per (HOME, PATH)."""
+    found: list[str] = []
+    for entry in search_path.split(os.pathsep):
+        if not entry or not os.path.isabs(entry) or not _under(entry, home) or entry == home:
+            continue
+        found.append(_prefix_of(entry, home))
+        try:
+            names = os.listdir(entry)
+        except OSError:
+            continue
+        for name in names[:500]:
+            real = os.path.realpath(os.path.join(entry, name))
+            if real != os.path.join(entry, name) and _under(real, home):
+                prefix = _prefix_of(os.path.dirname(real), home)
+                found += [prefix, *_venv_base(prefix)]
+    return tuple(dict.fromkeys(found))
+
+
+def _prefix_of(bin_dir: str, home: str) -> str:
+    parent = os.path.dirname(bin_dir)
+    if os.path.basename(bin_dir) not in ("bin", "sbin", "shims") or parent in (
+        home,
+        os.path.join(home, ".local"),
+    ):
+        return bin_dir
+    return parent
+
+
+def _venv_base(prefix: str) -> list[str]:
+    """The installation a virtualenv was made from (``home =`` in its ``pyvenv.cfg``)."""
+    try:
+        with open(os.path.join(prefix, "pyvenv.cfg"), encoding="utf-8") as fh:
+            for line in fh:
+                key, _, value = line.partition("=")
+                if key.strip() == "home" and value.strip():
+                    return [os.path.dirname(value.strip())]
+    except OSError:
+        pass
+    return []
+
+
+def workspace_secret_patterns(extra: tuple[str, ...] = ()) -> tuple[str, ...]:
+    """File-name patterns of the credential files hidden inside the workspace from commands a
+    person did not approve: :data:`WORKSPACE_CREDENTIALS`, the secret names and patterns whose
+    reads ask, ``extra``; ``!pattern`` entries exclude (templates such as ``.env.example``)."""
+    patterns = [*WORKSPACE_CREDENTIALS, *sorted(_SECRET_FILE_NAMES), *_SECRET_FILE_GLOBS, *extra]
+    patterns += [f"!*{suffix}" for suffix in _SECRET_TEMPLATES]
+    return tuple(dict.fromkeys(patterns))
+
+
 def protected_in_workspace(root: str | os.PathLike[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """``(read_only_paths, placeholder_dirs)`` for a workspace-write sandbox of ``root``."""
     root = os.fspath(root)
@@ -213,6 +432,7 @@ def protected_in_workspace(root: str | os.PathLike[str]) -> tuple[tuple[str, ...
         read_only.append(git)
     for sub in glob.glob(os.path.join(glob.escape(git), "modules", "**", "config"), recursive=True):
         read_only.append(sub)
+        read_only.append(os.path.join(os.path.dirname(sub), "hooks"))  # protected even when missing
     for sub in glob.glob(os.path.join(glob.escape(git), "modules", "**", "hooks"), recursive=True):
         read_only.append(sub)
     home = str(home_dir())
@@ -221,4 +441,4 @@ def protected_in_workspace(root: str | os.PathLike[str]) -> tuple[tuple[str, ...
     placeholders = [os.path.join(root, ".cairn")]
     if os.path.isdir(git):
         placeholders.append(os.path.join(git, "hooks"))
-    return tuple(read_only), tuple(placeholders)
+    return tuple(dict.fromkeys(read_only)), tuple(placeholders)

@@ -38,6 +38,10 @@ def main(argv: list[str] | None = None) -> int:
             from cairn.graph.cli.models_cmd import run_models
 
             return run_models(rest)
+        if command == "sandbox":
+            from cairn.graph.cli.sandbox_cmd import run_sandbox
+
+            return run_sandbox(rest)
         parser = PARSERS[command]() if command else main_parser()
         ns = parser.parse_args(rest)
         return _dispatch(command, ns)

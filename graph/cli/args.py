@@ -10,7 +10,19 @@ from __future__ import annotations
 
 import argparse
 
-SUBCOMMANDS = ("resume", "decide", "sessions", "show", "rewind", "policy", "models", "demo", "mcp", "agents")
+SUBCOMMANDS = (
+    "resume",
+    "decide",
+    "sessions",
+    "show",
+    "rewind",
+    "policy",
+    "models",
+    "sandbox",
+    "demo",
+    "mcp",
+    "agents",
+)
 MODES = ("default", "accept-edits", "plan", "bypass")
 OUTPUT_FORMATS = ("text", "json", "stream-json")
 #: Options that take a value, so the scanner does not mistake the value for a subcommand.
@@ -50,6 +62,7 @@ commands:
   cairn rewind ID [CALL_ID | --turn N]   undo the agent's changes back to a call or turn
   cairn policy check ...      ask the policy what it would do with a call
   cairn models check          probe an OpenAI-compatible endpoint (tool calls, streaming, context)
+  cairn sandbox check         probe what the shell sandbox enforces on this machine (--json)
   cairn mcp list|approve      MCP servers: status and tools; approve the project's .mcp.json
   cairn agents list|merge|remove   sub-agents: status; merge or remove a worktree sub-agent's work
   cairn demo                  offline tour with a scripted model (no key needed)

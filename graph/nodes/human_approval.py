@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from cairn import policy
 from cairn.graph.context import AgentContext
-from cairn.graph.nodes.tool_routing import sandbox_state
+from cairn.graph.nodes.tool_routing import sandbox_gaps, sandbox_state
 from cairn.graph.state import GATED_STATUSES, AgentState, ToolCallInfo, calls, dump_calls
 from cairn.tools.base import ToolResult
 
@@ -132,6 +132,7 @@ def _apply_edit(call: ToolCallInfo, decision: CallDecision, ctx: AgentContext) -
         mode=ctx.mode,
         rules=ctx.rules,
         sandbox=sandbox_state(ctx),
+        sandbox_gaps=sandbox_gaps(ctx),
     )
     call.risk, call.reason = str(verdict.risk), verdict.reason
     call.sandbox = _approved_sandbox(verdict.sandbox, decision)

@@ -142,7 +142,11 @@ def _run_one(call: ToolCallInfo, ctx: AgentContext, board: list[dict[str, Any]] 
         sandbox=_sandbox_spec(call, ctx),
         tasks=board,
     )
-    result = ctx.registry.execute(call.tool_name, call.arguments, tool_ctx)
+    refusal = _lane_refusal(call, ctx)
+    if refusal is not None:
+        result = ToolResult.fail(refusal)
+    else:
+        result = ctx.registry.execute(call.tool_name, call.arguments, tool_ctx)
     stopped = bool(result.metadata.get("cancelled")) or (ctx.cancel.is_set() and not result.ok)
     if result.metadata.get(AWAITING_AGENT) and not stopped:
         _suspend(call, result, ctx)
@@ -189,7 +193,25 @@ def _sandbox_spec(call: ToolCallInfo, ctx: AgentContext) -> Any:
         return None
     from cairn.graph.rules import is_builtin
 
-    return ctx.sandbox.spec(call.sandbox) if is_builtin(tool) else None
+    if not is_builtin(tool):
+        return None
+    # A person approved (or edited) this very call: its credential files need not be hidden.
+    approved = (call.decision or "").startswith(("approved", "edited"))
+    return ctx.sandbox.spec(call.sandbox, approved=approved)
+
+
+def _lane_refusal(call: ToolCallInfo, ctx: AgentContext) -> str | None:
+    """A write tool allowed unattended runs in the workspace-write lane: its path is checked
+    again now (it may have become a symlink out of the workspace since it was judged)."""
+    if call.sandbox != "workspace-write" or call.tool_name not in ("write_file", "edit_file"):
+        return None
+    from cairn.graph.rules import is_builtin
+    from cairn.policy.filetools import lane_refusal
+
+    tool = ctx.registry.get(call.tool_name)
+    if tool is None or not is_builtin(tool):
+        return None
+    return lane_refusal(call.tool_name, call.arguments, ctx.workspace)
 
 
 def _journal_result(ctx: AgentContext, record: dict[str, Any], result: dict[str, Any]) -> None:

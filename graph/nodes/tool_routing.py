@@ -67,6 +67,7 @@ def tool_routing(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str,
             rules=rules,
             cwd=_shell_cwd(call, ctx),
             sandbox=sandbox_state(ctx),
+            sandbox_gaps=sandbox_gaps(ctx),
         )
         call.risk, call.reason, call.sandbox = str(verdict.risk), verdict.reason, verdict.sandbox
         decision = str(verdict.decision)
@@ -117,6 +118,15 @@ def _answer_repeat(call: ToolCallInfo, repeat: loops.Repeat, ctx: AgentContext) 
 def sandbox_state(ctx: AgentContext) -> str:
     """What the policy is told about sandboxing: on, off (settings) or unavailable."""
     return ctx.sandbox.state if ctx.sandbox is not None else "off"
+
+
+def sandbox_gaps(ctx: AgentContext) -> dict[str, tuple[str, ...]] | None:
+    """Per profile, the guarantees the session's sandbox backend lacks here (the policy asks)."""
+    if ctx.sandbox is None or ctx.sandbox.state != "on":
+        return None
+    from cairn.tools.shell.sandbox.detect import missing_guarantees
+
+    return missing_guarantees(ctx.sandbox.backend)
 
 
 def _policy_name(call: ToolCallInfo, ctx: AgentContext) -> str:

@@ -457,6 +457,29 @@ class Session(DecisionsMixin, RewindMixin, WaitingMixin, ExtensionsMixin):
             warn_once(self._sandbox)
         return self._sandbox
 
+    def sandbox_report(self, *, backend: str = "all", timeout: float = 300.0) -> dict[str, Any]:
+        """What the shell sandbox enforces on this machine, measured: ``cairn sandbox check
+        --json`` (see :mod:`cairn.graph.cli.sandbox_probes`), run in a process of its own because the
+        probes set ``HOME`` to a temporary directory while they run."""
+        import json
+        import subprocess
+        import sys
+
+        done = subprocess.run(
+            [sys.executable, "-m", "cairn.graph.cli", "sandbox", "check", "--json", "--backend", backend],
+            cwd=self.workspace.root,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
+        try:
+            return json.loads(done.stdout)
+        except ValueError:
+            raise RuntimeError(
+                f"cairn sandbox check failed (exit {done.returncode}): {done.stderr.strip()}"
+            ) from None
+
     @property
     def spill_dir(self) -> Any:
         """Where tool outputs too big for the prompt are stored whole."""

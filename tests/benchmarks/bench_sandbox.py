@@ -3,7 +3,8 @@
 Run: ``.venv/bin/python tests/benchmarks/bench_sandbox.py [REPEATS]`` (default 21).  One
 session; the three variants are interleaved round by round so machine load hits them alike;
 medians.  The specs are the ones the graph builds (protected paths, hidden secret locations).
-The target is at most ~15 ms added per command.
+The target is at most ~15 ms added per command (issue 26: the deny-by-default profile at
+most +25 ms over the sandbox before it).
 """
 
 from __future__ import annotations
@@ -24,10 +25,21 @@ from cairn.tools.workspace import Workspace
 
 
 def spec(profile: str, root: str) -> SandboxSpec:
-    read_only, placeholders = protected_in_workspace(root)
-    return SandboxSpec.for_workspace(
-        profile, root, read_only_paths=read_only, placeholder_dirs=placeholders, hidden_paths=hidden_paths()
-    )
+    """The spec the graph builds (home hidden, credential files, process bound) when it can,
+    else the older one (for a "before" run on a tree without ``build_spec``)."""
+    try:
+        from cairn.graph.sandboxing import build_spec
+        from cairn.policy.sandbox import SandboxSettings
+    except ImportError:
+        read_only, placeholders = protected_in_workspace(root)
+        return SandboxSpec.for_workspace(
+            profile,
+            root,
+            read_only_paths=read_only,
+            placeholder_dirs=placeholders,
+            hidden_paths=hidden_paths(),
+        )
+    return build_spec(profile, root, SandboxSettings())
 
 
 def main(repeats: int) -> None:
@@ -96,8 +108,13 @@ def raw_bwrap(root: str, repeats: int) -> dict[str, list[float]]:
     for _ in range(repeats):
         for name, argv in variants.items():
             t0 = time.perf_counter()
-            subprocess.run(argv, check=True)
+            fds = launch.pass_fds if name != "true" else ()  # bwrap's --seccomp FD, read anew
+            for fd in fds:
+                os.lseek(fd, 0, os.SEEK_SET)
+            subprocess.run(argv, check=True, pass_fds=fds)
             times[name].append(time.perf_counter() - t0)
+    if launch.cleanup is not None:
+        launch.cleanup()
     shutil.rmtree(scratch, ignore_errors=True)
     return times
 

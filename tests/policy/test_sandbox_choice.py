@@ -40,8 +40,16 @@ def test_a_call_that_asks_gets_workspace_write_once_approved(workspace):
 
 def test_denied_calls_and_other_tools_have_no_sandbox(workspace):
     assert _bash("git push", workspace, rules=Rules(deny=("bash(git push:*)",))).sandbox is None
+    v = evaluate("web_fetch", {"url": "https://example.com/"}, workspace=workspace)
+    assert v.sandbox is None
+
+
+def test_file_tools_allowed_unattended_get_their_lane(workspace):
+    """Issue 26: one lane for every tool (tests/policy/test_file_tool_lane.py has the rest)."""
     v = evaluate("read_file", {"file_path": "x.txt"}, workspace=workspace)
-    assert v.decision == "allow" and v.sandbox is None
+    assert v.decision == "allow" and v.sandbox == "read-only"
+    v = evaluate("write_file", {"file_path": "x.txt", "content": ""}, workspace=workspace, mode="bypass")
+    assert v.decision == "allow" and v.sandbox == "workspace-write"
 
 
 def test_settings_off_gives_off_and_keeps_the_decision(workspace):

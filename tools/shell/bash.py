@@ -11,6 +11,7 @@ from cairn.tools.shell.command import RunningCommand
 from cairn.tools.shell.parse import programs, short_command
 from cairn.tools.shell.progress import LineFeed
 from cairn.tools.shell.render import format_duration, render_result
+from cairn.tools.shell.sandbox.hints import sandbox_notes
 from cairn.tools.shell.state import SandboxUnavailableError, ShellClosedError
 
 DEFAULT_TIMEOUT_MS = 120_000
@@ -108,6 +109,9 @@ class BashTool(Tool):
         except OSError as exc:
             return ToolResult.fail(f"Could not start bash: {exc}")
         self._wait(run, ctx, feed)
+        if sandbox is not None:  # what the sandbox hid or refused, read from stderr
+            err = run.stderr.snapshot()
+            notes += sandbox_notes(sandbox, (err.head + err.tail).decode("utf-8", "replace"), run.exit_code)
         cwd_note = state.adopt_cwd(run)
         meta["changed_files"] = state.changes.changed_since(before)
         return self._result(run, state.display(state.cwd), notes, cwd_note, meta)

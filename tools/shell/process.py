@@ -101,6 +101,7 @@ def spawn(
             close_fds=True,
             start_new_session=True,
             preexec_fn=_chain(*preexecs),
+            pass_fds=launch.pass_fds if launch is not None else (),
         )
 
     try:

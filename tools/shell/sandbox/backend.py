@@ -42,6 +42,8 @@ class Launch:
     contains_processes: bool = False
     #: Called once the command has started (releases what ``launch`` opened).
     cleanup: Callable[[], None] | None = None
+    #: File descriptors the launcher must inherit (bwrap's ``--seccomp FD``).
+    pass_fds: tuple[int, ...] = ()
 
 
 class SandboxBackend(Protocol):

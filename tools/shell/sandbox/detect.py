@@ -17,10 +17,11 @@ import tempfile
 import threading
 from dataclasses import dataclass
 
+from cairn.tools.shell.sandbox import limits
 from cairn.tools.shell.sandbox.backend import Private, SandboxBackend
 from cairn.tools.shell.sandbox.bwrap import BwrapBackend
 from cairn.tools.shell.sandbox.landlock_backend import LandlockBackend
-from cairn.tools.shell.sandbox.spec import READ_ONLY, SandboxSpec
+from cairn.tools.shell.sandbox.spec import READ_ONLY, WORKSPACE_WRITE, SandboxSpec
 
 CHOICES = ("auto", "bwrap", "landlock", "none")
 _PROBE_TIMEOUT_S = 10.0
@@ -97,6 +98,7 @@ def probe(backend: SandboxBackend) -> str | None:
                 timeout=_PROBE_TIMEOUT_S,
                 preexec_fn=launch.preexec,
                 close_fds=True,
+                pass_fds=launch.pass_fds,  # bwrap's --seccomp FD
             )
         finally:
             if launch.cleanup is not None:
@@ -113,7 +115,30 @@ def probe(backend: SandboxBackend) -> str | None:
         shutil.rmtree(base, ignore_errors=True)
 
 
+_gaps: dict[str, dict[str, tuple[str, ...]]] = {}
+
+
+def missing_guarantees(name: str | None = None) -> dict[str, tuple[str, ...]]:
+    """Per profile, the guarantees (:mod:`.guarantees`) the working backend ``name`` (default:
+    the detected one) cannot give on this machine; only profiles that lack some are listed.
+    A backend without ``missing_guarantees`` (bubblewrap) gives them all but the process bound,
+    which needs a pids cgroup or a user other than root (:mod:`.limits`)."""
+    status = detect_backend(name if name in CHOICES and name != "none" else None)
+    backend = status.backend
+    if backend is None:
+        return {}
+    with _lock:
+        if backend.name not in _gaps:
+            lister = getattr(backend, "missing_guarantees", None)
+            found = {p: tuple(lister(p)) if lister else () for p in (READ_ONLY, WORKSPACE_WRITE)}
+            if limits.process_bound() == "none":  # no pids cgroup, and uid 0 ignores RLIMIT_NPROC
+                found = {p: g if "process-bound" in g else (*g, "process-bound") for p, g in found.items()}
+            _gaps[backend.name] = {p: g for p, g in found.items() if g}
+        return _gaps[backend.name]
+
+
 def reset_cache() -> None:
     """Forget detected backends (tests that change CAIRN_SANDBOX_BACKEND)."""
     with _lock:
         _cache.clear()
+        _gaps.clear()
