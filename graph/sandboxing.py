@@ -29,6 +29,13 @@ from cairn.policy.sandbox import (
 from cairn.tools.shell.sandbox import SandboxSpec, detect_backend, placeholders
 
 
+def clear_placeholder_leftovers(root: Path) -> list[str]:
+    """Remove the empty placeholder directories a killed cairn left at the workspace's protected
+    names (``.mcp.json``, ``AGENTS.md`` ...), before the session reads any of them."""
+    read_only, _ = protected_in_workspace(root)
+    return placeholders.clear_leftovers(read_only)
+
+
 class SandboxWarning(UserWarning):
     """Shell commands run without an OS sandbox in this session (turned off, or none works)."""
 

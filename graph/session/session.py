@@ -116,6 +116,9 @@ class Session(DecisionsMixin, RewindMixin, WaitingMixin, ExtensionsMixin):
         pinned = [self.registry.register(tool).name for tool in tools or ()]
         #: Tools passed as Python objects: always bound, never deferred (``cairn.graph.tool_selection``).
         self.pinned_tools = frozenset(pinned)
+        from cairn.graph.sandboxing import clear_placeholder_leftovers
+
+        clear_placeholder_leftovers(self.workspace.root)  # a killed run's, before .mcp.json is read
         # MCP servers start now, in the background; their tools join the registry before the first run.
         self.extensions = Extensions(
             self.workspace,

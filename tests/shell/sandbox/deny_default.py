@@ -38,7 +38,7 @@ class Bwrap(Sandboxed):
 
 def settle(timeout: float = 5.0) -> None:
     """Wait until no command holds a placeholder (released by a watcher thread once the sandbox
-    has exited), then remove them all at once instead of after the linger."""
+    has exited), then make sure none is left."""
     end = time.monotonic() + timeout
     while any(placeholders.held().values()) and time.monotonic() < end:
         time.sleep(0.02)

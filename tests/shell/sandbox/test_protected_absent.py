@@ -5,10 +5,12 @@ when the command starts; the model is told what was refused; placeholders leave 
 from __future__ import annotations
 
 import os
+import time
 
 import pytest
 
 from cairn.policy.sandbox import READ_ONLY_IN_WORKSPACE
+from cairn.tools.shell.sandbox import placeholders
 from tests.shell.sandbox.deny_default import bwrap_tools, settle, text
 
 
@@ -131,3 +133,33 @@ def test_a_background_task_holds_its_placeholders_until_it_ends(bw, area):
     task.run.done.wait(20)
     settle()
     assert not os.path.lexists(area.ws / "AGENTS.md")
+
+
+def test_placeholders_are_gone_as_soon_as_the_command_ends(bw, area):
+    """No placeholder lingers after a command: a directory at ``.mcp.json`` or ``CONTEXT.md``
+    would stand where cairn's own tools and config loading expect a file."""
+    bw.run("true", "workspace-write")
+    end = time.monotonic() + 5
+    while any(placeholders.held().values()) and time.monotonic() < end:
+        time.sleep(0.02)  # released by a watcher thread once the sandbox has exited
+    assert not any(placeholders.held().values())
+    for name in (".mcp.json", "AGENTS.md", "CONTEXT.md", ".envrc"):
+        assert not os.path.lexists(area.ws / name), name
+
+
+def test_a_killed_runs_leftover_placeholders_are_cleared_when_a_session_starts(area):
+    """A cairn killed mid-command leaves its marked placeholders behind; the next session removes
+    them before anything reads those names (an unmarked empty directory is a person's: kept)."""
+    from cairn.graph.sandboxing import clear_placeholder_leftovers
+
+    left = area.ws / ".mcp.json"
+    left.mkdir()
+    try:
+        os.setxattr(left, "user.cairn.placeholder", b"1")
+    except OSError:
+        pytest.skip("this file system keeps no user extended attributes")
+    mine = area.ws / "AGENTS.md"
+    mine.mkdir()  # a person's own (unmarked) directory
+    removed = clear_placeholder_leftovers(area.ws)
+    assert removed == [str(left)]
+    assert not os.path.lexists(left) and mine.is_dir()

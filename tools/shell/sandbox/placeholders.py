@@ -7,10 +7,11 @@ an **empty directory** (a file placeholder would show in ``git status`` and be c
 mounted on it (a tmpfs mount costs a tenth of a bind mount in bubblewrap), so the name cannot be
 created as a file, replaced, renamed over, hard-linked or swapped for a symlink (``EISDIR``,
 ``EBUSY``, ``EEXIST``), and whatever is written inside it stays in the sandbox.  Missing parents are created as plain directories.  When the
-last command using it has exited, the placeholder and the parents made for it are removed if
-still empty, after :data:`LINGER_S` seconds without a command (commands come in bursts, and
-``mkdir``/``rmdir`` of a dozen names is milliseconds on a slow disk), or when cairn exits.
-While they exist, a person's editor sees an empty directory at those names.
+last command using it has exited, the placeholder and the parents made for it are removed at
+once if still empty (a placeholder left standing would be a directory where cairn's own file
+tools, ``.mcp.json`` loading or a person's editor expect a file), and when cairn exits.
+While they exist, a person's editor sees an empty directory at those names; a background
+command holds its placeholders until it ends.
 
 Placeholders carry the extended attribute ``user.cairn.placeholder`` where the file system
 allows it, so one left behind by a crash is adopted (and removed) by the next command.
@@ -26,13 +27,10 @@ import os
 import threading
 import time
 
-#: Seconds an unused placeholder stays before it is removed.
-LINGER_S = 10.0
 _XATTR = "user.cairn.placeholder"
 _lock = threading.Lock()
 _held: dict[str, int] = {}  # path -> commands using it (0: lingering)
 _idle_since: dict[str, float] = {}
-_timer: threading.Timer | None = None
 _at_exit = False
 _made_parents: dict[str, list[str]] = {}  # placeholder -> parents created for it (deepest first)
 
@@ -75,9 +73,7 @@ def acquire(paths: tuple[str, ...] | list[str], roots: tuple[str, ...]) -> list[
 
 
 def release(paths: list[str]) -> None:
-    """The command using ``paths`` has exited: those no other command holds are removed after
-    :data:`LINGER_S` seconds unless a command takes them again."""
-    global _timer
+    """The command using ``paths`` has exited: those no other command holds are removed now."""
     now = time.monotonic()
     with _lock:
         for path in paths:
@@ -85,32 +81,38 @@ def release(paths: list[str]) -> None:
             _held[path] = max(left, 0)
             if left <= 0:
                 _idle_since[path] = now
-        if _idle_since and _timer is None:
-            _timer = threading.Timer(LINGER_S, _sweep)
-            _timer.daemon = True
-            _timer.start()
+        _sweep_locked(0.0)
 
 
 def sweep(max_idle_s: float = 0.0) -> None:
     """Remove the placeholders unused for at least ``max_idle_s`` seconds (0: every unused one)."""
+    with _lock:
+        _sweep_locked(max_idle_s)
+
+
+def _sweep_locked(max_idle_s: float) -> None:
     now = time.monotonic()
-    with _lock:
-        for path, since in list(_idle_since.items()):
-            if _held.get(path, 0) == 0 and now - since >= max_idle_s:
-                _idle_since.pop(path, None)
-                _held.pop(path, None)
-                _remove(path)
+    for path, since in list(_idle_since.items()):
+        if _held.get(path, 0) == 0 and now - since >= max_idle_s:
+            _idle_since.pop(path, None)
+            _held.pop(path, None)
+            _remove(path)
 
 
-def _sweep() -> None:
-    global _timer
-    sweep(LINGER_S)
+def clear_leftovers(paths: tuple[str, ...] | list[str]) -> list[str]:
+    """Remove placeholders among ``paths`` that this process does not hold: left behind by a
+    cairn that was killed while a command ran (marked with the xattr, still empty).  Called when
+    a session starts, before anything reads those names.  Returns the paths removed."""
+    removed: list[str] = []
     with _lock:
-        _timer = None
-        if _idle_since:
-            _timer = threading.Timer(LINGER_S, _sweep)
-            _timer.daemon = True
-            _timer.start()
+        for path in paths:
+            if path not in _held and _is_placeholder(path):
+                try:
+                    os.rmdir(path)
+                except OSError:
+                    continue
+                removed.append(path)
+    return removed
 
 
 def _remove(path: str) -> None:
