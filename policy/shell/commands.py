@@ -36,6 +36,8 @@ __all__ = ["classify", "command_name"]
 
 LOW, MEDIUM, HIGH = RiskLevel.LOW, RiskLevel.MEDIUM, RiskLevel.HIGH
 Handler = Callable[[str, list[str]], Classified]
+#: Programs whose ``-v`` alone prints the version (for python, ``-v`` is verbose imports instead).
+_SHORT_V_IS_VERSION = frozenset({"node", "nodejs", "npm", "npx", "yarn", "pnpm", "bun"})
 
 
 def command_name(word: str) -> tuple[str, bool]:
@@ -58,7 +60,7 @@ def classify(argv: list[str]) -> Classified:
     if result.risk != LOW or result.category not in READ_ONLY_CATEGORIES or not argv:
         return result
     name, _ = command_name(argv[0])
-    if name in VERSION_SAFE and argv[1:] in (["--version"], ["-V"]):
+    if name in VERSION_SAFE and argv[1:] in (["--version"], ["-V"], ["-v"]):
         return result
     bad = unsafe_option(name, argv[1:])
     if bad is None:
@@ -80,7 +82,11 @@ def _classify(argv: list[str]) -> Classified:
     args = argv[1:]
     if by_path:
         return _c("general", HIGH, f"runs the program {word} by path", exec_files=[word])
-    if name in VERSION_SAFE and (args == ["--version"] or (args == ["-V"] and name in SHELLS | INTERPRETERS)):
+    if name in VERSION_SAFE and (
+        args == ["--version"]
+        or (args == ["-V"] and name in SHELLS | INTERPRETERS)
+        or (args == ["-v"] and name in _SHORT_V_IS_VERSION)
+    ):
         return _c("neutral", LOW, f"{name} {args[0]} only prints a version")
     from cairn.policy.shell.handlers import HANDLERS
 

@@ -45,6 +45,9 @@ _READ_ONLY_FAMILY = frozenset(
         "fdfind",
     ]
 )
+#: Categories whose options cannot change what a command reads, writes or runs (echo, test,
+#: cd, set, export: what they do with an unknown word is judged where that word is used).
+_NO_OPTIONS_RISK = frozenset({"neutral", "silent"})
 _SHELL_NAMES = {"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "tcsh", "csh", "rbash", "yash"}
 
 
@@ -95,6 +98,11 @@ class ProcessMixin(Base):
         for reason in cls.hard_deny:
             self.r.add_hard_deny(f"{reason}: {where}")
         self.mentions(argv, cwds)
+        if cls.risk == LOW and cls.category not in _NO_OPTIONS_RISK and any(UNKNOWN in a for a in argv[1:]):
+            self.r.add_ask(
+                HIGH,
+                f"a word only known at run time stands where an option or a path can go: {where}",
+            )
         if name == "git":
             self.git_repository(argv[1:], cwds, where)
         hidden = subscript_code(name, argv[1:]) or dynamic_name(name, argv[1:], UNKNOWN)

@@ -223,7 +223,10 @@ class _Scanner(WordScanner):
             self.i = save
             if self.peek() == "(":
                 self.i += 1
+            start = self.i
             self.skip_balanced(")")  # the pattern list
+            if re.search(r"\$\(|`|<\(|>\(", self.src[start : self.i]):
+                self.note("a case pattern contains a substitution, which runs when it is matched")
             body = self.scan_list(case_body=True)
             parts.append("{ : ; " + body + "\n} ;")
         self.fail("unterminated case statement")

@@ -10,7 +10,8 @@ from typing import Any
 
 from cairn.policy.shell.result import ShellAnalysis, StageInfo
 from cairn.policy.shell.rewrite import Rewritten
-from cairn.policy.shell.words import WordExp
+from cairn.policy.shell.words import UNKNOWN, WordExp
+from cairn.policy.shell.wordtypes import MAX_CANDIDATES
 from cairn.tools.workspace import Workspace
 
 __all__ = ["MAX_UNITS", "Base", "Ctx", "Cwds", "Shared", "argv_candidates", "short", "union", "walk_parts"]
@@ -114,5 +115,7 @@ def argv_candidates(exps: list[WordExp]) -> list[list[str]]:
                 candidate = argv + fields
                 if candidate not in nxt:
                     nxt.append(candidate)
-        argvs = nxt[:8]
+        if len(nxt) > MAX_CANDIDATES:  # the rest was not checked: one candidate stands for it
+            nxt = [*nxt[: MAX_CANDIDATES - 1], [*nxt[MAX_CANDIDATES - 1][:1], UNKNOWN]]
+        argvs = nxt
     return argvs

@@ -22,6 +22,7 @@ from cairn.policy.shell.state import Ctx, Cwds, Shared, argv_candidates, short, 
 from cairn.policy.shell.static import backstop
 from cairn.policy.shell.wordctx import WordsMixin
 from cairn.policy.shell.words import UNKNOWN
+from cairn.policy.shell.wordtypes import capped
 
 __all__ = ["Ctx", "Shared", "Walker"]
 
@@ -155,7 +156,7 @@ class Walker(EffectsMixin, WordsMixin, ProcessMixin):
                 continue
             body.append(part)
         if name:
-            self.assign(name, (values or [UNKNOWN])[:8])
+            self.assign(name, capped(values or [UNKNOWN]))
         cur = cwds
         for part in body:
             succ, _ = self.visit(part, cur, Ctx())

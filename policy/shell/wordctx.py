@@ -80,7 +80,7 @@ class WordsMixin(Base):
     def assign(self, name: str, values: list[str]) -> None:
         old = self.s.env.get(name, [])
         merged = old + [v for v in values if v not in old]
-        self.s.env[name] = merged[-8:]
+        self.s.env[name] = merged if len(merged) <= 8 else [UNKNOWN, *merged[-7:]]
 
     def env_view(self, cwds: Cwds) -> dict[str, list[str]]:
         env: dict[str, list[str]] = {"HOME": [str(home_dir())], "IFS": [" \t\n"]}
