@@ -8,7 +8,7 @@ from pathlib import Path
 from cairn.policy.levels import RiskLevel
 from cairn.policy.shell.arith import arith_texts, dynamic_name, input_names, subscript_code
 from cairn.policy.shell.commands import classify, command_name
-from cairn.policy.shell.envvars import dangerous_env
+from cairn.policy.shell.envvars import dangerous_env, harmless_env
 from cairn.policy.shell.gitrepo import shipped_repo
 from cairn.policy.shell.result import Classified, PathEffect, StageInfo, Unit
 from cairn.policy.shell.state import MAX_UNITS, Base, Ctx, Cwds, short
@@ -113,11 +113,13 @@ class ProcessMixin(Base):
         if cls.network:
             self.s.network.append(where)
             self.check_exfiltration()
-        if cls.assignments:
-            for item in cls.assignments:
-                var, _, value = item.partition("=")
-                if dangerous_env(var, value):
-                    self.r.add_ask(HIGH, f"sets {var}, which can make commands run other code: {where}")
+        if self.s.exported and cls.category != "silent":
+            self.r.add_ask(
+                HIGH,
+                f"{self.s.exported[0]} is exported to the commands after it; only locale, time zone, "
+                f"colour and terminal variables may be set for a command without asking: {where}",
+            )
+        self.environment(name, argv, cls, where)
         # paths
         reads, writes = list(cls.reads), list(cls.writes)
         if ctx.placeholder:
@@ -167,6 +169,25 @@ class ProcessMixin(Base):
         if cls.inner:
             self.follow_inner(cls, name, cwds, ctx, index, source)
         return succ
+
+    def environment(self, name: str, argv: list[str], cls: Classified, where: str) -> None:
+        """``env NAME=v cmd`` asks unless NAME is harmless; ``export``/``declare -x`` of such a name
+        asks at the next command (alone it changes nothing: exports end with the call)."""
+        exported = name == "export" or (
+            name in ("declare", "typeset") and any(a.startswith("-") and "x" in a for a in argv[1:])
+        )
+        for item in cls.assignments:
+            var, _, value = item.partition("=")
+            if name == "env" and not harmless_env(var, value):
+                self.r.add_ask(
+                    HIGH,
+                    f"sets {var} for the command; only locale, time zone, colour and terminal "
+                    f"variables may be set for a command without asking: {where}",
+                )
+            elif dangerous_env(var, value):
+                self.r.add_ask(HIGH, f"sets {var}, which can make commands run other code: {where}")
+            elif exported and not harmless_env(var, value):
+                self.s.exported.append(var)
 
     def git_repository(self, args: list[str], cwds: Cwds, where: str) -> None:
         """git run in a repository the workspace ships asks (its config can run programs)."""

@@ -12,7 +12,7 @@ from cairn.policy.levels import RiskLevel
 from cairn.policy.paths import home_dir
 from cairn.policy.shell.arith import input_in_arithmetic
 from cairn.policy.shell.commands import classify
-from cairn.policy.shell.envvars import dangerous_env
+from cairn.policy.shell.envvars import dangerous_env, harmless_env
 from cairn.policy.shell.result import StageInfo
 from cairn.policy.shell.rewrite import HEREDOC_RE
 from cairn.policy.shell.state import Base, Ctx, Cwds, short, walk_parts
@@ -61,7 +61,14 @@ class WordsMixin(Base):
         values = [" ".join(v) for v in exp.values] or [""]
         if exp.evaluates:
             self.r.add_fail(f"{exp.evaluates} (a value such as a[$(cmd)] would run cmd): {short(source)}")
-        if dangerous_env(name, values[0] if len(values) == 1 else None):
+        value = values[0] if len(values) == 1 and UNKNOWN not in values[0] else None
+        if not persist and not harmless_env(name, value):
+            self.r.add_ask(
+                HIGH,
+                f"sets {name} for the command; only locale, time zone, colour and terminal "
+                f"variables may stand before a command without asking: {short(source)}",
+            )
+        elif dangerous_env(name, value):
             self.r.add_ask(HIGH, f"sets {name}, which can make commands run other code: {short(source)}")
         if persist:
             self.assign(name, values)
