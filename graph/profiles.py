@@ -1,5 +1,6 @@
 """Tool profiles: ``full`` (every tool, full descriptions) and ``lean`` for small local models
-(the six core tools with short descriptions and a compact system prompt).
+(the tools that declare the ``lean`` profile, ``Tool.profiles``, with short descriptions and a
+compact system prompt).
 
 Lean is chosen automatically when the model's context window is small (≤ 16k tokens); otherwise
 ``Session(tool_profile=…)``, ``--tools``, ``[tools] profile`` in the settings, or ``full``.
@@ -9,10 +10,10 @@ from __future__ import annotations
 
 import copy
 import re
-from typing import Any
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any
 
 PROFILES = ("lean", "full")
-LEAN_TOOLS = ("read_file", "glob", "grep", "edit_file", "write_file", "bash")
 #: The arguments the lean schemas show (the tools still accept the others).
 LEAN_FIELDS = {
     "read_file": ("file_path", "offset", "limit"),
@@ -25,6 +26,30 @@ LEAN_FIELDS = {
 #: A context window this small (tokens) gets the lean profile unless one is chosen explicitly.
 SMALL_CONTEXT = 16_384
 MAX_LEAN_FIELD_DESCRIPTION = 120
+
+
+if TYPE_CHECKING:
+    LEAN_TOOLS: tuple[str, ...]
+
+
+def in_profile(tool: Any, profile: str) -> bool:
+    """Whether ``profile`` offers ``tool`` (a tool's own ``profiles`` fact; ``full`` offers all)."""
+    return profile == "full" or profile in getattr(tool, "profiles", ())
+
+
+@lru_cache(maxsize=1)
+def lean_tools() -> tuple[str, ...]:
+    """The built-in tools of the lean profile, in the order the model sees them."""
+    from cairn.tools import builtin_tool_classes
+
+    return tuple(cls.name for cls in builtin_tool_classes() if in_profile(cls, "lean"))
+
+
+def __getattr__(name: str) -> Any:
+    """``LEAN_TOOLS``: derived from the tools' ``profiles`` on first use."""
+    if name == "LEAN_TOOLS":
+        return lean_tools()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class ProfileError(ValueError):

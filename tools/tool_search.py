@@ -64,6 +64,8 @@ def rank_tools(tools: list[Any], query: str, limit: int) -> list[Any]:
 
 class ToolSearchTool(Tool):
     name = "tool_search"
+    plan_mode = True
+    core = True
     description = DESCRIPTION
     args_schema = ToolSearchArgs
     risk_level = RiskLevel.LOW

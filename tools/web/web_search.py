@@ -50,6 +50,7 @@ class WebSearchArgs(ArgsModel):
 
 class WebSearchTool(Tool):
     name = "web_search"
+    plan_mode = True
     description = DESCRIPTION
     args_schema = WebSearchArgs
     risk_level = RiskLevel.LOW
