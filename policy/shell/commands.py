@@ -30,7 +30,7 @@ from cairn.policy.shell.cmdtables import (
 from cairn.policy.shell.options import split_args
 from cairn.policy.shell.result import READ_ONLY_CATEGORIES, Classified
 from cairn.policy.shell.result import make as _c
-from cairn.policy.shell.safeflags import unsafe_option
+from cairn.policy.shell.safeflags import unsafe_option, value_options
 
 __all__ = ["classify", "command_name"]
 
@@ -101,6 +101,8 @@ def _classify(argv: list[str]) -> Classified:
         return _c("neutral", LOW, f"{name} changes nothing")
     if name in READERS:
         return reader(name, args)
+    if name == "ps" and _ps_environment(args):
+        return _c("general", MEDIUM, "ps with e or environ prints every process's environment (API keys)")
     if name in LISTERS_NO_PATHS:
         return _c("list", LOW, f"{name} only shows system state")
     if name in PROJECT_RUNNERS:
@@ -122,6 +124,17 @@ def _classify(argv: list[str]) -> Classified:
     return _c("general", HIGH, f"{name} is not a known read-only command")
 
 
+def _ps_environment(args: list[str]) -> bool:
+    """``ps e``, ``ps auxe``, ``ps eww`` (BSD syntax: ``e`` shows the environment), or an output
+    format naming ``environ``; ``ps -e`` (every process) is not it."""
+    for arg in args:
+        if "environ" in arg.lower():
+            return True
+        if not arg.startswith("-") and "e" in arg and arg.isalpha():
+            return True
+    return False
+
+
 _PATH_OPTIONS = {
     "--files0-from",
     "--exclude-from",
@@ -138,7 +151,8 @@ _PATH_SHORT = {"du": {"-X"}, "file": {"-f", "-m"}, "diff": {"-X"}}
 
 def reader(name: str, args: list[str]) -> Classified:
     """A command whose operands are files it reads."""
-    category, short, long = READERS[name]
+    category = READERS[name]
+    short, long = value_options(name)
     opts, operands = split_args(args, short, long)
     reads = list(operands)
     for opt, value in opts:

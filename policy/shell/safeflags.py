@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from cairn.policy.shell.safegit import takes_next, unsafe_git_option
 from cairn.policy.vocab import words
 
-__all__ = ["FREE_FORM", "HARMLESS_OPTIONS", "Spec", "unsafe_option"]
+__all__ = ["FREE_FORM", "HARMLESS_OPTIONS", "Spec", "unsafe_option", "value_options"]
 
 
 @dataclass(frozen=True)
@@ -249,8 +249,8 @@ SPECS: dict[str, Spec] = {
         "ahHiklPTv",
         "tBxF",
         f"""all human-readable si inodes local no-sync sync portability
-        print-type total {_COMMON}""",
-        "block-size output type exclude-type",
+        print-type total output {_COMMON}""",
+        "block-size type exclude-type",
     ),
     "bat": _BAT,
     "batcat": _BAT,
@@ -421,3 +421,14 @@ def unsafe_option(name: str, args: list[str]) -> str | None:
             if letter not in spec.flags:
                 return f"-{letter}" if len(arg) > 2 else arg
     return None
+
+
+def value_options(name: str) -> tuple[str, frozenset[str]]:
+    """The options of ``name`` that take a value: short letters, and long names with ``--``.
+
+    The one statement of option arity: the reader table splits operands from options with it,
+    so a flag can never swallow the path after it (``bat -p /etc/passwd``)."""
+    spec = SPECS.get(name)
+    if spec is None:
+        return "", frozenset()
+    return spec.valued, frozenset("--" + n for n in spec.long_valued)

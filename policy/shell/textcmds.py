@@ -174,6 +174,14 @@ def jq(name: str, args: list[str]) -> Classified:
     files = positional if has_filter_file else positional[1:]
     category = "read"
     program = positional[0] if positional and not has_filter_file else ""
+    env = _JQ_ENV.search(program)
+    if env:
+        return _c(
+            "general",
+            MEDIUM,
+            f"the {name} program reads the environment ({env.group()}), which holds API keys",
+            reads=files + reads,
+        )
     if has_filter_file or _JQ_MODULES.search(program):
         why = "is read from a file" if has_filter_file else "imports modules"
         return _c(
@@ -195,6 +203,7 @@ def jq(name: str, args: list[str]) -> Classified:
     return _c(category, LOW, f"{name} only prints", reads=files + reads)
 
 
+_JQ_ENV = re.compile(r"\$ENV\b|\$__prog_env\b|(?<![.\w$])(str)?env\b")
 _JQ_MODULES = re.compile(r"\b(import|include|modulemeta|get_search_list)\b")
 
 

@@ -19,10 +19,13 @@ LOW, MEDIUM, HIGH = RiskLevel.LOW, RiskLevel.MEDIUM, RiskLevel.HIGH
 
 
 def _after_options(
-    args: list[str], short_values: str, long_values: tuple[str, ...] = ()
+    args: list[str],
+    short_values: str,
+    long_values: tuple[str, ...] = (),
+    long_names: tuple[str, ...] | None = None,
 ) -> tuple[list[tuple[str, str | None]], list[str]]:
     """Options before the wrapped command, and the wrapped command's argv."""
-    opts, rest = split_args(args, short_values, long_values, stop_at_operand=True)
+    opts, rest = split_args(args, short_values, long_values, stop_at_operand=True, long_names=long_names)
     return opts, rest
 
 
@@ -205,6 +208,15 @@ def busybox(name: str, args: list[str]) -> Classified:
     return _c("wrapper", LOW, f"busybox runs {args[0]}", inner=args)
 
 
+#: Every long option of GNU xargs (abbreviations resolve against them, as getopt_long does).
+_XARGS_LONG = tuple(
+    "--" + n
+    for n in """null arg-file delimiter eof replace max-lines max-args max-procs interactive
+    open-tty no-run-if-empty process-slot-var verbose show-limits exit max-chars help
+    version""".split()
+)
+
+
 def xargs(name: str, args: list[str]) -> Classified:
     opts, rest = _after_options(
         args,
@@ -220,7 +232,11 @@ def xargs(name: str, args: list[str]) -> Classified:
             "--delimiter",
             "--process-slot-var",
         ),
+        long_names=_XARGS_LONG,
     )
+    strange = next((o for o, _ in opts if o.startswith("--") and o not in _XARGS_LONG), None)
+    if strange is not None:
+        return _c("general", HIGH, f"xargs {strange} is not an xargs option")
     reads = [v for o, v in opts if o in ("-a", "--arg-file") and v]
     inner = rest or ["echo"]
     replace = next((v or "{}" for o, v in opts if o in ("-I", "-i", "--replace")), None)
