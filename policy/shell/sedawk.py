@@ -9,6 +9,7 @@ from cairn.policy.shell.options import resolve_long, split_args
 from cairn.policy.shell.result import Classified
 from cairn.policy.shell.result import make as _c
 from cairn.policy.shell.sedscript import scan_sed
+from cairn.policy.vocab import words
 
 __all__ = ["awk", "sed"]
 
@@ -19,15 +20,19 @@ LOW, MEDIUM, HIGH = RiskLevel.LOW, RiskLevel.MEDIUM, RiskLevel.HIGH
 #: resolves them (``--in-pl`` is ``--in-place``, ``--exe`` is ``--exec``).
 _SED_LONG = tuple(
     "--" + n
-    for n in """expression file in-place line-length null-data zero-terminated quiet silent debug
-    posix regexp-extended separate sandbox unbuffered follow-symlinks binary help version""".split()
+    for n in words(
+        """expression file in-place line-length null-data zero-terminated quiet silent debug
+    posix regexp-extended separate sandbox unbuffered follow-symlinks binary help version"""
+    )
 )
 _AWK_LONG = tuple(
     "--" + n
-    for n in """assign bignum characters-as-bytes copyright csv debug dump-variables exec
+    for n in words(
+        """assign bignum characters-as-bytes copyright csv debug dump-variables exec
     field-separator file gen-pot help include lint lint-old load no-optimize non-decimal-data
     optimize persist posix pretty-print profile re-interval sandbox source trace traditional
-    use-lc-numeric version""".split()
+    use-lc-numeric version"""
+    )
 )
 #: awk options that only change how input is split or which variables are preset.
 _AWK_SAFE = {

@@ -12,6 +12,7 @@ from cairn.policy.levels import RiskLevel
 from cairn.policy.shell.options import split_args
 from cairn.policy.shell.result import Classified
 from cairn.policy.shell.result import make as _c
+from cairn.policy.vocab import words
 
 __all__ = ["env", "neutral_wrapper", "privilege", "xargs"]
 
@@ -211,9 +212,11 @@ def busybox(name: str, args: list[str]) -> Classified:
 #: Every long option of GNU xargs (abbreviations resolve against them, as getopt_long does).
 _XARGS_LONG = tuple(
     "--" + n
-    for n in """null arg-file delimiter eof replace max-lines max-args max-procs interactive
+    for n in words(
+        """null arg-file delimiter eof replace max-lines max-args max-procs interactive
     open-tty no-run-if-empty process-slot-var verbose show-limits exit max-chars help
-    version""".split()
+    version"""
+    )
 )
 
 
