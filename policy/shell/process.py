@@ -13,6 +13,7 @@ from cairn.policy.shell.gitrepo import shipped_repo
 from cairn.policy.shell.result import Classified, PathEffect, StageInfo, Unit
 from cairn.policy.shell.state import MAX_UNITS, Base, Ctx, Cwds, short
 from cairn.policy.shell.static import backstop
+from cairn.policy.shell.treescan import follows_links
 from cairn.policy.shell.words import UNKNOWN
 
 __all__ = ["ProcessMixin"]
@@ -132,6 +133,8 @@ class ProcessMixin(Base):
                     reads.extend(ctx.placeholder_paths)
         for word in reads:
             self.effect("read", word, cwds, where, index)
+        if follows_links(name, argv[1:]):
+            self.followed_links(name, [w for w in reads if UNKNOWN not in w], cwds, where)
         for word in writes:
             self.effect("write", word, cwds, where, index)
         if ctx.extra_operands and unit.category not in ("neutral", "silent"):
