@@ -10,6 +10,7 @@ from cairn.policy.shell.arith import arith_texts, dynamic_name, input_names, sub
 from cairn.policy.shell.commands import classify, command_name
 from cairn.policy.shell.envvars import dangerous_env, harmless_env
 from cairn.policy.shell.gitrepo import shipped_repo
+from cairn.policy.shell.resources import holds_all_input, reads_endless
 from cairn.policy.shell.result import Classified, PathEffect, StageInfo, Unit
 from cairn.policy.shell.state import MAX_UNITS, Base, Ctx, Cwds, short
 from cairn.policy.shell.static import backstop
@@ -131,6 +132,8 @@ class ProcessMixin(Base):
                     writes.extend(ctx.placeholder_paths)
                 else:
                     reads.extend(ctx.placeholder_paths)
+        if self.endless_input(cls, ctx) and holds_all_input(name):
+            self.r.add_hard_deny(f"{name} keeps all of an endless input (it exhausts memory): {where}")
         for word in reads:
             self.effect("read", word, cwds, where, index)
         if follows_links(name, argv[1:]):
@@ -172,6 +175,13 @@ class ProcessMixin(Base):
         if cls.inner:
             self.follow_inner(cls, name, cwds, ctx, index, source)
         return succ
+
+    def endless_input(self, cls: Classified, ctx: Ctx) -> bool:
+        """Whether the command reads /dev/zero-like devices or a stage that never ends."""
+        upstream = ctx.upstream[-1] if ctx.upstream else None
+        return reads_endless(cls.reads, ctx.stdin_file if upstream is None else None) or bool(
+            upstream and upstream.endless
+        )
 
     def environment(self, name: str, argv: list[str], cls: Classified, where: str) -> None:
         """``env NAME=v cmd`` asks unless NAME is harmless; ``export``/``declare -x`` of such a name

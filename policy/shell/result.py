@@ -58,6 +58,7 @@ class StageInfo:
     lists_inside: bool = False
     network: bool = False
     shell_like: bool = False  # a shell or interpreter
+    endless: bool = False  # writes an endless stream (cat /dev/zero, yes)
 
 
 @dataclass

@@ -30,6 +30,7 @@ class Shared:
     env: dict[str, list[str]] = field(default_factory=dict)
     taint: dict[str, str] = field(default_factory=dict)  # variable -> "downloaded"/"decoded"
     functions: set[str] = field(default_factory=set)
+    calls: dict[str, set[str]] = field(default_factory=dict)  # function -> functions it calls
     downloaded: set[str] = field(default_factory=set)
     network: list[str] = field(default_factory=list)
     credentials: list[str] = field(default_factory=list)
