@@ -65,7 +65,7 @@ def _tool_record(name: str, args: Mapping[str, Any], verdict: Verdict) -> list[R
     ]
     if cls.path_arg:
         facts.append(f"path argument {cls.path_arg}")
-    category = "read" if cls.read_only else "tool"
+    category = "read" if cls.read_only else ("edit" if cls.path_arg else "tool")
     return [RecordUse("", record, category, str(verdict.risk), f"{', '.join(facts)} ({cls.__name__})")]
 
 
