@@ -105,6 +105,10 @@ def _classify(argv: list[str]) -> Classified:
         return _c("general", MEDIUM, "ps with e or environ prints every process's environment (API keys)")
     if name in LISTERS_NO_PATHS:
         return _c("list", LOW, f"{name} only shows system state")
+    if name in ("pytest", "py.test"):
+        from cairn.policy.shell.pytestcmd import pytest
+
+        return pytest(name, args)
     if name in PROJECT_RUNNERS:
         return _c("general", MEDIUM, f"{name} runs project code (build/test)")
     if name in PROJECT_SUBCOMMANDS:

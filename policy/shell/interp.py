@@ -104,6 +104,10 @@ def interpreter(name: str, args: list[str]) -> Classified:
     if inline:
         return _c("exec", HIGH, f"{name} runs inline code", inline_code=inline)
     if module is not None:
+        if module == "pytest":
+            from cairn.policy.shell.pytestcmd import pytest
+
+            return pytest(f"{name} -m pytest", args[args.index(module) + 1 :] if module in args else [])
         if module in (
             "pytest",
             "unittest",

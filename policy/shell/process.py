@@ -92,7 +92,7 @@ class ProcessMixin(Base):
             parent=parent,
             auto_edit=cls.auto_edit,
             destructive=cls.destructive,
-            escalated=cls.category == "exec" and name in _READ_ONLY_FAMILY,
+            escalated=cls.escalates or (cls.category == "exec" and name in _READ_ONLY_FAMILY),
         )
         self.r.units.append(unit)
         index = len(self.r.units) - 1
