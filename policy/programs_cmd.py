@@ -61,6 +61,8 @@ def _table(found: list[ProgramSurface]) -> list[str]:
 
 def _options_summary(p: ProgramSurface) -> str:
     if not p.options:
+        if p.options_by_handler:
+            return "judged by its handler"
         return p.notes[0] if p.notes else "none"
     short = "".join(o[1] for o in p.options if len(o) == 2 and o[0] == "-")
     valued = [o for o in p.options if o.startswith("-") and not o.startswith("--") and " " in o]
@@ -75,7 +77,14 @@ def _options_summary(p: ProgramSurface) -> str:
 def _detail(p: ProgramSurface) -> list[str]:
     lines = [f"{p.name} ({p.category})", f"  reads:    {p.reads}", f"  record:   {p.source}"]
     lines += [f"  note:     {note}" for note in p.notes]
-    lines.append("  options that run without asking:" if p.options else "  options: none runs without asking")
+    if not p.runs_unasked:
+        lines.append("  nothing runs without asking: every use asks (or is refused)")
+    if p.options:
+        lines.append("  options that run without asking:")
+    elif p.options_by_handler:
+        lines.append("  options: its handler judges them (the examples show what runs)")
+    else:
+        lines.append("  options: none runs without asking")
     lines += _wrap(p.options)
     if p.examples:
         lines.append("  examples:")

@@ -46,6 +46,17 @@ class ProgramSurface:
     examples: tuple[Example, ...] = ()
     #: Anything more a reviewer must know (``only --version``, ``options judged by a handler``).
     notes: tuple[str, ...] = field(default=())
+    #: Its operands are files it reads or lists (``cat FILE``), not a pattern or a script.
+    operand_files: bool = True
+    #: Its handler parses its options (sed, awk, find, git): the examples show what runs.
+    options_by_handler: bool = False
+
+    @property
+    def runs_unasked(self) -> bool:
+        """Some use runs without asking: an allowed option, an allowed example, or a table entry."""
+        if not self.source.startswith("policy/shell/programs/"):
+            return True
+        return bool(self.options) or any(e.decision == "allow" for e in self.examples)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -56,23 +67,34 @@ class ProgramSurface:
             "examples": [e.to_dict() for e in self.examples],
             "notes": list(self.notes),
             "source": self.source,
+            "operand_files": self.operand_files,
+            "runs_unasked": self.runs_unasked,
+            "options_by_handler": self.options_by_handler,
         }
 
 
 def programs(name: str | None = None) -> list[ProgramSurface]:
-    """Every program that can run without asking (or only ``name``), sorted by name."""
-    found = _from_records()
-    if found is None:
-        found = _from_tables()
+    """Every program that can run without asking, sorted by name; or the record of ``name``
+    (also when every use of it asks, as for ``pytest``).
+
+    The program records when ``cairn.policy.shell.programs`` offers ``records()`` (else the
+    reader table and its option specs they replace), plus what the command tables still state
+    outside any record: builtins that read nothing, listers of system state, and programs whose
+    ``--version`` runs unasked.
+    """
+    found = {p.name: p for p in _table_extras()}
+    recorded = _from_records()
+    found.update({p.name: p for p in (recorded if recorded is not None else _from_table_specs())})
     if name is not None:
-        found = [p for p in found if p.name == name]
-    return sorted(found, key=lambda p: p.name)
+        return [found[name]] if name in found else []
+    listed = [p for p in found.values() if p.runs_unasked]
+    return sorted(listed, key=lambda p: p.name)
 
 
 def _from_records() -> list[ProgramSurface] | None:
     """The program records' view, once ``cairn.policy.shell.programs`` offers ``records()``."""
     try:
-        from cairn.policy.shell import programs as records_module  # type: ignore[attr-defined]
+        from cairn.policy.shell import programs as records_module
     except ImportError:
         return None
     records = getattr(records_module, "records", None)
@@ -87,28 +109,47 @@ def _record_surface(record: Any) -> ProgramSurface:
         for decision in ("allow", "ask", "deny")
         for command in getattr(record, decision, ()) or ()
     )
-    options = getattr(record, "options", ())
-    shown = tuple(_option_text(o) for o in (options.values() if isinstance(options, dict) else options))
+    options = tuple(_option_text(o) for o in getattr(record, "options", ()))
+    options += _number_forms(record)
+    operands = str(getattr(record, "operands", "read"))
+    notes = tuple(getattr(record, "notes", ()) or ())
+    if getattr(record, "handler", ""):
+        notes += (f"arguments that embed code are judged by {record.handler}",)
+    if getattr(record, "env", ()):
+        notes += ("asks when set before it: " + ", ".join(record.env),)
     return ProgramSurface(
         name=record.name,
         category=str(getattr(record, "category", "")),
-        options=shown,
-        reads=str(getattr(record, "reads", "") or READS_OPERANDS),
-        source=str(getattr(record, "module", type(record).__module__)),
+        options=options,
+        reads=_READS.get(operands, READS_BY_HANDLER),
+        source=f"policy/shell/programs/{getattr(record, 'module', '?')}.py",
         examples=examples,
+        notes=notes,
+        operand_files=operands in ("read", "list"),
+        options_by_handler=bool(getattr(record, "handler", "")) and not options,
     )
 
 
+#: What a record's ``operands`` says it may read.
+_READS = {
+    "read": READS_OPERANDS,
+    "list": "lists its operands (and below them), when they are inside the workspace "
+    "(outside the workspace or a credential: asks)",
+}
+READS_BY_HANDLER = "what its handler finds in its arguments, each path judged as a read inside the workspace"
+
+
 def _option_text(option: Any) -> str:
-    if isinstance(option, str):
-        return option
-    text = getattr(option, "text", None) or getattr(option, "name", None) or str(option)
-    return str(text)
+    return str(option) if isinstance(option, str) else str(getattr(option, "text", option))
 
 
-def _from_tables() -> list[ProgramSurface]:
-    """Until the records land: the reader table with its option specs, the listers, the neutral
-    builtins and the programs whose ``--version`` runs unasked."""
+def _number_forms(spec: Any) -> tuple[str, ...]:
+    forms = [("numeric", "-NUM"), ("plus", "+NUM"), ("plus_text", "+TEXT")]
+    return tuple(text for attr, text in forms if getattr(spec, attr, False))
+
+
+def _from_table_specs() -> list[ProgramSurface]:
+    """Until the records land: the reader table with its option specs."""
     from cairn.policy.shell import cmdtables, safeflags
     from cairn.policy.shell.result import READ_ONLY_CATEGORIES
 
@@ -130,26 +171,46 @@ def _from_tables() -> list[ProgramSurface]:
             out[name] = ProgramSurface(
                 name, category, _spec_options(spec), READS_OPERANDS, "safeflags", notes=notes
             )
-    for name in sorted(cmdtables.LISTERS_NO_PATHS | cmdtables.NEUTRAL):
+    return list(out.values())
+
+
+def _table_extras() -> list[ProgramSurface]:
+    """Programs the command tables state outside any record: builtins that read nothing,
+    listers of system state, and programs whose ``--version`` runs unasked."""
+    from cairn.policy.shell import cmdtables, safeflags
+
+    harmless = getattr(safeflags, "HARMLESS_OPTIONS", frozenset())
+    free_form = getattr(safeflags, "FREE_FORM", frozenset())
+    out: dict[str, ProgramSurface] = {}
+    listers = frozenset(getattr(cmdtables, "LISTERS_NO_PATHS", ()))
+    for name in sorted(listers | frozenset(getattr(cmdtables, "NEUTRAL", ()))):
+        category = "list" if name in listers else "neutral"
+        notes: tuple[str, ...] = (
+            ("any option (none reads files, writes or runs programs)",) if name in harmless else ()
+        )
+        if name in free_form:
+            notes = ("arguments judged by its own handler",)
+        out[name] = ProgramSurface(
+            name, category, (), READS_NOTHING, "cmdtables", notes=notes, operand_files=False
+        )
+    for name in sorted(getattr(cmdtables, "VERSION_SAFE", ())):
         if name in out:
             continue
-        category = "list" if name in cmdtables.LISTERS_NO_PATHS else "neutral"
-        harmless = name in safeflags.HARMLESS_OPTIONS
-        notes = ("any option (none reads files, writes or runs programs)",) if harmless else ()
-        if name in safeflags.FREE_FORM:
+        if name in free_form:  # git, find, sed, awk: their handler judges every use
             notes = ("arguments judged by its own handler",)
-        out[name] = ProgramSurface(name, category, (), READS_NOTHING, "cmdtables", notes=notes)
-    for name in sorted(cmdtables.VERSION_SAFE):
-        if name in out:
-            continue
-        if name in safeflags.FREE_FORM:  # git, find, sed, awk: their handler judges every use
-            notes = ("arguments judged by its own handler",)
-            out[name] = ProgramSurface(name, "handler", (), READS_OPERANDS, "handlers", notes=notes)
+            out[name] = ProgramSurface(
+                name, "handler", (), READS_BY_HANDLER, "handlers", notes=notes, operand_files=False
+            )
             continue
         notes = ("only to print its version: any other use is judged as that program",)
-        options = ("--version", "-V", "-v")
         out[name] = ProgramSurface(
-            name, "version", options, "no files", "cmdtables.VERSION_SAFE", notes=notes
+            name,
+            "version",
+            ("--version", "-V", "-v"),
+            "no files",
+            "cmdtables.VERSION_SAFE",
+            notes=notes,
+            operand_files=False,
         )
     return list(out.values())
 
@@ -168,10 +229,4 @@ def _spec_options(spec: Any) -> tuple[str, ...]:
     shown += [f"-{letter} VALUE" for letter in spec.valued]
     shown += [f"--{name}" for name in sorted(spec.long)]
     shown += [f"--{name}=VALUE" for name in sorted(spec.long_valued)]
-    if spec.numeric:
-        shown.append("-NUM")
-    if spec.plus:
-        shown.append("+NUM")
-    if spec.plus_text:
-        shown.append("+TEXT")
-    return tuple(shown)
+    return (*shown, *_number_forms(spec))

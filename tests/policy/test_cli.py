@@ -231,7 +231,7 @@ def test_programs_lists_what_runs_without_asking(ws: Path, capsys: pytest.Captur
     assert code == 0 and err == ""
     listed = {p["name"]: p for p in json.loads(out)["programs"]}
     assert {"cat", "ls", "grep", "head", "git"} <= set(listed)
-    assert listed["cat"]["category"] == "read" and "-n" in listed["cat"]["options"]
+    assert listed["cat"]["category"] in ("read", "reader") and "-n" in listed["cat"]["options"]
     assert "workspace" in listed["cat"]["reads"]
     assert "rm" not in listed and "pytest" not in listed
     assert listed["curl"]["category"] == "version"  # `curl --version` only
@@ -239,7 +239,7 @@ def test_programs_lists_what_runs_without_asking(ws: Path, capsys: pytest.Captur
     code, out, _ = _programs(capsys, "--workspace", str(ws))
     assert code == 0
     assert out.splitlines()[0].split()[:2] == ["PROGRAM", "CATEGORY"]
-    assert any(line.split()[:2] == ["cat", "read"] for line in out.splitlines())
+    assert any(line.split()[:1] == ["cat"] and "-n" not in line.split()[1] for line in out.splitlines())
 
 
 def test_every_listed_option_runs_without_asking(ws: Path) -> None:
@@ -251,7 +251,7 @@ def test_every_listed_option_runs_without_asking(ws: Path) -> None:
     (ws / "README.md").write_text("hello\n")
     checked = 0
     for program in programs():
-        if program.category in ("version", "handler"):
+        if not program.operand_files or program.category in ("version", "handler"):
             continue
         for option in program.options:
             if " " in option or "=" in option or not option.startswith("-") or option == "-NUM":
@@ -268,7 +268,7 @@ def test_every_listed_option_runs_without_asking(ws: Path) -> None:
 def test_programs_name_shows_options_paths_and_record(ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = _programs(capsys, "head", "--workspace", str(ws))
     assert code == 0
-    assert out.splitlines()[0] == "head (read)"
+    assert out.splitlines()[0] in ("head (read)", "head (reader)")
     assert "reads:" in out and "inside the workspace" in out and "record:" in out
     assert "-n VALUE" in out and "--lines=VALUE" in out
     code, out, _ = _programs(capsys, "head", "--json", "--workspace", str(ws))
@@ -309,4 +309,43 @@ def test_installed_cairn_policy_programs(ws: Path) -> None:
     )
     assert proc.returncode == 0, proc.stderr
     [program] = json.loads(proc.stdout)["programs"]
-    assert program["name"] == "cat" and program["category"] == "read"
+    assert program["name"] == "cat" and "-n" in program["options"]
+
+
+def test_programs_read_the_program_records(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Records (``policy.shell.programs.records()``) give the options, paths and examples shown."""
+    import types
+
+    from cairn.policy.surface import programs
+
+    option = types.SimpleNamespace(text="--lines=VALUE")
+    record = types.SimpleNamespace(
+        name="zzview",
+        category="reader",
+        module="readers",
+        operands="read",
+        options=(types.SimpleNamespace(text="-n"), option),
+        numeric=True,
+        env=("ZZVIEW_PAGER",),
+        handler="",
+        notes=(),
+        allow=("zzview README.md",),
+        ask=("zzview /etc/passwd",),
+        deny=(),
+    )
+    fake = types.ModuleType("cairn.policy.shell.programs")
+    fake.records = lambda: [record]  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "cairn.policy.shell.programs", fake)
+    import cairn.policy.shell
+
+    monkeypatch.setattr(cairn.policy.shell, "programs", fake, raising=False)
+    [shown] = programs("zzview")
+    assert shown.options == ("-n", "--lines=VALUE", "-NUM")
+    assert "inside the workspace" in shown.reads and shown.operand_files
+    assert [(e.command, e.decision) for e in shown.examples] == [
+        ("zzview README.md", "allow"),
+        ("zzview /etc/passwd", "ask"),
+    ]
+    assert shown.source == "policy/shell/programs/readers.py"
+    assert any("ZZVIEW_PAGER" in note for note in shown.notes)
+    assert all(p.source != "safeflags" for p in programs())  # the records replace the reader table
