@@ -8,6 +8,7 @@ from cairn.policy.levels import RiskLevel
 from cairn.policy.shell.options import split_args
 from cairn.policy.shell.result import Classified
 from cairn.policy.shell.result import make as _c
+from cairn.policy.shell.safeflags import value_options
 
 __all__ = ["compress", "tar", "unzip", "zip_cmd"]
 
@@ -35,24 +36,7 @@ def tar(name: str, args: list[str]) -> Classified:
     for word in words:
         if word.split("=", 1)[0] in exec_opts or (word.startswith("-I") and not word.startswith("--")):
             return _c("exec", HIGH, f"tar {word.split('=', 1)[0]} runs another program")
-    opts, operands = split_args(
-        words,
-        "fCbLNgKTVXH",
-        (
-            "--file",
-            "--directory",
-            "--exclude",
-            "--exclude-from",
-            "--files-from",
-            "--transform",
-            "--strip-components",
-            "--owner",
-            "--group",
-            "--mode",
-            "--format",
-            "--blocking-factor",
-        ),
-    )
+    opts, operands = split_args(words, *value_options("tar"))
     letters = {o for o, _ in opts}
     archive = next((v for o, v in opts if o in ("-f", "--file") and v), None)
     if archive and _REMOTE_ARCHIVE.match(archive) and "--force-local" not in letters:
@@ -85,7 +69,7 @@ def tar(name: str, args: list[str]) -> Classified:
 
 
 def unzip(name: str, args: list[str]) -> Classified:
-    opts, operands = split_args(args, "dxP", ())
+    opts, operands = split_args(args, *value_options(name))
     names = {o for o, _ in opts}
     if names & {"-l", "-v", "-t", "-Z", "-p", "-c"}:
         return _c("read", LOW, f"{name} only lists or prints an archive", reads=operands[:1])

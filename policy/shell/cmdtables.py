@@ -5,6 +5,7 @@ Argument-aware handlers (``handlers.py``) take precedence over these tables.
 
 from __future__ import annotations
 
+from cairn.policy.shell.programs import records
 from cairn.policy.vocab import words
 
 __all__ = [
@@ -33,74 +34,9 @@ NEUTRAL = words(
     getconf clear tput jobs dirs times which whereis printenv history help let mapfile readarray
     compgen true"""
 )
-#: Programs whose operands are files they read: name -> category ("read" or "list").  Which of
-#: their options take a value is stated once, in :mod:`cairn.policy.shell.safeflags`.
-READERS: dict[str, str] = {
-    "cat": "read",
-    "tac": "read",
-    "nl": "read",
-    "head": "read",
-    "tail": "read",
-    "more": "read",
-    "wc": "read",
-    "od": "read",
-    "hexdump": "read",
-    "hd": "read",
-    "strings": "read",
-    "file": "read",
-    "stat": "list",
-    "md5sum": "read",
-    "sha1sum": "read",
-    "sha224sum": "read",
-    "sha256sum": "read",
-    "sha384sum": "read",
-    "sha512sum": "read",
-    "b2sum": "read",
-    "shasum": "read",
-    "md5": "read",
-    "cksum": "read",
-    "sum": "read",
-    "cut": "read",
-    "paste": "read",
-    "join": "read",
-    "comm": "read",
-    "diff": "read",
-    "cmp": "read",
-    "column": "read",
-    "fold": "read",
-    "fmt": "read",
-    "expand": "read",
-    "unexpand": "read",
-    "rev": "read",
-    "base32": "read",
-    "basenc": "read",
-    "zcat": "read",
-    "gzcat": "read",
-    "bzcat": "read",
-    "xzcat": "read",
-    "zstdcat": "read",
-    "lzcat": "read",
-    "readlink": "list",
-    "realpath": "list",
-    "ls": "list",
-    "dir": "list",
-    "vdir": "list",
-    "du": "list",
-    "df": "list",
-    "numfmt": "read",
-    "look": "read",
-    "json_pp": "read",
-    "bat": "read",
-    "pr": "read",
-    "nm": "read",
-    "objdump": "read",
-    "readelf": "read",
-    "size": "read",
-    "lsattr": "list",
-    "namei": "list",
-    "getfacl": "list",
-    "lsof": "list",
-}
+#: Programs whose operands are files they read: name -> category ("read" or "list"), from the
+#: program records (which also state, once, which of their options take a value).
+READERS: dict[str, str] = {r.name: r.operands for r in records() if r.operands}
 LISTERS_NO_PATHS = words(
     """ps pgrep pidof free top htop vmstat iostat lsblk lscpu lsusb lspci lsmod who w last lastlog
     netstat ss ifconfig route arp ulimit umask nvidia-smi sw_vers system_profiler"""

@@ -10,6 +10,7 @@ from cairn.policy.shell.findcmd import fd, find
 from cairn.policy.shell.options import looks_like_path, split_args
 from cairn.policy.shell.result import Classified
 from cairn.policy.shell.result import make as _c
+from cairn.policy.shell.safeflags import value_options
 
 __all__ = ["HANDLERS"]
 
@@ -21,27 +22,7 @@ def _path_values(opts: list[tuple[str, str | None]], names: tuple[str, ...] = ()
 
 
 def grep(name: str, args: list[str]) -> Classified:
-    opts, operands = split_args(
-        args,
-        "efmABCdD",
-        (
-            "--regexp",
-            "--file",
-            "--max-count",
-            "--after-context",
-            "--before-context",
-            "--context",
-            "--include",
-            "--exclude",
-            "--exclude-dir",
-            "--exclude-from",
-            "--label",
-            "--devices",
-            "--directories",
-            "--binary-files",
-            "--group-separator",
-        ),
-    )
+    opts, operands = split_args(args, *value_options(name))
     names = {o for o, _ in opts}
     has_pattern = bool(names & {"-e", "-f", "--regexp", "--file"})
     files = operands if has_pattern else operands[1:]
@@ -52,48 +33,7 @@ def grep(name: str, args: list[str]) -> Classified:
 
 
 def rg(name: str, args: list[str]) -> Classified:
-    opts, operands = split_args(
-        args,
-        "efgtTmABCjMErd",
-        (
-            "--regexp",
-            "--file",
-            "--glob",
-            "--iglob",
-            "--type",
-            "--type-not",
-            "--type-add",
-            "--type-clear",
-            "--max-count",
-            "--after-context",
-            "--before-context",
-            "--context",
-            "--threads",
-            "--max-columns",
-            "--encoding",
-            "--replace",
-            "--max-depth",
-            "--max-filesize",
-            "--sort",
-            "--sortr",
-            "--color",
-            "--colors",
-            "--context-separator",
-            "--field-context-separator",
-            "--field-match-separator",
-            "--path-separator",
-            "--pre",
-            "--pre-glob",
-            "--ignore-file",
-            "--dfa-size-limit",
-            "--regex-size-limit",
-            "--engine",
-            "--hostname-bin",
-            "--hyperlink-format",
-            "--generate",
-            "--max-columns-preview",
-        ),
-    )
+    opts, operands = split_args(args, *value_options(name))
     names = {o for o, _ in opts}
     for danger in ("--pre", "--hostname-bin"):
         if danger in names:
@@ -107,9 +47,7 @@ def rg(name: str, args: list[str]) -> Classified:
 
 
 def ag(name: str, args: list[str]) -> Classified:
-    opts, operands = split_args(
-        args, "ABCGgmp", ("--pager", "--depth", "--ignore", "--path-to-ignore", "--file-search-regex")
-    )
+    opts, operands = split_args(args, *value_options(name))
     if any(o == "--pager" for o, _ in opts):
         return _c("exec", HIGH, f"{name} --pager runs another program")
     return _c("search", LOW, f"{name} only searches", reads=operands[1:] or ["."])

@@ -11,6 +11,7 @@ from cairn.policy.levels import RiskLevel
 from cairn.policy.shell.options import split_args
 from cairn.policy.shell.result import Classified
 from cairn.policy.shell.result import make as _c
+from cairn.policy.shell.safeflags import value_options
 from cairn.policy.shell.sedawk import awk, sed
 
 __all__ = ["HANDLERS"]
@@ -19,23 +20,7 @@ LOW, MEDIUM, HIGH = RiskLevel.LOW, RiskLevel.MEDIUM, RiskLevel.HIGH
 
 
 def sort(name: str, args: list[str]) -> Classified:
-    opts, operands = split_args(
-        args,
-        "kStTo",
-        (
-            "--key",
-            "--buffer-size",
-            "--field-separator",
-            "--temporary-directory",
-            "--output",
-            "--compress-program",
-            "--files0-from",
-            "--parallel",
-            "--batch-size",
-            "--random-source",
-            "--sort",
-        ),
-    )
+    opts, operands = split_args(args, *value_options(name))
     for o, v in opts:
         if o == "--compress-program":
             return _c("exec", HIGH, f"sort --compress-program runs {v!r}")
@@ -49,7 +34,7 @@ def sort(name: str, args: list[str]) -> Classified:
 
 
 def uniq(name: str, args: list[str]) -> Classified:
-    _, operands = split_args(args, "fsw", ("--skip-fields", "--skip-chars", "--check-chars"))
+    _, operands = split_args(args, *value_options(name))
     if len(operands) >= 2:
         return _c(
             "write",
@@ -63,7 +48,7 @@ def uniq(name: str, args: list[str]) -> Classified:
 
 
 def xxd(name: str, args: list[str]) -> Classified:
-    opts, operands = split_args(args, "cglosnC", ("--cols",))
+    opts, operands = split_args(args, *value_options(name))
     decode = any(o == "-r" for o, _ in opts)
     if len(operands) >= 2:
         return _c(
@@ -78,14 +63,14 @@ def xxd(name: str, args: list[str]) -> Classified:
 
 
 def base64(name: str, args: list[str]) -> Classified:
-    opts, operands = split_args(args, "w", ("--wrap",))
+    opts, operands = split_args(args, *value_options(name))
     decode = any(o in ("-d", "-D", "--decode") for o, _ in opts)
     return _c("read", LOW, f"{name} only prints", reads=operands, decoder=decode)
 
 
 def rev(name: str, args: list[str]) -> Classified:
     """rev, base32 -d, basenc -d, uudecode: their output is transformed data."""
-    _, operands = split_args(args, "w", ("--wrap",))
+    _, operands = split_args(args, *value_options(name))
     decode = name in ("rev", "uudecode") or any(a in ("-d", "--decode") for a in args)
     return _c("read", LOW, f"{name} only prints", reads=operands, decoder=decode)
 
@@ -107,11 +92,7 @@ def less(name: str, args: list[str]) -> Classified:
             return _c(
                 "exec", HIGH, f"{name} {arg} runs pager commands at start (they can run shell commands)"
             )
-    opts, operands = split_args(
-        args,
-        "bhjkopPtTxyzO#",
-        ("--log-file", "--LOG-FILE", "--tag", "--pattern", "--prompt", "--lesskey-file", "--tabs", "--shift"),
-    )
+    opts, operands = split_args(args, *value_options(name))
     writes = [v for o, v in opts if o in ("-o", "-O", "--log-file", "--LOG-FILE") and v]
     if writes:
         return _c("write", MEDIUM, f"{name} -o writes a log file", reads=operands, writes=writes)
@@ -119,7 +100,7 @@ def less(name: str, args: list[str]) -> Classified:
 
 
 def man(name: str, args: list[str]) -> Classified:
-    opts, operands = split_args(args, "PHMCRLmSsEe", ("--pager", "--html", "--manpath", "--config-file"))
+    opts, operands = split_args(args, *value_options(name))
     if any(o in ("-P", "--pager", "-H", "--html") for o, _ in opts):
         return _c("exec", HIGH, "man -P/-H runs another program")
     if any(o in ("-l", "--local-file") for o, _ in opts) or any("/" in o for o in operands):
@@ -208,9 +189,7 @@ _JQ_MODULES = re.compile(r"\b(import|include|modulemeta|get_search_list)\b")
 
 
 def tree(name: str, args: list[str]) -> Classified:
-    opts, operands = split_args(
-        args, "LPIoHT", ("--filelimit", "--charset", "--timefmt", "--sort", "--fromfile")
-    )
+    opts, operands = split_args(args, *value_options(name))
     writes = [v for o, v in opts if o == "-o" and v]
     if writes:
         return _c("write", MEDIUM, f"tree -o writes {writes[0]}", reads=operands or ["."], writes=writes)
@@ -218,7 +197,7 @@ def tree(name: str, args: list[str]) -> Classified:
 
 
 def iconv(name: str, args: list[str]) -> Classified:
-    opts, operands = split_args(args, "fto", ("--from-code", "--to-code", "--output"))
+    opts, operands = split_args(args, *value_options(name))
     writes = [v for o, v in opts if o in ("-o", "--output") and v]
     if writes:
         return _c(

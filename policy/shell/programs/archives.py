@@ -1,0 +1,54 @@
+"""Archives and raw copies: only their listing and printing forms run unasked.
+
+One record per program (see :mod:`cairn.policy.shell.programs.record`); programs that
+share an option list (aliases, checksum tools) share one statement of it.
+"""
+
+from __future__ import annotations
+
+from cairn.policy.shell.programs.record import Program, program
+
+__all__ = ["RECORDS"]
+
+_FAMILY = "archive"
+_MODULE = __name__.rsplit(".", 1)[-1]
+
+
+RECORDS: tuple[Program, ...] = (
+    program(
+        "dd",
+        _FAMILY,
+        _MODULE,
+        handler="writecmds.dd",
+        allow=(),
+        ask=("dd if=/dev/zero of=src/app.py",),
+    ),
+    program(
+        "tar",
+        _FAMILY,
+        _MODULE,
+        asks_valued="KLNTVXg",
+        asks_long_valued="""exclude-from files-from group mode owner transform to-command
+        use-compress-program rsh-command rmt-command info-script new-volume-script
+        checkpoint-action index-file""",
+        flags="tvzjJZaOwkpS",
+        valued="fCbH",
+        long="""auto-compress bzip2 full-time gunzip gzip help list lzma no-wildcards numeric-owner
+        to-stdout utc verbose version wildcards xz zstd""",
+        long_valued="blocking-factor directory exclude file format strip-components",
+        handler="archives.tar",
+        allow=("tar -tf src.tar",),
+        ask=("tar --to-command=sh -xf src.tar", "tar -xf src.tar"),
+        deny=("tar -xf src.tar -C /",),
+    ),
+    program(
+        "unzip",
+        _FAMILY,
+        _MODULE,
+        asks_valued="Pdx",
+        flags="lvtZqpc",
+        handler="archives.unzip",
+        allow=("unzip -l src.zip",),
+        ask=("unzip src.zip -d /tmp/x",),
+    ),
+)
