@@ -100,6 +100,30 @@ class ProcessMixin(Base):
         for reason in cls.hard_deny:
             self.r.add_hard_deny(f"{reason}: {where}")
         self.mentions(argv, cwds)
+        self.argument_checks(name, argv, cls, cwds, where)
+        self.path_effects(name, argv, cls, cwds, ctx, where, index)
+        for code in cls.inline_code:
+            for found in backstop(code):
+                self.r.add_hard_deny(f"inline code contains {found}: {where}")
+        for path in cls.exec_files:
+            self.executes(path, cwds, where)
+        for path in cls.download_files:
+            for eff in self.resolve(path, cwds):
+                if eff is not None:
+                    self.s.downloaded.add(str(eff.path))
+        if cls.stdin_code:
+            self.code_from_stdin(ctx, cwds, where, shell=command_name(argv[0])[0] in _SHELL_NAMES)
+        for code in cls.nested_code:
+            self.nested(code, cwds, f"code run by {name}")
+        succ = cwds
+        if cls.cd is not None:
+            succ = self.change_dir(cls.cd, cwds, where, index)
+        if cls.inner:
+            self.follow_inner(cls, name, cwds, ctx, index, source)
+        return succ
+
+    def argument_checks(self, name: str, argv: list[str], cls: Classified, cwds: Cwds, where: str) -> None:
+        """Unknown words, git's repository, hidden code in arguments, network use, environment."""
         if cls.risk == LOW and cls.category not in _NO_OPTIONS_RISK and any(UNKNOWN in a for a in argv[1:]):
             self.r.add_ask(
                 HIGH,
@@ -122,7 +146,12 @@ class ProcessMixin(Base):
                 f"colour and terminal variables may be set for a command without asking: {where}",
             )
         self.environment(name, argv, cls, where)
-        # paths
+
+    def path_effects(
+        self, name: str, argv: list[str], cls: Classified, cwds: Cwds, ctx: Ctx, where: str, index: int
+    ) -> None:
+        """The paths the command reads and writes (placeholders filled in), endless input,
+        followed symlinks, xargs operands and the destructive targets."""
         reads, writes = list(cls.reads), list(cls.writes)
         if ctx.placeholder:
             reads = [r for r in reads if ctx.placeholder not in r]
@@ -140,7 +169,7 @@ class ProcessMixin(Base):
             self.followed_links(name, [w for w in reads if UNKNOWN not in w], cwds, where)
         for word in writes:
             self.effect("write", word, cwds, where, index)
-        if ctx.extra_operands and unit.category not in ("neutral", "silent"):
+        if ctx.extra_operands and cls.category not in ("neutral", "silent"):
             upstream = ctx.upstream[-1] if ctx.upstream else None
             if not (upstream and upstream.lists_inside):
                 kind = "write" if cls.category == "write" else "read"
@@ -156,25 +185,6 @@ class ProcessMixin(Base):
                     self.critical(path, action, cwds, where)
                 continue
             self.critical(word, action, cwds, where)
-        for code in cls.inline_code:
-            for found in backstop(code):
-                self.r.add_hard_deny(f"inline code contains {found}: {where}")
-        for path in cls.exec_files:
-            self.executes(path, cwds, where)
-        for path in cls.download_files:
-            for eff in self.resolve(path, cwds):
-                if eff is not None:
-                    self.s.downloaded.add(str(eff.path))
-        if cls.stdin_code:
-            self.code_from_stdin(ctx, cwds, where, shell=command_name(argv[0])[0] in _SHELL_NAMES)
-        for code in cls.nested_code:
-            self.nested(code, cwds, f"code run by {name}")
-        succ = cwds
-        if cls.cd is not None:
-            succ = self.change_dir(cls.cd, cwds, where, index)
-        if cls.inner:
-            self.follow_inner(cls, name, cwds, ctx, index, source)
-        return succ
 
     def endless_input(self, cls: Classified, ctx: Ctx) -> bool:
         """Whether the command reads /dev/zero-like devices or a stage that never ends."""

@@ -80,24 +80,7 @@ def _combine(raw: str, ex: Expander, assignment: bool) -> list[list[_Piece]]:
                 seq.append([_Piece(nxt, False)])
             i += 2
             continue
-        values: list[str] | None = None
-        if ch == "`":
-            j = i + 1
-            while j < len(raw) and raw[j] != "`":
-                j += 2 if raw[j] == "\\" else 1
-            values, i = ex.command(raw[i + 1 : j]), j + 1
-        elif ch == "$" and raw[i + 1 : i + 2] == "(":
-            end = skip_to_close(raw, i + 2, "$(")
-            values, i = ex.command(raw[i + 2 : end - 1]), end
-        elif ch == "$" and raw[i + 1 : i + 2] == "{":
-            end = skip_to_close(raw, i + 2, "${")
-            values, i = ex.param(raw[i + 2 : end - 1]), end
-        elif ch == "$" and _NAME.match(raw, i + 1):
-            m = _NAME.match(raw, i + 1)
-            assert m
-            values, i = ex.param(m.group()), m.end()
-        elif ch == "$" and raw[i + 1 : i + 2] and raw[i + 1] in _SPECIAL:
-            values, i = ex.param(raw[i + 1]), i + 2
+        values, i = _expansion(raw, i, ex)
         if values is not None:
             split = not quote and not assignment
             if split and any(c in v for v in values for c in "*?["):
@@ -116,6 +99,32 @@ def _combine(raw: str, ex: Expander, assignment: bool) -> list[list[_Piece]]:
     for combo in itertools.islice(itertools.product(*seq), MAX_CANDIDATES + 1):
         combos.append(list(combo))
     return combos or [[]]
+
+
+def _expansion(raw: str, i: int, ex: Expander) -> tuple[list[str] | None, int]:
+    """The values of the substitution or parameter starting at ``raw[i]`` and the index after
+    it, or ``(None, i)`` when none starts there."""
+    ch = raw[i]
+    if ch == "`":
+        j = i + 1
+        while j < len(raw) and raw[j] != "`":
+            j += 2 if raw[j] == "\\" else 1
+        return ex.command(raw[i + 1 : j]), j + 1
+    if ch != "$":
+        return None, i
+    nxt = raw[i + 1 : i + 2]
+    if nxt == "(":
+        end = skip_to_close(raw, i + 2, "$(")
+        return ex.command(raw[i + 2 : end - 1]), end
+    if nxt == "{":
+        end = skip_to_close(raw, i + 2, "${")
+        return ex.param(raw[i + 2 : end - 1]), end
+    m = _NAME.match(raw, i + 1)
+    if m:
+        return ex.param(m.group()), m.end()
+    if nxt and nxt in _SPECIAL:
+        return ex.param(nxt), i + 2
+    return None, i
 
 
 _TILDE = re.compile(r"~([+-]?[0-9]+|[+-]|[A-Za-z0-9_.-]*)(?=/|$|:)")
