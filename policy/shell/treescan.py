@@ -61,8 +61,8 @@ def names_secret(pattern: str) -> str | None:
     """A credential name the last component of ``pattern`` can match, or ``None``.  ``*`` alone
     (or ``*.py``) names no credential: a leading ``*`` never matches a dot file in bash."""
     last = pattern.rstrip("/").rsplit("/", 1)[-1]
-    if not any(c in last for c in "*?["):
-        return None
+    if not any(c in last for c in "*?[") or not last.strip("*?"):
+        return None  # no glob, or "*" alone: what it matches now is judged match by match
     for name in _SECRET_SAMPLES:
         if name.startswith(".") and not last.startswith("."):
             continue
