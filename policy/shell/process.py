@@ -16,6 +16,7 @@ from cairn.policy.shell.state import MAX_UNITS, Base, Ctx, Cwds, short
 from cairn.policy.shell.static import backstop
 from cairn.policy.shell.treescan import follows_links
 from cairn.policy.shell.words import UNKNOWN
+from cairn.policy.vocab import words
 
 __all__ = ["ProcessMixin"]
 
@@ -47,9 +48,13 @@ _READ_ONLY_FAMILY = frozenset(
         "fdfind",
     ]
 )
-#: Categories whose options cannot change what a command reads, writes or runs (echo, test,
-#: cd, set, export: what they do with an unknown word is judged where that word is used).
-_NO_OPTIONS_RISK = frozenset({"neutral", "silent"})
+#: Builtins and printers whose options cannot read, write or run anything: a word only known at
+#: run time is judged where it is used, not here (cd, export and the other "silent" builtins too).
+_OPTIONS_HARMLESS = words(
+    """echo test [ true false : sleep wait shift exit return break continue unset read getopts seq
+    expr basename dirname pwd whoami id groups logname uname arch nproc uptime tty locale getconf
+    clear tput jobs dirs times type which whereis help cal"""
+)
 _SHELL_NAMES = {"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "tcsh", "csh", "rbash", "yash"}
 
 
@@ -124,7 +129,7 @@ class ProcessMixin(Base):
 
     def argument_checks(self, name: str, argv: list[str], cls: Classified, cwds: Cwds, where: str) -> None:
         """Unknown words, git's repository, hidden code in arguments, network use, environment."""
-        if cls.risk == LOW and cls.category not in _NO_OPTIONS_RISK and any(UNKNOWN in a for a in argv[1:]):
+        if cls.risk == LOW and _options_matter(name, cls, argv) and any(UNKNOWN in a for a in argv[1:]):
             self.r.add_ask(
                 HIGH,
                 f"a word only known at run time stands where an option or a path can go: {where}",
@@ -189,8 +194,11 @@ class ProcessMixin(Base):
     def endless_input(self, cls: Classified, ctx: Ctx) -> bool:
         """Whether the command reads /dev/zero-like devices or a stage that never ends."""
         upstream = ctx.upstream[-1] if ctx.upstream else None
-        return reads_endless(cls.reads, ctx.stdin_file if upstream is None else None) or bool(
-            upstream and upstream.endless
+        fed = [self.procsubs[w] for w in cls.reads if w in self.procsubs]  # sort <(cat /dev/zero)
+        return (
+            reads_endless(cls.reads, ctx.stdin_file if upstream is None else None)
+            or bool(upstream and upstream.endless)
+            or any(info.endless for info in fed)
         )
 
     def environment(self, name: str, argv: list[str], cls: Classified, where: str) -> None:
@@ -278,3 +286,13 @@ class ProcessMixin(Base):
                     argvs = [cls.inner + known]
         for argv in argvs:
             self.process(argv, classify(argv), cwds, inner_ctx, parent=index, source=source)
+
+
+def _options_matter(name: str, cls: Classified, argv: list[str]) -> bool:
+    """Whether an unknown word in ``argv`` could be an option that changes what runs or is read
+    (``printf -v a[$(cmd)]``: only printf's first word can be ``-v``)."""
+    if cls.category == "silent" or name in _OPTIONS_HARMLESS:
+        return False
+    if name == "printf":
+        return len(argv) > 1 and UNKNOWN in argv[1]
+    return True
