@@ -8,6 +8,7 @@ from cairn.policy.levels import RiskLevel
 from cairn.policy.shell.options import split_args
 from cairn.policy.shell.result import Classified
 from cairn.policy.shell.result import make as _c
+from cairn.policy.shell.treescan import names_secret
 
 __all__ = ["fd", "find"]
 
@@ -107,9 +108,25 @@ def find(name: str, args: list[str]) -> Classified:
             i += 2
             continue
         i += 1
+    secret = next(
+        (
+            found
+            for k, a in enumerate(args[:-1])
+            if a in _NAME_TESTS
+            and (found := names_secret(args[k + 1].lower() if a[1] == "i" else args[k + 1], dotfiles=True))
+        ),
+        None,
+    )
+    if secret:
+        # the paths it finds (and hands to -exec or down a pipe) can be credentials
+        result.lists_paths = False
+        if result.inner is not None:
+            result.category, result.risk = "general", MEDIUM
+            result.reason = f"find runs {result.inner[0]} on files that can be {secret}"
     return result
 
 
+_NAME_TESTS = {"-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename"}
 _FILTERS = {
     "-name",
     "-iname",

@@ -205,7 +205,8 @@ class ProcessMixin(Base):
         """``env NAME=v cmd`` asks unless NAME is harmless; ``export``/``declare -x`` of such a name
         asks at the next command (alone it changes nothing: exports end with the call)."""
         exported = name == "export" or (
-            name in ("declare", "typeset") and any(a.startswith("-") and "x" in a for a in argv[1:])
+            name in ("declare", "typeset", "local", "readonly")
+            and any(a.startswith("-") and "x" in a for a in argv[1:])
         )
         for item in cls.assignments:
             var, _, value = item.partition("=")

@@ -57,14 +57,15 @@ def glob_matches(pattern: str, cwd: Path | None) -> tuple[list[str], bool]:
     return names[:MAX_GLOB], len(names) > MAX_GLOB
 
 
-def names_secret(pattern: str) -> str | None:
+def names_secret(pattern: str, dotfiles: bool = False) -> str | None:
     """A credential name the last component of ``pattern`` can match, or ``None``.  ``*`` alone
-    (or ``*.py``) names no credential: a leading ``*`` never matches a dot file in bash."""
+    (or ``*.py``) names no credential: a leading ``*`` never matches a dot file in bash
+    (``dotfiles``: it does, as in ``find -name``)."""
     last = pattern.rstrip("/").rsplit("/", 1)[-1]
     if not any(c in last for c in "*?[") or not last.strip("*?"):
         return None  # no glob, or "*" alone: what it matches now is judged match by match
     for name in _SECRET_SAMPLES:
-        if name.startswith(".") and not last.startswith("."):
+        if name.startswith(".") and not last.startswith(".") and not dotfiles:
             continue
         if fnmatch.fnmatchcase(name, last):
             return name

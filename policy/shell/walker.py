@@ -173,7 +173,13 @@ class Walker(EffectsMixin, WordsMixin, ProcessMixin):
         self.s.functions.add(name)
         body = node.parts[-1]
         before = len(self.r.units)
+        outer = self.s.env.get("FUNCNAME")
+        self.s.env["FUNCNAME"] = [name]  # "$FUNCNAME" in the body is the function itself
         self.visit(body, cwds, Ctx())
+        if outer is None:
+            self.s.env.pop("FUNCNAME", None)
+        else:
+            self.s.env["FUNCNAME"] = outer
         called = {u.argv[0] for u in self.r.units[before:] if u.argv}
         self.s.calls[name] = called
         if _reaches(name, self.s.calls):
@@ -227,7 +233,11 @@ class Walker(EffectsMixin, WordsMixin, ProcessMixin):
             succ = after if k == 0 else union(succ, after)
             info = self.stage_info(cls, info, self.r.effects[before_effects:])
             name = command_name(argv[0])[0]
-            if name == "yes" or (self.endless_input(cls, ctx) and not bounded(name, argv[1:])):
+            if (
+                name == "yes"
+                or (name == "seq" and "inf" in (a.lower().lstrip("+") for a in argv[1:]))
+                or (self.endless_input(cls, ctx) and not bounded(name, argv[1:]))
+            ):
                 info.endless = True
             for unit in self.r.units[before_units:]:
                 unit.deny_forms.append(" ".join(source.split()))
