@@ -86,6 +86,9 @@ def _detail(p: ProgramSurface) -> list[str]:
     else:
         lines.append("  options: none runs without asking")
     lines += _wrap(p.options)
+    if p.asks:
+        lines.append("  options that always ask (their value is judged too):")
+        lines += _wrap(p.asks)
     if p.examples:
         lines.append("  examples:")
         lines += [f"    {e.decision:6} {e.command}" for e in p.examples]

@@ -3,13 +3,16 @@
 For each program the shell classifier may judge read-only, the options it accepts without a
 person, the paths it may read, and its example commands, so a reviewer can audit in one screen
 what the policy lets run unasked.  Read from the program records (``policy/shell/programs/``)
-when they exist, else from the command tables they replace; nothing here restates a record.
+and, for what no record covers, the command tables; nothing here restates a record.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from cairn.policy.shell.programs import Program
 
 __all__ = ["Example", "ProgramSurface", "programs"]
 
@@ -50,6 +53,8 @@ class ProgramSurface:
     operand_files: bool = True
     #: Its handler parses its options (sed, awk, find, git): the examples show what runs.
     options_by_handler: bool = False
+    #: Options the record knows that always ask (``sort -o FILE``), with their arity.
+    asks: tuple[str, ...] = ()
 
     @property
     def runs_unasked(self) -> bool:
@@ -70,6 +75,7 @@ class ProgramSurface:
             "operand_files": self.operand_files,
             "runs_unasked": self.runs_unasked,
             "options_by_handler": self.options_by_handler,
+            "asks": list(self.asks),
         }
 
 
@@ -77,56 +83,48 @@ def programs(name: str | None = None) -> list[ProgramSurface]:
     """Every program that can run without asking, sorted by name; or the record of ``name``
     (also when every use of it asks, as for ``pytest``).
 
-    The program records when ``cairn.policy.shell.programs`` offers ``records()`` (else the
-    reader table and its option specs they replace), plus what the command tables still state
-    outside any record: builtins that read nothing, listers of system state, and programs whose
-    ``--version`` runs unasked.
+    The program records, plus what the command tables state outside any record: builtins that
+    read nothing, listers of system state, and programs whose ``--version`` runs unasked.
     """
     found = {p.name: p for p in _table_extras()}
-    recorded = _from_records()
-    found.update({p.name: p for p in (recorded if recorded is not None else _from_table_specs())})
+    found.update({p.name: p for p in _from_records()})
     if name is not None:
         return [found[name]] if name in found else []
-    listed = [p for p in found.values() if p.runs_unasked]
-    return sorted(listed, key=lambda p: p.name)
+    return sorted((p for p in found.values() if p.runs_unasked), key=lambda p: p.name)
 
 
-def _from_records() -> list[ProgramSurface] | None:
-    """The program records' view, once ``cairn.policy.shell.programs`` offers ``records()``."""
-    try:
-        from cairn.policy.shell import programs as records_module
-    except ImportError:
-        return None
-    records = getattr(records_module, "records", None)
-    if records is None:
-        return None
-    return [_record_surface(record) for record in records()]
+def _from_records() -> list[ProgramSurface]:
+    from cairn.policy.shell import programs as records_module
+
+    return [_record_surface(record) for record in records_module.records()]
 
 
-def _record_surface(record: Any) -> ProgramSurface:
+def _record_surface(record: Program) -> ProgramSurface:
     examples = tuple(
         Example(str(command), decision)
         for decision in ("allow", "ask", "deny")
-        for command in getattr(record, decision, ()) or ()
+        for command in getattr(record, decision)
     )
-    options = tuple(_option_text(o) for o in getattr(record, "options", ()))
-    options += _number_forms(record)
-    operands = str(getattr(record, "operands", "read"))
-    notes = tuple(getattr(record, "notes", ()) or ())
-    if getattr(record, "handler", ""):
+    options = tuple(option.text for option in record.options) + _number_forms(record)
+    asks = tuple(f"-{c} VALUE" for c in getattr(record, "asks_valued", ""))
+    asks += tuple(f"--{n}=VALUE" for n in sorted(getattr(record, "asks_long_valued", ())))
+    notes = tuple(record.notes)
+    if record.handler:
         notes += (f"arguments that embed code are judged by {record.handler}",)
-    if getattr(record, "env", ()):
+    if record.env:
         notes += ("asks when set before it: " + ", ".join(record.env),)
     return ProgramSurface(
         name=record.name,
-        category=str(getattr(record, "category", "")),
+        category=record.category,
         options=options,
-        reads=_READS.get(operands, READS_BY_HANDLER),
-        source=f"policy/shell/programs/{getattr(record, 'module', '?')}.py",
+        reads=_READS.get(record.operands, READS_BY_HANDLER),
+        source=f"policy/shell/programs/{record.module}.py",
         examples=examples,
         notes=notes,
-        operand_files=operands in ("read", "list"),
-        options_by_handler=bool(getattr(record, "handler", "")) and not options,
+        operand_files=record.operands in ("read", "list"),
+        options_by_handler=bool(getattr(record, "options_by_handler", False))
+        or (bool(record.handler) and not options),
+        asks=asks,
     )
 
 
@@ -139,39 +137,9 @@ _READS = {
 READS_BY_HANDLER = "what its handler finds in its arguments, each path judged as a read inside the workspace"
 
 
-def _option_text(option: Any) -> str:
-    return str(option) if isinstance(option, str) else str(getattr(option, "text", option))
-
-
 def _number_forms(spec: Any) -> tuple[str, ...]:
     forms = [("numeric", "-NUM"), ("plus", "+NUM"), ("plus_text", "+TEXT")]
     return tuple(text for attr, text in forms if getattr(spec, attr, False))
-
-
-def _from_table_specs() -> list[ProgramSurface]:
-    """Until the records land: the reader table with its option specs."""
-    from cairn.policy.shell import cmdtables, safeflags
-    from cairn.policy.shell.result import READ_ONLY_CATEGORIES
-
-    out: dict[str, ProgramSurface] = {}
-    for name, category in cmdtables.READERS.items():
-        spec = safeflags.SPECS.get(name)
-        options = _spec_options(spec) if spec is not None else ()
-        notes = () if spec is not None else ("no option runs without asking",)
-        out[name] = ProgramSurface(name, category, options, READS_OPERANDS, "safeflags", notes=notes)
-    for name, spec in safeflags.SPECS.items():  # searchers and filters judged by a handler
-        if name not in out:
-            category = _category(name)
-            notes: tuple[str, ...] = ()
-            if category not in READ_ONLY_CATEGORIES:
-                category, notes = (
-                    "handler",
-                    ("only the forms its handler judges read-only (archive listings)",),
-                )
-            out[name] = ProgramSurface(
-                name, category, _spec_options(spec), READS_OPERANDS, "safeflags", notes=notes
-            )
-    return list(out.values())
 
 
 def _table_extras() -> list[ProgramSurface]:
@@ -213,20 +181,3 @@ def _table_extras() -> list[ProgramSurface]:
             operand_files=False,
         )
     return list(out.values())
-
-
-def _category(name: str) -> str:
-    from cairn.policy.shell.commands import classify
-
-    try:
-        return classify([name, "README.md"]).category
-    except Exception:
-        return "handler"
-
-
-def _spec_options(spec: Any) -> tuple[str, ...]:
-    shown = [f"-{letter}" for letter in spec.flags]
-    shown += [f"-{letter} VALUE" for letter in spec.valued]
-    shown += [f"--{name}" for name in sorted(spec.long)]
-    shown += [f"--{name}=VALUE" for name in sorted(spec.long_valued)]
-    return (*shown, *_number_forms(spec))
