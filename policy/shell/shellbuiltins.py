@@ -52,7 +52,7 @@ def printf(name: str, args: list[str]) -> Classified:
 
 
 def _printf_escapes(text: str) -> str:
-    from cairn.policy.shell.ansi import decode_ansi_c
+    from cairn.policy.shell.bash.ansi import decode_ansi_c
 
     return decode_ansi_c(re.sub(r"\\0([0-7]{1,3})", r"\\\1", text))[0]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 import re
 
-from cairn.policy.shell.rewrite import skip_to_close
+from cairn.policy.shell.bash.rewrite import skip_to_close
 
 __all__ = ["brace_expand"]
 

@@ -10,14 +10,14 @@ import bashlex
 
 from cairn.policy.levels import RiskLevel
 from cairn.policy.paths import home_dir
-from cairn.policy.shell.arith import input_in_arithmetic
+from cairn.policy.shell.bash.arith import input_in_arithmetic
+from cairn.policy.shell.bash.rewrite import HEREDOC_RE
+from cairn.policy.shell.bash.state import Base, Ctx, Cwds, short, walk_parts
+from cairn.policy.shell.bash.static import evaluate_argv_chain, heredoc_substitutions
+from cairn.policy.shell.bash.words import UNKNOWN, WordExp, expand_word
 from cairn.policy.shell.commands import classify
 from cairn.policy.shell.envvars import dangerous_env, harmless_env
 from cairn.policy.shell.result import StageInfo
-from cairn.policy.shell.rewrite import HEREDOC_RE
-from cairn.policy.shell.state import Base, Ctx, Cwds, short, walk_parts
-from cairn.policy.shell.static import evaluate_argv_chain, heredoc_substitutions
-from cairn.policy.shell.words import UNKNOWN, WordExp, expand_word
 
 __all__ = ["WordsMixin"]
 

@@ -14,11 +14,11 @@ from cairn.policy.paths import (
     resolve_path,
     sensitive_read_reason,
 )
+from cairn.policy.shell.bash.state import Base, Ctx, Cwds
+from cairn.policy.shell.bash.static import backstop
+from cairn.policy.shell.bash.words import UNKNOWN
 from cairn.policy.shell.result import PathEffect
-from cairn.policy.shell.state import Base, Ctx, Cwds
-from cairn.policy.shell.static import backstop
 from cairn.policy.shell.treescan import MAX_GLOB, glob_matches, names_secret, outside_link
-from cairn.policy.shell.words import UNKNOWN
 
 __all__ = ["EffectsMixin"]
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from cairn.policy.shell.ansi import decode_ansi_c, single_quote
+from cairn.policy.shell.bash.ansi import decode_ansi_c, single_quote
 
 __all__ = ["ASSIGN_RE", "KEEP_CMD_POS", "OPERATORS", "OP_CHARS", "Heredoc", "Rewritten", "WordScanner"]
 

@@ -13,16 +13,16 @@ from __future__ import annotations
 from typing import Any
 
 from cairn.policy.levels import RiskLevel
+from cairn.policy.shell.bash.effects import EffectsMixin
+from cairn.policy.shell.bash.process import ProcessMixin
+from cairn.policy.shell.bash.state import Ctx, Cwds, Shared, argv_candidates, short, union
+from cairn.policy.shell.bash.static import backstop
+from cairn.policy.shell.bash.wordctx import WordsMixin
+from cairn.policy.shell.bash.words import UNKNOWN
+from cairn.policy.shell.bash.wordtypes import capped
 from cairn.policy.shell.commands import classify, command_name
-from cairn.policy.shell.effects import EffectsMixin
-from cairn.policy.shell.process import ProcessMixin
 from cairn.policy.shell.resources import bounded
 from cairn.policy.shell.result import StageInfo
-from cairn.policy.shell.state import Ctx, Cwds, Shared, argv_candidates, short, union
-from cairn.policy.shell.static import backstop
-from cairn.policy.shell.wordctx import WordsMixin
-from cairn.policy.shell.words import UNKNOWN
-from cairn.policy.shell.wordtypes import capped
 
 __all__ = ["Ctx", "Shared", "Walker"]
 

@@ -6,7 +6,7 @@ import fnmatch
 import re
 from typing import Any
 
-from cairn.policy.shell.wordtypes import _NAME, UNKNOWN, Env, SubstEval, WordExp, capped
+from cairn.policy.shell.bash.wordtypes import _NAME, UNKNOWN, Env, SubstEval, WordExp, capped
 
 __all__ = ["Expander"]
 

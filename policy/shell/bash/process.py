@@ -6,16 +6,16 @@ import os
 from pathlib import Path
 
 from cairn.policy.levels import RiskLevel
-from cairn.policy.shell.arith import arith_texts, dynamic_name, input_names, subscript_code
+from cairn.policy.shell.bash.arith import arith_texts, dynamic_name, input_names, subscript_code
+from cairn.policy.shell.bash.state import MAX_UNITS, Base, Ctx, Cwds, short
+from cairn.policy.shell.bash.static import backstop
+from cairn.policy.shell.bash.words import UNKNOWN
 from cairn.policy.shell.commands import classify, command_name
 from cairn.policy.shell.envvars import dangerous_env, harmless_env
 from cairn.policy.shell.gitrepo import shipped_repo
 from cairn.policy.shell.resources import holds_all_input, reads_endless
 from cairn.policy.shell.result import Classified, PathEffect, StageInfo, Unit
-from cairn.policy.shell.state import MAX_UNITS, Base, Ctx, Cwds, short
-from cairn.policy.shell.static import backstop
 from cairn.policy.shell.treescan import follows_links
-from cairn.policy.shell.words import UNKNOWN
 from cairn.policy.vocab import words
 
 __all__ = ["ProcessMixin"]

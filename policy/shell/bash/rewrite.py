@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 
-from cairn.policy.shell.scanner import ASSIGN_RE, KEEP_CMD_POS, Heredoc, Rewritten, WordScanner
+from cairn.policy.shell.bash.scanner import ASSIGN_RE, KEEP_CMD_POS, Heredoc, Rewritten, WordScanner
 
 __all__ = ["HEREDOC_RE", "Heredoc", "Rewritten", "rewrite", "skip_to_close"]
 

@@ -8,10 +8,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from cairn.policy.shell.bash.rewrite import Rewritten
+from cairn.policy.shell.bash.words import UNKNOWN, WordExp
+from cairn.policy.shell.bash.wordtypes import MAX_CANDIDATES
 from cairn.policy.shell.result import ShellAnalysis, StageInfo
-from cairn.policy.shell.rewrite import Rewritten
-from cairn.policy.shell.words import UNKNOWN, WordExp
-from cairn.policy.shell.wordtypes import MAX_CANDIDATES
 from cairn.tools.workspace import Workspace
 
 __all__ = ["MAX_UNITS", "Base", "Ctx", "Cwds", "Shared", "argv_candidates", "short", "union", "walk_parts"]

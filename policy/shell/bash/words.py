@@ -14,10 +14,10 @@ import itertools
 import os
 import re
 
-from cairn.policy.shell.braces import brace_expand
-from cairn.policy.shell.params import Expander
-from cairn.policy.shell.rewrite import skip_to_close
-from cairn.policy.shell.wordtypes import (
+from cairn.policy.shell.bash.braces import brace_expand
+from cairn.policy.shell.bash.params import Expander
+from cairn.policy.shell.bash.rewrite import skip_to_close
+from cairn.policy.shell.bash.wordtypes import (
     _NAME,
     _SPECIAL,
     MAX_BRACE,
