@@ -113,7 +113,7 @@ def _record_lines(records: list[RecordUse]) -> list[str]:
     if not records:
         return ["-"]
     return [
-        f"{r.record} ({r.category}, {r.risk}){f' for {r.part!r}' if r.part else ''}: {r.reason}"
+        f"{r.record} [{r.source}] ({r.category}, {r.risk}){f' for {r.part!r}' if r.part else ''}: {r.reason}"
         for r in records
     ]
 

@@ -29,6 +29,8 @@ class RecordUse:
     category: str
     risk: str
     reason: str
+    #: Where the record is stated: a program record's file, the tool class, or the command tables.
+    source: str = ""
 
     def to_dict(self) -> dict[str, str]:
         return {
@@ -37,6 +39,7 @@ class RecordUse:
             "category": self.category,
             "risk": self.risk,
             "reason": self.reason,
+            "source": self.source,
         }
 
 
@@ -66,7 +69,8 @@ def _tool_record(name: str, args: Mapping[str, Any], verdict: Verdict) -> list[R
     if cls.path_arg:
         facts.append(f"path argument {cls.path_arg}")
     category = "read" if cls.read_only else ("edit" if cls.path_arg else "tool")
-    return [RecordUse("", record, category, str(verdict.risk), f"{', '.join(facts)} ({cls.__name__})")]
+    source = f"{cls.__module__}.{cls.__name__}"
+    return [RecordUse("", record, category, str(verdict.risk), ", ".join(facts), source)]
 
 
 def _shell_records(command: str, workspace: Any, verdict: Verdict) -> list[RecordUse]:
@@ -74,20 +78,23 @@ def _shell_records(command: str, workspace: Any, verdict: Verdict) -> list[Recor
     from cairn.policy.shell.analysis import analyse
 
     units = analyse(command, as_workspace(workspace)).units
-    uses = [
-        RecordUse(
-            part=unit.text,
-            record=str(getattr(unit, "record", None) or _program(unit.argv)),
-            category=unit.category,
-            risk=str(unit.risk),
-            reason=unit.reason,
+    uses = []
+    for unit in units:
+        name = str(getattr(unit, "record", None) or _program(unit.argv))
+        uses.append(
+            RecordUse(unit.text, name, unit.category, str(unit.risk), unit.reason, _record_source(name))
         )
-        for unit in units
-    ]
     if verdict.decision == Decision.ALLOW and verdict.rule is None:
         return uses
     needing = [use for use, unit in zip(uses, units, strict=True) if not unit.read_only]
     return needing or uses
+
+
+def _record_source(name: str) -> str:
+    from cairn.policy.shell.programs import record
+
+    found = record(name)
+    return f"policy/shell/programs/{found.module}.py" if found is not None else "command tables"
 
 
 def _program(argv: list[str]) -> str:

@@ -189,7 +189,7 @@ def test_check_names_the_record_that_needed_approval(ws: Path, capsys: pytest.Ca
     assert data["records"][0]["part"] == "pytest -q"
     code, out, _ = _run(argv[:-1], capsys)
     lines = out.splitlines()
-    assert lines[4].startswith("record:   pytest (") and "'pytest -q'" in lines[4]
+    assert lines[4].startswith("record:   pytest [policy/shell/programs/") and "'pytest -q'" in lines[4]
 
 
 def test_check_names_every_record_of_an_allowed_command(ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -198,6 +198,10 @@ def test_check_names_every_record_of_an_allowed_command(ws: Path, capsys: pytest
     data = json.loads(out)
     assert data["decision"] == "allow"
     assert [(r["record"], r["part"]) for r in data["records"]] == [("git", "git status"), ("ls", "ls src")]
+    from cairn.policy.shell.programs import record
+
+    for use in data["records"]:  # each names the file its program record is stated in
+        assert use["source"] == f"policy/shell/programs/{record(use['record']).module}.py"
 
 
 def test_check_names_a_tools_own_record(ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -217,6 +221,7 @@ def test_check_names_a_tools_own_record(ws: Path, capsys: pytest.CaptureFixture[
     [record] = data["records"]
     assert record["record"] == "tool memory (action add)"
     assert "not in plan mode" in record["reason"]
+    assert record["source"] == "cairn.tools.memory.MemoryTool"
 
 
 # -- programs: the auto-allow surface ---------------------------------------------------------------
