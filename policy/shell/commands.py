@@ -195,5 +195,9 @@ def project_tool(name: str, args: list[str]) -> Classified:
     if sub in PROJECT_SUBCOMMANDS[name] or (
         name in ("yarn", "pnpm", "bun") and sub and sub not in INSTALL_SUBCOMMANDS
     ):
-        return _c("general", MEDIUM, f"{name} {sub} runs project code (build/test scripts)")
+        from cairn.policy.shell.pytestcmd import runner_options
+
+        return runner_options(
+            name, args, _c("general", MEDIUM, f"{name} {sub} runs project code (build/test scripts)")
+        )
     return _c("general", HIGH, f"{name} {sub or ''} is not a known read-only command".replace("  ", " "))

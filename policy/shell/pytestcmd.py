@@ -15,7 +15,7 @@ from cairn.policy.shell.result import Classified
 from cairn.policy.shell.result import make as _c
 from cairn.policy.vocab import words
 
-__all__ = ["pytest"]
+__all__ = ["pytest", "runner_options"]
 
 MEDIUM = RiskLevel.MEDIUM
 #: Long options whose value is a path pytest writes (basetemp: deletes it first).
@@ -79,4 +79,46 @@ def pytest(name: str, args: list[str]) -> Classified:
     if basetemp:
         result.destructive = True
         result.critical = [(path, f"{name} --basetemp") for path in basetemp]
+    return result
+
+
+#: Other test and build runners: options whose value is a path they write (profiles, binaries,
+#: target directories), and options that make them run or load another program.
+_RUNNER_WRITES = {
+    "go": words(
+        """-o -coverprofile -cpuprofile -memprofile -blockprofile -mutexprofile -trace -outputdir
+        -fuzzcachedir -test.coverprofile -test.cpuprofile -test.memprofile -test.trace"""
+    ),
+    "cargo": words("--target-dir --artifact-dir --out-dir"),
+}
+_RUNNER_LOADS = {
+    "go": words("-exec -toolexec -modfile -overlay -pgo"),
+    "cargo": words("--config --manifest-path -Z"),
+}
+
+
+def runner_options(name: str, args: list[str], result: Classified) -> Classified:
+    """Mark the write and load options of ``go``/``cargo`` on their classification: writes are
+    path effects and either kind escalates past a prefix rule (``bash(go test:*)``)."""
+    writes, loads = _RUNNER_WRITES.get(name), _RUNNER_LOADS.get(name)
+    if writes is None or loads is None:
+        return result
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        i += 1
+        if arg == "--":
+            break
+        given, eq, value = arg.partition("=")
+        if given.startswith("--") and name == "go":
+            given = given[1:]  # go accepts -flag and --flag alike
+        if given not in writes and given not in loads:
+            continue
+        if not eq:
+            value = args[i] if i < len(args) else ""
+            i += 1
+        if given in writes:
+            result.writes.append(value)
+        result.escalates = True
+        result.reason = f"{name} {given} writes or loads paths of its own choosing"
     return result
