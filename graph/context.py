@@ -83,8 +83,10 @@ class AgentContext:
         names = bound_tool_names(self, mode, activated)
         key = ("plan" if mode == "plan" else "all", names)
         if key not in self._bound:
-            schemas = [tool.openai_schema() for tool in map(self.registry.get, names) if tool is not None]
+            tools = [tool for tool in map(self.registry.get, names) if tool is not None]
             if self.tool_profile == "lean":
-                schemas = [lean_schema(s) for s in schemas]
+                schemas = [lean_schema(t.openai_schema(), t.lean_fields) for t in tools]
+            else:
+                schemas = [t.openai_schema() for t in tools]
             self._bound[key] = self.model.bind_tools(schemas) if schemas else self.model
         return self._bound[key]

@@ -171,6 +171,8 @@ class Tool(ABC):
     path_arg: ClassVar[str | None] = None
     #: The tool profiles that offer the tool (``cairn.graph.profiles``).
     profiles: ClassVar[frozenset[str]] = FULL_PROFILE
+    #: The arguments the lean profile's schema shows (the tool still accepts the others); empty: all.
+    lean_fields: ClassVar[tuple[str, ...]] = ()
     #: Bound to every model call even when the session defers tools (``cairn.graph.tool_selection``).
     core: ClassVar[bool] = False
 

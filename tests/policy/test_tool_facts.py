@@ -272,3 +272,16 @@ def test_a_lean_session_offers_the_lean_tools(ws: Path) -> None:
         n for n in ctx.registry.names if n in {"read_file", "glob", "grep", "edit_file", "write_file", "bash"}
     )
     assert "edit_file" not in {t.name for t in ctx.active_registry("plan")}
+
+
+def test_lean_schemas_show_the_fields_the_tools_declare(ws: Path) -> None:
+    from cairn.graph.profiles import LEAN_FIELDS, lean_schema
+
+    assert LEAN_FIELDS["bash"] == ("command", "timeout")
+    ctx = _plan_context(ws)
+    for tool in ctx.registry:
+        if not tool.lean_fields:
+            continue
+        shown = lean_schema(tool.openai_schema(), tool.lean_fields)["function"]["parameters"]["properties"]
+        required = set(tool.openai_schema()["function"]["parameters"].get("required", ()))
+        assert set(shown) == set(tool.lean_fields) | required, tool.name

@@ -49,6 +49,7 @@ class EditFileTool(Tool):
     plan_mode = False
     path_arg = "file_path"
     profiles = LEAN_AND_FULL
+    lean_fields = ("file_path", "old_string", "new_string", "replace_all")
     core = True
     description = (
         "Replace an exact string in a file. old_string must match the file character for character "

@@ -42,6 +42,7 @@ class ReadFileTool(Tool):
     plan_mode = True
     path_arg = "file_path"
     profiles = LEAN_AND_FULL
+    lean_fields = ("file_path", "offset", "limit")
     core = True
     description = (
         "Read a file. Text comes back as numbered lines (`cat -n` style: line number, tab, text), at most "

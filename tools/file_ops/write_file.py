@@ -24,6 +24,7 @@ class WriteFileTool(Tool):
     plan_mode = False
     path_arg = "file_path"
     profiles = LEAN_AND_FULL
+    lean_fields = ("file_path", "content")
     core = True
     description = (
         "Write a file with the given content, creating parent directories as needed. Overwriting an "

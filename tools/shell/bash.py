@@ -64,6 +64,7 @@ class BashTool(Tool):
     name = "bash"
     plan_mode = True  # the policy allows only read-only commands there
     profiles = LEAN_AND_FULL
+    lean_fields = ("command", "timeout")
     core = True
     description = DESCRIPTION
     args_schema = BashArgs
