@@ -144,7 +144,7 @@ class ProcessMixin(Base):
         if cls.network:
             self.s.network.append(where)
             self.check_exfiltration()
-        if self.s.exported and cls.category != "silent":
+        if self.s.exported and cls.category != "silent" and name not in _OPTIONS_HARMLESS:
             self.r.add_ask(
                 HIGH,
                 f"{self.s.exported[0]} is exported to the commands after it; only locale, time zone, "
