@@ -97,6 +97,7 @@ class AgentStatusTool(Tool):
     risk_level = RiskLevel.LOW
     read_only = True
     plan_mode = True
+    counted = False  # a companion of agent
     concurrency_safe = True
     aliases = ("subagent_status", "AgentStatus")
 
@@ -123,6 +124,7 @@ class AgentListTool(Tool):
     risk_level = RiskLevel.LOW
     read_only = True
     plan_mode = True
+    counted = False  # a companion of agent
     concurrency_safe = True
     aliases = ("subagent_list", "AgentList")
 
@@ -146,6 +148,7 @@ class AgentMergeTool(Tool):
     risk_level = RiskLevel.MEDIUM
     read_only = False
     plan_mode = False
+    counted = False  # a companion of agent
     concurrency_safe = False
     aliases = ("subagent_merge",)
 

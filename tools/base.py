@@ -175,6 +175,9 @@ class Tool(ABC):
     lean_fields: ClassVar[tuple[str, ...]] = ()
     #: Bound to every model call even when the session defers tools (``cairn.graph.tool_selection``).
     core: ClassVar[bool] = False
+    #: Counts toward the number of tools that makes a session defer them.  Not counted: tools that
+    #: exist only when configured, and the companions of a counted tool (one family, one count).
+    counted: ClassVar[bool] = True
 
     def __init__(self, workspace: Workspace, services: ToolServices | None = None) -> None:
         self.workspace = workspace

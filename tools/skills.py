@@ -96,6 +96,7 @@ class _SkillTool(Tool):
     risk_level = RiskLevel.LOW
     read_only = True
     plan_mode = True
+    counted = False  # registered only when skills exist
     concurrency_safe = True
     idempotent = True
 

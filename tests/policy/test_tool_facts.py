@@ -263,6 +263,21 @@ def test_lean_and_core_sets_come_from_the_tools() -> None:
     assert set(LEAN_TOOLS) == {"read_file", "glob", "grep", "edit_file", "write_file", "bash"}
     assert {cls.name for cls in classes if cls.core} == CORE_TOOLS
     assert {"bash", "read_file", "agent", "tool_search", "read_skill"} <= CORE_TOOLS
+    # what never makes a session defer: tool_search, tools that exist only when configured, and
+    # the companions of a counted tool
+    assert {cls.name for cls in classes if not cls.counted} == {
+        "tool_search",
+        "web_search",
+        "list_skills",
+        "read_skill",
+        "slash_command",
+        "agent_status",
+        "agent_list",
+        "agent_merge",
+        "task_create",
+        "task_list",
+        "task_update",
+    }
 
 
 def test_a_lean_session_offers_the_lean_tools(ws: Path) -> None:
