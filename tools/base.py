@@ -3,8 +3,8 @@
 A tool is a small class: a name, a description, a pydantic ``args_schema`` whose
 every field has a description, some metadata the policy and the graph read
 (``risk_level``, ``read_only``, ``plan_mode``, ``actions``, ``path_arg``,
-``profiles``, ``core``, ``concurrency_safe``, ``destructive``, ``aliases``,
-``search_hint``) and a ``run`` method.  These facts are stated on the tool and nowhere
+``profiles``, ``lean_fields``, ``core``, ``counted``, ``concurrency_safe``,
+``destructive``, ``aliases``, ``search_hint``) and a ``run`` method.  These facts are stated on the tool and nowhere
 else: the policy's risk table and the graph's tool sets are derived from them.  Callers
 use ``execute``, which validates the arguments and turns every failure into
 ``ToolResult(error=...)``: a tool never raises at its boundary.
