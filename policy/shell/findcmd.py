@@ -8,6 +8,7 @@ from cairn.policy.levels import RiskLevel
 from cairn.policy.shell.options import split_args
 from cairn.policy.shell.result import Classified
 from cairn.policy.shell.result import make as _c
+from cairn.policy.shell.safeflags import value_options
 from cairn.policy.shell.treescan import names_secret
 
 __all__ = ["fd", "find"]
@@ -172,27 +173,7 @@ def fd(name: str, args: list[str]) -> Classified:
                 result.inner, result.inner_placeholder, result.category = inner, "{}", "wrapper"
                 result.reason = f"{name} {arg} runs {inner[0]} on each match"
             return result
-    opts, operands = split_args(
-        args,
-        "etdEjScoL",
-        (
-            "--extension",
-            "--type",
-            "--max-depth",
-            "--min-depth",
-            "--exclude",
-            "--threads",
-            "--size",
-            "--changed-within",
-            "--changed-before",
-            "--owner",
-            "--color",
-            "--base-directory",
-            "--search-path",
-            "--ignore-file",
-            "--max-results",
-        ),
-    )
+    opts, operands = split_args(args, *value_options(name))
     reads = operands[1:] + [
         v for o, v in opts if v and o in ("--base-directory", "--search-path", "--ignore-file")
     ]

@@ -67,6 +67,8 @@ RECORDS: tuple[Program, ...] = (
         "date",
         _FAMILY,
         _MODULE,
+        asks_valued="fs",
+        asks_long_valued="file set",
         flags="uRI",
         valued="dr",
         long="debug help rfc-email universal utc version",
