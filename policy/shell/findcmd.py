@@ -27,47 +27,6 @@ def find(name: str, args: list[str]) -> Classified:
     starts = starts or ["."]
     result = _c("search", LOW, "find only searches", reads=list(starts), lists_paths=True)
     result.unfiltered = not any(a in _FILTERS or a.startswith("-newer") for a in args[i:])
-    value_tests = {
-        "-name",
-        "-iname",
-        "-path",
-        "-ipath",
-        "-wholename",
-        "-iwholename",
-        "-regex",
-        "-iregex",
-        "-type",
-        "-xtype",
-        "-perm",
-        "-user",
-        "-group",
-        "-uid",
-        "-gid",
-        "-size",
-        "-mtime",
-        "-mmin",
-        "-atime",
-        "-amin",
-        "-ctime",
-        "-cmin",
-        "-maxdepth",
-        "-mindepth",
-        "-links",
-        "-inum",
-        "-samefile",
-        "-newer",
-        "-anewer",
-        "-cnewer",
-        "-used",
-        "-fstype",
-        "-printf",
-        "-context",
-        "-lname",
-        "-ilname",
-        "-regextype",
-        "-newerXY",
-        "-files0-from",
-    }
     while i < len(args):
         arg = args[i]
         if arg in ("-exec", "-execdir", "-ok", "-okdir"):
@@ -105,19 +64,11 @@ def find(name: str, args: list[str]) -> Classified:
                 result.reads.append(args[i + 1])
             i += 2
             continue
-        elif arg in value_tests or re.fullmatch(r"-newer[amcBt][amcBt]", arg):
+        elif arg in _VALUE_TESTS or re.fullmatch(r"-newer[amcBt][amcBt]", arg):
             i += 2
             continue
         i += 1
-    secret = next(
-        (
-            found
-            for k, a in enumerate(args[:-1])
-            if a in _NAME_TESTS
-            and (found := names_secret(args[k + 1].lower() if a[1] == "i" else args[k + 1], dotfiles=True))
-        ),
-        None,
-    )
+    secret = _secret_pattern(args)
     if secret:
         # the paths it finds (and hands to -exec or down a pipe) can be credentials
         result.lists_paths = False
@@ -125,6 +76,61 @@ def find(name: str, args: list[str]) -> Classified:
             result.category, result.risk = "general", MEDIUM
             result.reason = f"find runs {result.inner[0]} on files that can be {secret}"
     return result
+
+
+#: Tests that take a value (the next word is not an expression).
+_VALUE_TESTS = {
+    "-name",
+    "-iname",
+    "-path",
+    "-ipath",
+    "-wholename",
+    "-iwholename",
+    "-regex",
+    "-iregex",
+    "-type",
+    "-xtype",
+    "-perm",
+    "-user",
+    "-group",
+    "-uid",
+    "-gid",
+    "-size",
+    "-mtime",
+    "-mmin",
+    "-atime",
+    "-amin",
+    "-ctime",
+    "-cmin",
+    "-maxdepth",
+    "-mindepth",
+    "-links",
+    "-inum",
+    "-samefile",
+    "-newer",
+    "-anewer",
+    "-cnewer",
+    "-used",
+    "-fstype",
+    "-printf",
+    "-context",
+    "-lname",
+    "-ilname",
+    "-regextype",
+    "-newerXY",
+    "-files0-from",
+}
+
+
+def _secret_pattern(args: list[str]) -> str | None:
+    """A credential name one of find's name tests can match (find's ``*`` matches dot files)."""
+    for k, arg in enumerate(args[:-1]):
+        if arg in _NAME_TESTS:
+            pattern = args[k + 1].lower() if arg[1] == "i" else args[k + 1]
+            found = names_secret(pattern, dotfiles=True)
+            if found:
+                return found
+    return None
 
 
 _NAME_TESTS = {"-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename"}
