@@ -8,6 +8,7 @@ from urllib.parse import urlsplit
 from cairn.policy.levels import RiskLevel
 from cairn.policy.shell.options import split_args
 from cairn.policy.shell.result import Classified
+from cairn.policy.vocab import words
 
 __all__ = ["curl", "wget"]
 
@@ -46,61 +47,24 @@ _OUTPUT_OPTIONS = (
 )
 
 
+#: curl's options that take a value (curl resolves no abbreviations).
+_CURL_SHORT_VALUES = "oKdFTbcDEHuwXAeUxrYyzCmQ"
+_CURL_LONG_VALUES = words(
+    """--output --config --data --data-binary --data-raw --data-urlencode --data-ascii --form
+    --form-string --upload-file --cookie --cookie-jar --dump-header --cert --key --cacert --capath
+    --header --user --write-out --request --user-agent --referer --proxy --trace --trace-ascii
+    --stderr --json --url --output-dir --netrc-file --variable --max-time --connect-timeout --retry
+    --range --quote --time-cond --speed-time --speed-limit --limit-rate --max-filesize --resolve
+    --connect-to --interface --dns-servers --unix-socket --abstract-unix-socket"""
+)
+#: Options whose value is data sent (``@FILE`` reads a file), and the headers/format strings.
+_CURL_DATA_OPTIONS = words(
+    "-d --data --data-binary --data-urlencode --data-ascii -F --form --json -H --header -w --write-out --variable"
+)
+
+
 def curl(name: str, args: list[str]) -> Classified:
-    opts, operands = split_args(
-        args,
-        "oKdFTbcDEHuwXAeUxrYyzCmQ",
-        (
-            "--output",
-            "--config",
-            "--data",
-            "--data-binary",
-            "--data-raw",
-            "--data-urlencode",
-            "--data-ascii",
-            "--form",
-            "--form-string",
-            "--upload-file",
-            "--cookie",
-            "--cookie-jar",
-            "--dump-header",
-            "--cert",
-            "--key",
-            "--cacert",
-            "--capath",
-            "--header",
-            "--user",
-            "--write-out",
-            "--request",
-            "--user-agent",
-            "--referer",
-            "--proxy",
-            "--trace",
-            "--trace-ascii",
-            "--stderr",
-            "--json",
-            "--url",
-            "--output-dir",
-            "--netrc-file",
-            "--variable",
-            "--max-time",
-            "--connect-timeout",
-            "--retry",
-            "--range",
-            "--quote",
-            "--time-cond",
-            "--speed-time",
-            "--speed-limit",
-            "--limit-rate",
-            "--max-filesize",
-            "--resolve",
-            "--connect-to",
-            "--interface",
-            "--dns-servers",
-            "--unix-socket",
-            "--abstract-unix-socket",
-        ),
-    )
+    opts, operands = split_args(args, _CURL_SHORT_VALUES, _CURL_LONG_VALUES)
     urls = operands + [v for o, v in opts if o == "--url" and v]
     reads: list[str] = []
     writes: list[str] = []
@@ -108,21 +72,7 @@ def curl(name: str, args: list[str]) -> Classified:
     for o, v in opts:
         if v is None:
             continue
-        if o in (
-            "-d",
-            "--data",
-            "--data-binary",
-            "--data-urlencode",
-            "--data-ascii",
-            "-F",
-            "--form",
-            "--json",
-            "-H",
-            "--header",
-            "-w",
-            "--write-out",
-            "--variable",
-        ):
+        if o in _CURL_DATA_OPTIONS:
             uploads = uploads or o not in ("-H", "--header", "-w", "--write-out")
             path = _upload_file(v)
             if path:
