@@ -128,63 +128,13 @@ def _subcommand(sub: str, rest: list[str]) -> Classified:
     if bad:
         return _c("exec", HIGH, f"git {sub} {bad[0]} runs another program")
     if sub in READ_SUBS:
-        reads = _paths(rest) + _repository_paths(rest)
-        if sub == "diff" and "--no-index" in flags:
-            reads = [a for a in rest if not a.startswith("-")]
-        if sub == "blame" and "--contents" in flags:
-            k = rest.index("--contents")
-            reads += rest[k + 1 : k + 2]
-        lists = (
-            sub == "ls-files"
-            or (sub in ("diff", "log", "show") and flags & {"--name-only", "--name-status"})
-            or (sub == "grep" and flags & {"-l", "--files-with-matches", "--name-only"})
-        )
-        category = "search" if sub == "grep" else "read"
-        return _c(category, LOW, f"git {sub} only reads the repository", reads=reads, lists_paths=bool(lists))
+        return _read_sub(sub, rest, flags)
     if sub == "archive":
         if "--remote" in flags:
             return _c("network", HIGH, "git archive --remote contacts a remote", network=True)
         return _c("read", LOW, "git archive writes the archive to stdout")
     if sub in ("branch", "tag"):
-        listing = {
-            "-a",
-            "-r",
-            "-v",
-            "-vv",
-            "-l",
-            "--list",
-            "--show-current",
-            "--all",
-            "--remotes",
-            "--verbose",
-            "--contains",
-            "--no-contains",
-            "--merged",
-            "--no-merged",
-            "--points-at",
-            "--sort",
-            "--format",
-            "--color",
-            "--no-color",
-            "--column",
-            "--no-column",
-            "-n",
-            "--ignore-case",
-            "-i",
-        }
-        operands = _operands_after_values(
-            rest,
-            {"--contains", "--no-contains", "--merged", "--no-merged", "--points-at", "--sort", "--format"},
-        )
-        if flags <= listing and (not operands or flags & {"-l", "--list"}):
-            return _c("read", LOW, f"git {sub} only lists")
-        destructive = (sub, "-D") in DESTRUCTIVE and "-D" in flags
-        return _c(
-            "write",
-            MEDIUM,
-            f"git {sub} changes {sub}es" if sub == "branch" else "git tag changes tags",
-            destructive=destructive,
-        )
+        return _branch_or_tag(sub, rest, flags)
     if sub == "remote":
         if not rest or rest[0] in ("-v", "--verbose", "get-url"):
             return _c("read", LOW, "git remote only lists")
@@ -227,6 +177,71 @@ def _subcommand(sub: str, rest: list[str]) -> Classified:
     if sub == "filter-branch":
         return _c("exec", HIGH, "git filter-branch rewrites history by running commands")
     return _c("general", HIGH, f"git {sub} is not a known subcommand (it may be an alias)")
+
+
+def _read_sub(sub: str, rest: list[str], flags: set[str]) -> Classified:
+    """A read-only subcommand: the paths and repository objects it shows."""
+    reads = _paths(rest) + _repository_paths(rest)
+    if sub == "diff" and "--no-index" in flags:
+        reads = [a for a in rest if not a.startswith("-")]
+    if sub == "blame" and "--contents" in flags:
+        k = rest.index("--contents")
+        reads += rest[k + 1 : k + 2]
+    lists = (
+        sub == "ls-files"
+        or (sub in ("diff", "log", "show") and flags & {"--name-only", "--name-status"})
+        or (sub == "grep" and flags & {"-l", "--files-with-matches", "--name-only"})
+    )
+    category = "search" if sub == "grep" else "read"
+    return _c(category, LOW, f"git {sub} only reads the repository", reads=reads, lists_paths=bool(lists))
+
+
+#: Options with which git branch/tag only list.
+_LISTING_FLAGS = frozenset(
+    {
+        "-a",
+        "-r",
+        "-v",
+        "-vv",
+        "-l",
+        "--list",
+        "--show-current",
+        "--all",
+        "--remotes",
+        "--verbose",
+        "--contains",
+        "--no-contains",
+        "--merged",
+        "--no-merged",
+        "--points-at",
+        "--sort",
+        "--format",
+        "--color",
+        "--no-color",
+        "--column",
+        "--no-column",
+        "-n",
+        "--ignore-case",
+        "-i",
+    }
+)
+
+
+def _branch_or_tag(sub: str, rest: list[str], flags: set[str]) -> Classified:
+    """git branch/tag: listing is read-only; anything else changes refs."""
+    operands = _operands_after_values(
+        rest,
+        {"--contains", "--no-contains", "--merged", "--no-merged", "--points-at", "--sort", "--format"},
+    )
+    if flags <= _LISTING_FLAGS and (not operands or flags & {"-l", "--list"}):
+        return _c("read", LOW, f"git {sub} only lists")
+    destructive = (sub, "-D") in DESTRUCTIVE and "-D" in flags
+    return _c(
+        "write",
+        MEDIUM,
+        f"git {sub} changes {sub}es" if sub == "branch" else "git tag changes tags",
+        destructive=destructive,
+    )
 
 
 def _repository_paths(rest: list[str]) -> list[str]:
