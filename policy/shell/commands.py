@@ -31,6 +31,7 @@ from cairn.policy.shell.options import split_args
 from cairn.policy.shell.result import READ_ONLY_CATEGORIES, Classified
 from cairn.policy.shell.result import make as _c
 from cairn.policy.shell.safeflags import unsafe_option, value_options
+from cairn.policy.vocab import words
 
 __all__ = ["classify", "command_name"]
 
@@ -131,12 +132,16 @@ def _classify(argv: list[str]) -> Classified:
 def _ps_environment(args: list[str]) -> bool:
     """``ps e``, ``ps auxe``, ``ps eww`` (BSD syntax: ``e`` shows the environment), or an output
     format naming ``environ``; ``ps -e`` (every process) is not it."""
-    for arg in args:
+    for k, arg in enumerate(args):
         if "environ" in arg.lower():
             return True
-        if not arg.startswith("-") and "e" in arg and arg.isalpha():
+        valued = k > 0 and args[k - 1] in _PS_VALUED  # ps -o user, ps -p 1: not BSD letters
+        if not valued and not arg.startswith("-") and "e" in arg and arg.isalpha():
             return True
     return False
+
+
+_PS_VALUED = words("-o -O -p -q -u -U -g -G -C -t -s --format --sort --pid --ppid --user --group --sid --tty")
 
 
 _PATH_OPTIONS = {

@@ -25,6 +25,14 @@ _WRITES = words(
 )
 #: Long options whose value names code or config pytest loads.
 _LOADS = words("--config-file --rootdir --confcutdir --override-ini -p -c -o")
+#: Long options that are exact names of their own (``--co`` is collect-only, not an abbreviation).
+_EXACT_SAFE = words(
+    """--co --collect-only --lf --last-failed --ff --failed-first --nf --new-first --sw --stepwise
+    --setup-show --setup-only --fixtures --markers --cache-show --cache-clear --version --help
+    --no-header --no-summary --runxfail --strict-markers --showlocals --color --capture
+    --disable-warnings --exitfirst --verbose --quiet --import-mode --doctest-modules --cov
+    --cov-branch --cov-fail-under --numprocesses --tb --maxfail --durations"""
+)
 _VALUED = _WRITES | _LOADS | words("-k -m --deselect --ignore --ignore-glob --tb --maxfail --durations -n")
 
 
@@ -42,8 +50,14 @@ def pytest(name: str, args: list[str]) -> Classified:
         if not arg.startswith("-"):
             continue
         given, eq, value = arg.partition("=")
+        if given in _EXACT_SAFE:
+            continue
         if given.startswith("--"):
-            given = resolve_long(given, _VALUED) or given  # getopt-style abbreviations (argparse)
+            resolved = resolve_long(given, _VALUED)  # argparse resolves abbreviations
+            if resolved is None and any(n.startswith(given) for n in _WRITES | _LOADS):
+                worrying.append(given)  # may stand for an option that writes or loads
+                continue
+            given = resolved or given
         elif len(given) > 2 and given[:2] in ("-p", "-c", "-o", "-k", "-m", "-n"):
             given, value, eq = given[:2], given[2:], "="
         if given not in _VALUED:
