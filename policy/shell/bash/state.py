@@ -34,7 +34,10 @@ class Shared:
     downloaded: set[str] = field(default_factory=set)
     network: list[str] = field(default_factory=list)
     credentials: list[str] = field(default_factory=list)
-    exported: list[str] = field(default_factory=list)  # NAME=value exported for later commands
+    exported: list[str] = field(default_factory=list)
+    fds: dict[str, str] = field(
+        default_factory=dict
+    )  # file descriptor -> the file opened on it  # NAME=value exported for later commands
     input_vars: set[str] = field(default_factory=set)  # filled from input by read/mapfile/getopts
     arith: list[str] = field(default_factory=list)  # texts evaluated as arithmetic
     units: int = 0

@@ -168,7 +168,13 @@ class WordsMixin(Base):
                 return
             ctx.stdin_text = target.word
         elif kind == "<" and hasattr(target, "word"):
+            fd = getattr(redirect, "input", None)
+            if fd not in (None, 0, "0"):  # exec 3</dev/zero: read later through <&3
+                self.s.fds[str(fd)] = target.word
+                return
             ctx.stdin_file = target.word
+        elif kind == "<&" and str(target) in self.s.fds and getattr(redirect, "input", 0) in (None, 0, "0"):
+            ctx.stdin_file = self.s.fds[str(target)]
 
     def redirect(self, node: Any, cwds: Cwds, ctx: Ctx, source: str, info: StageInfo | None = None) -> None:
         kind = node.type
