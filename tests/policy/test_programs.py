@@ -88,3 +88,15 @@ def test_a_flag_never_swallows_the_path_after_it(project: Path, command: str) ->
     verdict = evaluate("bash", {"command": command}, workspace=project)
     assert str(verdict.decision) == "ask", verdict.reason
     assert "outside the workspace" in verdict.reason
+
+
+ENV_CASES = [(r.name, var, r.allow[0]) for r in RECORDS if r.allow for var in r.env if "*" not in var]
+
+
+@pytest.mark.parametrize(("name", "var", "base"), ENV_CASES, ids=[f"{n}:{v}" for n, v, _ in ENV_CASES])
+def test_a_variable_the_record_names_asks_before_the_command(
+    project: Path, name: str, var: str, base: str
+) -> None:
+    """The variables a record lists change what the program runs or loads: set before it, they ask."""
+    verdict = evaluate("bash", {"command": f"{var}=./x.sh {base}"}, workspace=project)
+    assert str(verdict.decision) == "ask", f"{var}=./x.sh {base}: {verdict.reason}"

@@ -27,6 +27,7 @@ RECORDS: tuple[Program, ...] = (
         "tar",
         _FAMILY,
         _MODULE,
+        env=("TAR_OPTIONS",),
         asks_valued="KLNTVXg",
         asks_long_valued="""exclude-from files-from group mode owner transform to-command
         use-compress-program rsh-command rmt-command info-script new-volume-script

@@ -91,6 +91,7 @@ RECORDS: tuple[Program, ...] = (
         "rg",
         _FAMILY,
         _MODULE,
+        env=("RIPGREP_CONFIG_PATH",),
         asks_long_valued="pre pre-glob hostname-bin hyperlink-format generate",
         flags="acFHiIlLnNopqsSuUvVwxz0.",
         valued="efgtTmABCjMErd",

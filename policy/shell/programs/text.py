@@ -189,6 +189,7 @@ RECORDS: tuple[Program, ...] = (
         "sort",
         _FAMILY,
         _MODULE,
+        env=("TMPDIR",),
         asks_valued="oT",
         asks_long_valued="compress-program files0-from output random-source temporary-directory",
         flags="bdfgiMhnRrVcCmsuz",
