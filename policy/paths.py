@@ -143,7 +143,8 @@ _AUTO_EXEC_NAMES = words(
     crush.json .crush.json .goose .amp .junie .trae .augment .qodo .tabnine jenkinsfile
     azure-pipelines.yml azure-pipelines.yaml .gitpod.yml .gitpod.dockerfile .travis.yml
     bitbucket-pipelines.yml .drone.yml .woodpecker.yml .woodpecker .buildkite.yml
-    .pre-commit-hooks.yaml lefthook.yml .lefthook.yml"""
+    .pre-commit-hooks.yaml lefthook.yml .lefthook.yml .goosehints .rules .kilocode .openhands
+    .cody"""
 )
 #: Glob patterns for the same (compared case-folded, per path component).
 _AUTO_EXEC_GLOBS = (
