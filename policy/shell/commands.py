@@ -21,16 +21,16 @@ from cairn.policy.shell.cmdtables import (
     NEUTRAL,
     PROJECT_RUNNERS,
     PROJECT_SUBCOMMANDS,
-    READERS,
     SHELLS,
     SYSTEM_BIN,
     SYSTEM_HIGH,
     VERSION_SAFE,
 )
-from cairn.policy.shell.options import split_args
+from cairn.policy.shell.judge import judge, judged
+from cairn.policy.shell.programs import record
 from cairn.policy.shell.result import READ_ONLY_CATEGORIES, Classified
 from cairn.policy.shell.result import make as _c
-from cairn.policy.shell.safeflags import unsafe_option, value_options
+from cairn.policy.shell.safeflags import unsafe_option
 from cairn.policy.vocab import words
 
 __all__ = ["classify", "command_name"]
@@ -100,8 +100,8 @@ def _classify(argv: list[str]) -> Classified:
         )
     if name in NEUTRAL:
         return _c("neutral", LOW, f"{name} changes nothing")
-    if name in READERS:
-        return reader(name, args)
+    if judged(found := record(name)):
+        return judge(found, args)  # type: ignore[arg-type]
     if name == "ps" and _ps_environment(args):
         return _c("general", MEDIUM, "ps with e or environ prints every process's environment (API keys)")
     if name in LISTERS_NO_PATHS:
@@ -142,36 +142,6 @@ def _ps_environment(args: list[str]) -> bool:
 
 
 _PS_VALUED = words("-o -O -p -q -u -U -g -G -C -t -s --format --sort --pid --ppid --user --group --sid --tty")
-
-
-_PATH_OPTIONS = {
-    "--files0-from",
-    "--exclude-from",
-    "--files-from",
-    "--reference",
-    "--relative-to",
-    "--relative-base",
-    "--magic-file",
-    "--from-file",
-    "--to-file",
-}
-_PATH_SHORT = {"du": {"-X"}, "file": {"-f", "-m"}, "diff": {"-X"}}
-
-
-def reader(name: str, args: list[str]) -> Classified:
-    """A command whose operands are files it reads."""
-    category = READERS[name]
-    short, long = value_options(name)
-    opts, operands = split_args(args, short, long)
-    reads = list(operands)
-    for opt, value in opts:
-        if value and (opt in _PATH_OPTIONS or opt in _PATH_SHORT.get(name, ())):
-            reads.append(value)
-        if name == "bat" and opt == "--pager":
-            return _c("exec", HIGH, "bat --pager runs another program")
-    if name in ("ls", "dir", "vdir", "du") and not operands:
-        reads.append(".")
-    return _c(category, LOW, f"{name} only reads", reads=reads)
 
 
 def project_tool(name: str, args: list[str]) -> Classified:

@@ -1,13 +1,13 @@
-"""Handlers for search and listing commands: grep, rg, ag, find, fd, locate.
+"""Handlers for search commands whose arguments need more than a record: rg, find, fd, locate.
 
 Read-only unless an argument makes them run programs (``find -exec``, ``rg --pre``) or write
-(``find -delete``, ``find -fprint``)."""
+(``find -delete``, ``find -fprint``).  grep and ag are judged from their records."""
 
 from __future__ import annotations
 
 from cairn.policy.levels import RiskLevel
 from cairn.policy.shell.findcmd import fd, find
-from cairn.policy.shell.options import looks_like_path, split_args
+from cairn.policy.shell.options import split_args
 from cairn.policy.shell.result import Classified
 from cairn.policy.shell.result import make as _c
 from cairn.policy.shell.safeflags import value_options
@@ -15,21 +15,6 @@ from cairn.policy.shell.safeflags import value_options
 __all__ = ["HANDLERS"]
 
 LOW, MEDIUM, HIGH = RiskLevel.LOW, RiskLevel.MEDIUM, RiskLevel.HIGH
-
-
-def _path_values(opts: list[tuple[str, str | None]], names: tuple[str, ...] = ()) -> list[str]:
-    return [v for o, v in opts if v and (o in names or looks_like_path(v))]
-
-
-def grep(name: str, args: list[str]) -> Classified:
-    opts, operands = split_args(args, *value_options(name))
-    names = {o for o, _ in opts}
-    has_pattern = bool(names & {"-e", "-f", "--regexp", "--file"})
-    files = operands if has_pattern else operands[1:]
-    reads = files + [v for o, v in opts if v and o in ("-f", "--file", "--exclude-from")]
-    if not files and names & {"-r", "-R", "--recursive", "--dereference-recursive"}:
-        reads.append(".")
-    return _c("search", LOW, f"{name} only searches", reads=reads)
 
 
 def rg(name: str, args: list[str]) -> Classified:
@@ -46,28 +31,12 @@ def rg(name: str, args: list[str]) -> Classified:
     return _c("search", LOW, "rg only searches", reads=reads, lists_paths="--files" in names)
 
 
-def ag(name: str, args: list[str]) -> Classified:
-    opts, operands = split_args(args, *value_options(name))
-    if any(o == "--pager" for o, _ in opts):
-        return _c("exec", HIGH, f"{name} --pager runs another program")
-    return _c("search", LOW, f"{name} only searches", reads=operands[1:] or ["."])
-
-
 def locate(name: str, args: list[str]) -> Classified:
     return _c("search", MEDIUM, f"{name} lists files anywhere on the machine")
 
 
 HANDLERS = {
-    "grep": grep,
-    "egrep": grep,
-    "fgrep": grep,
-    "zgrep": grep,
-    "zegrep": grep,
-    "zfgrep": grep,
-    "rgrep": grep,
     "rg": rg,
-    "ag": ag,
-    "ack": ag,
     "find": find,
     "fd": fd,
     "fdfind": fd,

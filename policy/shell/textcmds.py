@@ -1,7 +1,7 @@
 """Handlers for text tools that are read-only unless an argument says otherwise.
 
-``sed -i``/``w``/``e``, ``awk`` ``system()``/redirection, ``sort -o``/``--compress-program``,
-``uniq``/``xxd`` output operands, ``tee``, ``less +!cmd``, ``man -P``, ``yq -i``."""
+``sed -i``/``w``/``e``, ``awk`` ``system()``/redirection, ``tee``, ``less +!cmd``, ``man -P``,
+``jq``/``yq`` programs; sort, uniq, xxd, base64, tr, tree and iconv are judged from their records."""
 
 from __future__ import annotations
 
@@ -17,66 +17,6 @@ from cairn.policy.shell.sedawk import awk, sed
 __all__ = ["HANDLERS"]
 
 LOW, MEDIUM, HIGH = RiskLevel.LOW, RiskLevel.MEDIUM, RiskLevel.HIGH
-
-
-def sort(name: str, args: list[str]) -> Classified:
-    opts, operands = split_args(args, *value_options(name))
-    for o, v in opts:
-        if o == "--compress-program":
-            return _c("exec", HIGH, f"sort --compress-program runs {v!r}")
-    outputs = [v for o, v in opts if o in ("-o", "--output") and v]
-    reads = operands + [v for o, v in opts if v and o in ("--files0-from", "--random-source")]
-    if outputs:
-        return _c(
-            "write", MEDIUM, f"sort -o writes {outputs[0]}", reads=reads, writes=outputs, auto_edit=True
-        )
-    return _c("read", LOW, "sort only prints", reads=reads)
-
-
-def uniq(name: str, args: list[str]) -> Classified:
-    _, operands = split_args(args, *value_options(name))
-    if len(operands) >= 2:
-        return _c(
-            "write",
-            MEDIUM,
-            f"uniq writes its output to {operands[1]}",
-            reads=operands[:1],
-            writes=operands[1:2],
-            auto_edit=True,
-        )
-    return _c("read", LOW, "uniq only prints", reads=operands)
-
-
-def xxd(name: str, args: list[str]) -> Classified:
-    opts, operands = split_args(args, *value_options(name))
-    decode = any(o == "-r" for o, _ in opts)
-    if len(operands) >= 2:
-        return _c(
-            "write",
-            MEDIUM,
-            f"xxd writes {operands[1]}",
-            reads=operands[:1],
-            writes=operands[1:2],
-            decoder=decode,
-        )
-    return _c("read", LOW, "xxd only prints", reads=operands, decoder=decode)
-
-
-def base64(name: str, args: list[str]) -> Classified:
-    opts, operands = split_args(args, *value_options(name))
-    decode = any(o in ("-d", "-D", "--decode") for o, _ in opts)
-    return _c("read", LOW, f"{name} only prints", reads=operands, decoder=decode)
-
-
-def rev(name: str, args: list[str]) -> Classified:
-    """rev, base32 -d, basenc -d, uudecode: their output is transformed data."""
-    _, operands = split_args(args, *value_options(name))
-    decode = name in ("rev", "uudecode") or any(a in ("-d", "--decode") for a in args)
-    return _c("read", LOW, f"{name} only prints", reads=operands, decoder=decode)
-
-
-def tr(name: str, args: list[str]) -> Classified:
-    return _c("read", LOW, "tr only transforms its input", decoder=True)
 
 
 def tee(name: str, args: list[str]) -> Classified:
@@ -188,24 +128,6 @@ _JQ_ENV = re.compile(r"\$ENV\b|\$__prog_env\b|(?<![.\w$])(str)?env\b")
 _JQ_MODULES = re.compile(r"\b(import|include|modulemeta|get_search_list)\b")
 
 
-def tree(name: str, args: list[str]) -> Classified:
-    opts, operands = split_args(args, *value_options(name))
-    writes = [v for o, v in opts if o == "-o" and v]
-    if writes:
-        return _c("write", MEDIUM, f"tree -o writes {writes[0]}", reads=operands or ["."], writes=writes)
-    return _c("list", LOW, "tree only lists", reads=operands or ["."])
-
-
-def iconv(name: str, args: list[str]) -> Classified:
-    opts, operands = split_args(args, *value_options(name))
-    writes = [v for o, v in opts if o in ("-o", "--output") and v]
-    if writes:
-        return _c(
-            "write", MEDIUM, f"iconv -o writes {writes[0]}", reads=operands, writes=writes, auto_edit=True
-        )
-    return _c("read", LOW, "iconv only prints", reads=operands)
-
-
 HANDLERS = {
     "sed": sed,
     "gsed": sed,
@@ -213,21 +135,10 @@ HANDLERS = {
     "gawk": awk,
     "mawk": awk,
     "nawk": awk,
-    "sort": sort,
-    "uniq": uniq,
-    "xxd": xxd,
-    "base64": base64,
-    "tr": tr,
-    "rev": rev,
-    "base32": rev,
-    "basenc": rev,
-    "uudecode": rev,
     "tee": tee,
     "less": less,
     "man": man,
     "jq": jq,
     "yq": jq,
     "gojq": jq,
-    "tree": tree,
-    "iconv": iconv,
 }

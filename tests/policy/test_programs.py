@@ -100,3 +100,25 @@ def test_a_variable_the_record_names_asks_before_the_command(
     """The variables a record lists change what the program runs or loads: set before it, they ask."""
     verdict = evaluate("bash", {"command": f"{var}=./x.sh {base}"}, workspace=project)
     assert str(verdict.decision) == "ask", f"{var}=./x.sh {base}: {verdict.reason}"
+
+
+def test_the_generic_judge_reads_the_record() -> None:
+    """Programs without a handler are judged from their record's data alone."""
+    from cairn.policy.shell.judge import judge, judged
+
+    sort, uniq, grep, tr = (record(n) for n in ("sort", "uniq", "grep", "tr"))
+    assert sort and uniq and grep and tr and all(judged(r) for r in (sort, uniq, grep, tr))
+    assert not judged(record("sed")) and not judged(None)
+    out = judge(sort, ["-o", "out.txt", "-k", "2", "in.txt"])
+    assert (out.category, out.writes, out.reads) == ("write", ["out.txt"], ["in.txt"])
+    assert judge(sort, ["--compress-program=sh", "x"]).category == "exec"
+    assert judge(uniq, ["a", "b"]).writes == ["b"]
+    assert judge(grep, ["-r", "TODO"]).reads == ["."]
+    assert judge(grep, ["-e", "x", "a", "-f", "pats"]).reads == ["a", "pats"]
+    assert judge(tr, ["a-z", "A-Z"]).reads == [] and judge(tr, ["a", "b"]).decoder
+
+
+@pytest.mark.parametrize("command", ["uudecode x.uu", "ack TODO src"])
+def test_programs_without_a_record_ask(project: Path, command: str) -> None:
+    """uudecode writes the file its input names; ack loads a project .ackrc (--pager runs code)."""
+    assert str(evaluate("bash", {"command": command}, workspace=project).decision) == "ask"

@@ -13,6 +13,7 @@ each gets in the default mode (checked by ``tests/policy/test_programs.py``).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from cairn.policy.vocab import words
 
@@ -57,6 +58,18 @@ class Program:
     abbreviations: bool = False  # GNU abbreviations are not resolved: an abbreviation asks
     env: tuple[str, ...] = ()  # variables that change what it runs or loads
     handler: str = ""  # module.function judging arguments that embed code
+    #: For the generic judge (:mod:`cairn.policy.shell.judge`), programs without a handler:
+    kind: str = ""  # the category when it only reads ("read", "list", "search"; default operands)
+    says: str = "only reads"  # the reason then, after the program's name
+    reads_with: frozenset[str] = frozenset()  # options whose value is a file it reads
+    writes_with: frozenset[str] = frozenset()  # options whose value is a file it writes
+    runs_with: frozenset[str] = frozenset()  # options whose value is a program it runs
+    decodes_with: frozenset[str] = frozenset()  # options that make stdout decoded data
+    decodes: bool = False  # stdout is always transformed data (rev, tr)
+    writes_second: bool = False  # ``uniq IN OUT``: a second file operand is written
+    pattern_with: frozenset[str] | None = None  # set: the first operand is a pattern unless these
+    here: bool = False  # reads "." when given no file operand
+    here_with: frozenset[str] = frozenset()  # ... only with one of these options (grep -r)
     options_by_handler: bool = False  # the handler parses every option (no option list here)
     allow: tuple[str, ...] = ()
     ask: tuple[str, ...] = ()
@@ -99,7 +112,13 @@ def program(
     env: tuple[str, ...] = (),
     handler: str = "",
     notes: tuple[str, ...] = (),
-    **kw: bool,
+    reads_with: str = "",
+    writes_with: str = "",
+    runs_with: str = "",
+    decodes_with: str = "",
+    pattern_with: str | None = None,
+    here_with: str = "",
+    **kw: Any,
 ) -> Program:
     """A record from the compact spelling the family modules use (option names as words)."""
     return Program(
@@ -119,5 +138,11 @@ def program(
         env=env,
         handler=handler,
         notes=notes,
+        reads_with=words(reads_with),
+        writes_with=words(writes_with),
+        runs_with=words(runs_with),
+        decodes_with=words(decodes_with),
+        pattern_with=None if pattern_with is None else words(pattern_with),
+        here_with=words(here_with),
         **kw,
     )
