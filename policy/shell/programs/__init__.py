@@ -9,6 +9,7 @@ fact is stated once; ``tests/policy/test_programs.py`` checks every record's exa
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 
 from cairn.policy.shell.programs import archives, coded, listers, readers, search, text
@@ -23,10 +24,14 @@ _FAMILIES = (readers, listers, search, text, archives, coded)
 def _by_name() -> dict[str, Program]:
     out: dict[str, Program] = {}
     for family in _FAMILIES:
+        module = family.__name__.rsplit(".", 1)[-1]
+        category = getattr(family, "FAMILY", "")
         for item in family.RECORDS:
             if item.name in out:
                 raise ValueError(f"two records for {item.name}")
-            out[item.name] = item
+            out[item.name] = dataclasses.replace(
+                item, category=item.category or category, module=item.module or module
+            )
     return out
 
 

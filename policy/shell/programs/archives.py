@@ -8,25 +8,20 @@ from __future__ import annotations
 
 from cairn.policy.shell.programs.record import Program, program
 
-__all__ = ["RECORDS"]
+__all__ = ["FAMILY", "RECORDS"]
 
-_FAMILY = "archive"
-_MODULE = __name__.rsplit(".", 1)[-1]
+FAMILY = "archive"
 
 
 RECORDS: tuple[Program, ...] = (
     program(
         "dd",
-        _FAMILY,
-        _MODULE,
         handler="writecmds.dd",
         allow=(),
         ask=("dd if=/dev/zero of=src/app.py",),
     ),
     program(
         "tar",
-        _FAMILY,
-        _MODULE,
         env=("TAR_OPTIONS",),
         asks_valued="KLNTVXg",
         asks_long_valued="""exclude-from files-from group mode owner transform to-command
@@ -44,8 +39,6 @@ RECORDS: tuple[Program, ...] = (
     ),
     program(
         "unzip",
-        _FAMILY,
-        _MODULE,
         asks_valued="Pdx",
         flags="lvtZqpc",
         handler="archives.unzip",

@@ -13,7 +13,6 @@ from cairn.policy.shell.programs.record import Program, program
 
 __all__ = ["RECORDS"]
 
-_MODULE = __name__.rsplit(".", 1)[-1]
 _SED = {
     "handler": "sedawk.sed",
     "options_by_handler": True,
@@ -41,7 +40,6 @@ RECORDS: tuple[Program, ...] = (
     program(
         "git",
         "vcs",
-        _MODULE,
         handler="gitcmd.git",
         options_by_handler=True,
         env=(
@@ -56,16 +54,15 @@ RECORDS: tuple[Program, ...] = (
         ask=("git -c core.pager=sh log", "git push", "GIT_TEST_FSMONITOR=./x.sh git status"),
         deny=("git -C . commit --no-verify -m x && rm -rf /",),
     ),
-    program("sed", "text", _MODULE, **_SED),
-    program("gsed", "text", _MODULE, **_SED),
-    program("awk", "text", _MODULE, **_AWK),
-    program("gawk", "text", _MODULE, **_AWK),
-    program("mawk", "text", _MODULE, **_AWK),
-    program("nawk", "text", _MODULE, **_AWK),
+    program("sed", "text", **_SED),
+    program("gsed", "text", **_SED),
+    program("awk", "text", **_AWK),
+    program("gawk", "text", **_AWK),
+    program("mawk", "text", **_AWK),
+    program("nawk", "text", **_AWK),
     program(
         "find",
         "search",
-        _MODULE,
         handler="findcmd.find",
         options_by_handler=True,
         allow=("find src -name '*.py'", "find . -type f -newer README.md"),
@@ -75,7 +72,6 @@ RECORDS: tuple[Program, ...] = (
     program(
         "xargs",
         "wrapper",
-        _MODULE,
         handler="wrappers.xargs",
         options_by_handler=True,
         allow=("echo README.md | xargs wc -l",),
@@ -84,7 +80,6 @@ RECORDS: tuple[Program, ...] = (
     program(
         "pytest",
         "build",
-        _MODULE,
         handler="pytestcmd.pytest",
         options_by_handler=True,
         env=("PYTEST_ADDOPTS", "PYTHONPATH"),

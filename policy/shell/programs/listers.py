@@ -10,10 +10,9 @@ from typing import Any
 
 from cairn.policy.shell.programs.record import Program, program
 
-__all__ = ["RECORDS"]
+__all__ = ["FAMILY", "RECORDS"]
 
-_FAMILY = "lister"
-_MODULE = __name__.rsplit(".", 1)[-1]
+FAMILY = "lister"
 
 _LS_OPTIONS: dict[str, Any] = dict(
     flags="aAbBcCdDfFgGhHiklLmnNopqQrRsStuUvxXZ1",
@@ -30,8 +29,6 @@ _LS_OPTIONS: dict[str, Any] = dict(
 RECORDS: tuple[Program, ...] = (
     program(
         "df",
-        _FAMILY,
-        _MODULE,
         operands="list",
         flags="ahHiklPTv",
         valued="tBxF",
@@ -43,8 +40,6 @@ RECORDS: tuple[Program, ...] = (
     ),
     program(
         "dir",
-        _FAMILY,
-        _MODULE,
         here=True,
         operands="list",
         **_LS_OPTIONS,
@@ -53,8 +48,6 @@ RECORDS: tuple[Program, ...] = (
     ),
     program(
         "du",
-        _FAMILY,
-        _MODULE,
         reads_with="-X",
         here=True,
         operands="list",
@@ -68,16 +61,12 @@ RECORDS: tuple[Program, ...] = (
     ),
     program(
         "getfacl",
-        _FAMILY,
-        _MODULE,
         operands="list",
         allow=("getfacl src",),
         ask=("getfacl /etc", "getfacl --cairn-no-such-option src"),
     ),
     program(
         "ls",
-        _FAMILY,
-        _MODULE,
         here=True,
         operands="list",
         **_LS_OPTIONS,
@@ -86,16 +75,12 @@ RECORDS: tuple[Program, ...] = (
     ),
     program(
         "lsattr",
-        _FAMILY,
-        _MODULE,
         operands="list",
         allow=("lsattr src",),
         ask=("lsattr /etc", "lsattr --cairn-no-such-option src"),
     ),
     program(
         "lsof",
-        _FAMILY,
-        _MODULE,
         operands="list",
         flags="aAbhilnNOPRtUVwXM",
         valued="cdgpuskrDTFEK",
@@ -105,16 +90,12 @@ RECORDS: tuple[Program, ...] = (
     ),
     program(
         "namei",
-        _FAMILY,
-        _MODULE,
         operands="list",
         allow=("namei src",),
         ask=("namei /etc", "namei --cairn-no-such-option src"),
     ),
     program(
         "readlink",
-        _FAMILY,
-        _MODULE,
         operands="list",
         flags="efmnqsvz",
         long="""canonicalize canonicalize-existing canonicalize-missing help no-newline quiet silent
@@ -124,8 +105,6 @@ RECORDS: tuple[Program, ...] = (
     ),
     program(
         "realpath",
-        _FAMILY,
-        _MODULE,
         operands="list",
         flags="eLmPqsz",
         long="""canonicalize-existing canonicalize-missing help logical no-symlinks physical quiet
@@ -136,8 +115,6 @@ RECORDS: tuple[Program, ...] = (
     ),
     program(
         "stat",
-        _FAMILY,
-        _MODULE,
         operands="list",
         flags="LftZ",
         valued="c",
@@ -148,8 +125,6 @@ RECORDS: tuple[Program, ...] = (
     ),
     program(
         "tree",
-        _FAMILY,
-        _MODULE,
         operands="list",
         writes_with="-o",
         here=True,
@@ -164,8 +139,6 @@ RECORDS: tuple[Program, ...] = (
     ),
     program(
         "vdir",
-        _FAMILY,
-        _MODULE,
         here=True,
         operands="list",
         **_LS_OPTIONS,

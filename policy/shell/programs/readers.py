@@ -10,10 +10,9 @@ from typing import Any
 
 from cairn.policy.shell.programs.record import Program, program
 
-__all__ = ["RECORDS"]
+__all__ = ["FAMILY", "RECORDS"]
 
-_FAMILY = "reader"
-_MODULE = __name__.rsplit(".", 1)[-1]
+FAMILY = "reader"
 
 _BAT_OPTIONS: dict[str, Any] = dict(
     flags="AnpPuS",
@@ -35,8 +34,6 @@ _MD5SUM_OPTIONS: dict[str, Any] = dict(
 RECORDS: tuple[Program, ...] = (
     program(
         "b2sum",
-        _FAMILY,
-        _MODULE,
         operands="read",
         flags="bctwz",
         valued="l",
@@ -47,8 +44,6 @@ RECORDS: tuple[Program, ...] = (
     ),
     program(
         "base32",
-        _FAMILY,
-        _MODULE,
         decodes_with="-d --decode",
         says="only prints",
         operands="read",
@@ -61,8 +56,6 @@ RECORDS: tuple[Program, ...] = (
     ),
     program(
         "base64",
-        _FAMILY,
-        _MODULE,
         operands="read",
         decodes_with="-d -D --decode",
         says="only prints",
@@ -75,8 +68,6 @@ RECORDS: tuple[Program, ...] = (
     ),
     program(
         "basenc",
-        _FAMILY,
-        _MODULE,
         decodes_with="-d --decode",
         says="only prints",
         operands="read",
@@ -90,8 +81,6 @@ RECORDS: tuple[Program, ...] = (
     ),
     program(
         "bat",
-        _FAMILY,
-        _MODULE,
         runs_with="--pager",
         env=("BAT_PAGER", "BAT_CONFIG_PATH", "PAGER"),
         operands="read",
@@ -101,8 +90,6 @@ RECORDS: tuple[Program, ...] = (
     ),
     program(
         "batcat",
-        _FAMILY,
-        _MODULE,
         runs_with="--pager",
         env=("BAT_PAGER", "BAT_CONFIG_PATH", "PAGER"),
         **_BAT_OPTIONS,
@@ -111,8 +98,6 @@ RECORDS: tuple[Program, ...] = (
     ),
     program(
         "bzcat",
-        _FAMILY,
-        _MODULE,
         operands="read",
         flags="skvqL",
         long="help quiet small verbose version",
@@ -121,8 +106,6 @@ RECORDS: tuple[Program, ...] = (
     ),
     program(
         "cat",
-        _FAMILY,
-        _MODULE,
         operands="read",
         flags="AbeEnstTuv",
         long="""help number number-nonblank show-all show-ends show-nonprinting show-tabs
@@ -132,8 +115,6 @@ RECORDS: tuple[Program, ...] = (
     ),
     program(
         "cksum",
-        _FAMILY,
-        _MODULE,
         operands="read",
         valued="al",
         long="base64 check help raw tag untagged version",
@@ -143,8 +124,6 @@ RECORDS: tuple[Program, ...] = (
     ),
     program(
         "file",
-        _FAMILY,
-        _MODULE,
         reads_with="-f -m",
         env=("MAGIC",),
         operands="read",
@@ -158,8 +137,6 @@ RECORDS: tuple[Program, ...] = (
     ),
     program(
         "gzcat",
-        _FAMILY,
-        _MODULE,
         operands="read",
         **_ZCAT_OPTIONS,
         allow=("gzcat README.md",),
@@ -167,8 +144,6 @@ RECORDS: tuple[Program, ...] = (
     ),
     program(
         "hd",
-        _FAMILY,
-        _MODULE,
         operands="read",
         flags="bcCdovx",
         valued="efns",
@@ -178,8 +153,6 @@ RECORDS: tuple[Program, ...] = (
     ),
     program(
         "head",
-        _FAMILY,
-        _MODULE,
         operands="read",
         flags="qvz",
         valued="nc",
@@ -191,8 +164,6 @@ RECORDS: tuple[Program, ...] = (
     ),
     program(
         "hexdump",
-        _FAMILY,
-        _MODULE,
         operands="read",
         flags="bcCdovx",
         valued="efns",
@@ -202,8 +173,6 @@ RECORDS: tuple[Program, ...] = (
     ),
     program(
         "iconv",
-        _FAMILY,
-        _MODULE,
         operands="read",
         writes_with="-o --output",
         says="only prints",
@@ -220,16 +189,12 @@ RECORDS: tuple[Program, ...] = (
     ),
     program(
         "json_pp",
-        _FAMILY,
-        _MODULE,
         operands="read",
         allow=("json_pp README.md",),
         ask=("json_pp /etc/passwd", "json_pp --cairn-no-such-option README.md"),
     ),
     program(
         "less",
-        _FAMILY,
-        _MODULE,
         env=("LESSOPEN", "LESSCLOSE", "LESSKEY", "LESSEDIT", "VISUAL", "EDITOR"),
         asks_valued="kOop",
         asks_long_valued="log-file LOG-FILE lesskey-file",
@@ -245,16 +210,12 @@ RECORDS: tuple[Program, ...] = (
     ),
     program(
         "look",
-        _FAMILY,
-        _MODULE,
         operands="read",
         allow=("look README.md",),
         ask=("look /etc/passwd", "look --cairn-no-such-option README.md"),
     ),
     program(
         "lzcat",
-        _FAMILY,
-        _MODULE,
         operands="read",
         flags="qv",
         long="help quiet verbose version",
@@ -263,8 +224,6 @@ RECORDS: tuple[Program, ...] = (
     ),
     program(
         "man",
-        _FAMILY,
-        _MODULE,
         env=("MANPAGER", "PAGER", "MANOPT", "MANPATH", "MANROFFOPT", "GROFF_COMMAND"),
         asks_valued="CEHPRe",
         asks_long_valued="config-file html manpath pager",
@@ -278,8 +237,6 @@ RECORDS: tuple[Program, ...] = (
     ),
     program(
         "md5",
-        _FAMILY,
-        _MODULE,
         operands="read",
         flags="qrn",
         valued="s",
@@ -288,8 +245,6 @@ RECORDS: tuple[Program, ...] = (
     ),
     program(
         "md5sum",
-        _FAMILY,
-        _MODULE,
         operands="read",
         **_MD5SUM_OPTIONS,
         allow=("md5sum README.md",),
@@ -297,8 +252,6 @@ RECORDS: tuple[Program, ...] = (
     ),
     program(
         "more",
-        _FAMILY,
-        _MODULE,
         env=("PAGER", "EDITOR", "VISUAL"),
         operands="read",
         flags="dlfpcsu",
@@ -310,8 +263,6 @@ RECORDS: tuple[Program, ...] = (
     ),
     program(
         "nl",
-        _FAMILY,
-        _MODULE,
         operands="read",
         flags="p",
         valued="bdfhilnsvw",
@@ -323,32 +274,24 @@ RECORDS: tuple[Program, ...] = (
     ),
     program(
         "nm",
-        _FAMILY,
-        _MODULE,
         operands="read",
         allow=("nm README.md",),
         ask=("nm /etc/passwd", "nm --cairn-no-such-option README.md"),
     ),
     program(
         "numfmt",
-        _FAMILY,
-        _MODULE,
         operands="read",
         allow=("numfmt README.md",),
         ask=("numfmt /etc/passwd", "numfmt --cairn-no-such-option README.md"),
     ),
     program(
         "objdump",
-        _FAMILY,
-        _MODULE,
         operands="read",
         allow=("objdump README.md",),
         ask=("objdump /etc/passwd", "objdump --cairn-no-such-option README.md"),
     ),
     program(
         "od",
-        _FAMILY,
-        _MODULE,
         operands="read",
         flags="bcdfilosxv",
         valued="AjNtSw",
@@ -359,24 +302,18 @@ RECORDS: tuple[Program, ...] = (
     ),
     program(
         "pr",
-        _FAMILY,
-        _MODULE,
         operands="read",
         allow=("pr README.md",),
         ask=("pr /etc/passwd", "pr --cairn-no-such-option README.md"),
     ),
     program(
         "readelf",
-        _FAMILY,
-        _MODULE,
         operands="read",
         allow=("readelf README.md",),
         ask=("readelf /etc/passwd", "readelf --cairn-no-such-option README.md"),
     ),
     program(
         "rev",
-        _FAMILY,
-        _MODULE,
         decodes=True,
         says="only prints",
         operands="read",
@@ -387,8 +324,6 @@ RECORDS: tuple[Program, ...] = (
     ),
     program(
         "sha1sum",
-        _FAMILY,
-        _MODULE,
         operands="read",
         **_MD5SUM_OPTIONS,
         allow=("sha1sum README.md",),
@@ -396,8 +331,6 @@ RECORDS: tuple[Program, ...] = (
     ),
     program(
         "sha224sum",
-        _FAMILY,
-        _MODULE,
         operands="read",
         **_MD5SUM_OPTIONS,
         allow=("sha224sum README.md",),
@@ -405,8 +338,6 @@ RECORDS: tuple[Program, ...] = (
     ),
     program(
         "sha256sum",
-        _FAMILY,
-        _MODULE,
         operands="read",
         **_MD5SUM_OPTIONS,
         allow=("sha256sum README.md",),
@@ -414,8 +345,6 @@ RECORDS: tuple[Program, ...] = (
     ),
     program(
         "sha384sum",
-        _FAMILY,
-        _MODULE,
         operands="read",
         **_MD5SUM_OPTIONS,
         allow=("sha384sum README.md",),
@@ -423,8 +352,6 @@ RECORDS: tuple[Program, ...] = (
     ),
     program(
         "sha512sum",
-        _FAMILY,
-        _MODULE,
         operands="read",
         **_MD5SUM_OPTIONS,
         allow=("sha512sum README.md",),
@@ -432,8 +359,6 @@ RECORDS: tuple[Program, ...] = (
     ),
     program(
         "shasum",
-        _FAMILY,
-        _MODULE,
         operands="read",
         flags="bctU0",
         valued="a",
@@ -444,16 +369,12 @@ RECORDS: tuple[Program, ...] = (
     ),
     program(
         "size",
-        _FAMILY,
-        _MODULE,
         operands="read",
         allow=("size README.md",),
         ask=("size /etc/passwd", "size --cairn-no-such-option README.md"),
     ),
     program(
         "strings",
-        _FAMILY,
-        _MODULE,
         operands="read",
         flags="afdw",
         valued="ntTe",
@@ -464,8 +385,6 @@ RECORDS: tuple[Program, ...] = (
     ),
     program(
         "sum",
-        _FAMILY,
-        _MODULE,
         operands="read",
         flags="rs",
         long="help sysv version",
@@ -474,8 +393,6 @@ RECORDS: tuple[Program, ...] = (
     ),
     program(
         "tac",
-        _FAMILY,
-        _MODULE,
         operands="read",
         flags="br",
         valued="s",
@@ -486,8 +403,6 @@ RECORDS: tuple[Program, ...] = (
     ),
     program(
         "tail",
-        _FAMILY,
-        _MODULE,
         operands="read",
         flags="fFqvzr",
         valued="ncs",
@@ -500,8 +415,6 @@ RECORDS: tuple[Program, ...] = (
     ),
     program(
         "wc",
-        _FAMILY,
-        _MODULE,
         operands="read",
         flags="clmwL",
         long="bytes chars help lines max-line-length version words",
@@ -511,8 +424,6 @@ RECORDS: tuple[Program, ...] = (
     ),
     program(
         "xxd",
-        _FAMILY,
-        _MODULE,
         operands="read",
         writes_second=True,
         decodes_with="-r",
@@ -526,8 +437,6 @@ RECORDS: tuple[Program, ...] = (
     ),
     program(
         "xzcat",
-        _FAMILY,
-        _MODULE,
         operands="read",
         flags="qvQTF",
         long="help quiet verbose version",
@@ -537,8 +446,6 @@ RECORDS: tuple[Program, ...] = (
     ),
     program(
         "zcat",
-        _FAMILY,
-        _MODULE,
         operands="read",
         **_ZCAT_OPTIONS,
         allow=("zcat README.md",),
@@ -546,8 +453,6 @@ RECORDS: tuple[Program, ...] = (
     ),
     program(
         "zstdcat",
-        _FAMILY,
-        _MODULE,
         operands="read",
         flags="qvf",
         long="help quiet verbose version",

@@ -96,9 +96,9 @@ _OPTIONAL = words("color colour output hyperlink classify indicator-style debug"
 
 def program(
     name: str,
-    category: str,
-    module: str,
+    category: str = "",
     *,
+    module: str = "",
     operands: str = "",
     flags: str = "",
     valued: str = "",
@@ -120,7 +120,9 @@ def program(
     here_with: str = "",
     **kw: Any,
 ) -> Program:
-    """A record from the compact spelling the family modules use (option names as words)."""
+    """A record from the compact spelling the family modules use (option names as words).
+
+    ``category`` and ``module`` default to the family module's (filled in by ``records()``)."""
     return Program(
         name=name,
         category=category,

@@ -10,10 +10,9 @@ from typing import Any
 
 from cairn.policy.shell.programs.record import Program, program
 
-__all__ = ["RECORDS"]
+__all__ = ["FAMILY", "RECORDS"]
 
-_FAMILY = "search"
-_MODULE = __name__.rsplit(".", 1)[-1]
+FAMILY = "search"
 
 _GREP_OPTIONS: dict[str, Any] = dict(
     operands="read",
@@ -37,8 +36,6 @@ _GREP_OPTIONS: dict[str, Any] = dict(
 RECORDS: tuple[Program, ...] = (
     program(
         "ag",
-        _FAMILY,
-        _MODULE,
         operands="read",
         kind="search",
         pattern_with="",
@@ -57,16 +54,12 @@ RECORDS: tuple[Program, ...] = (
     ),
     program(
         "egrep",
-        _FAMILY,
-        _MODULE,
         **_GREP_OPTIONS,
         allow=("egrep x README.md",),
         ask=("egrep x /etc/passwd", "egrep --cairn-no-such-option x README.md"),
     ),
     program(
         "fd",
-        _FAMILY,
-        _MODULE,
         flags="HIiLsFglaqp0u",
         valued="etdEjScoxX",
         long="""absolute-path case-sensitive fixed-strings follow full-path glob help hidden
@@ -81,24 +74,18 @@ RECORDS: tuple[Program, ...] = (
     ),
     program(
         "fgrep",
-        _FAMILY,
-        _MODULE,
         **_GREP_OPTIONS,
         allow=("fgrep x README.md",),
         ask=("fgrep x /etc/passwd", "fgrep --cairn-no-such-option x README.md"),
     ),
     program(
         "grep",
-        _FAMILY,
-        _MODULE,
         **_GREP_OPTIONS,
         allow=("grep -rn TODO src", "grep -c x README.md"),
         ask=("grep -r x /etc", "grep --include-from=x y ."),
     ),
     program(
         "rg",
-        _FAMILY,
-        _MODULE,
         env=("RIPGREP_CONFIG_PATH",),
         asks_long_valued="pre pre-glob hostname-bin hyperlink-format generate",
         flags="acFHiIlLnNopqsSuUvVwxz0.",
@@ -123,32 +110,24 @@ RECORDS: tuple[Program, ...] = (
     ),
     program(
         "rgrep",
-        _FAMILY,
-        _MODULE,
         **_GREP_OPTIONS,
         allow=("rgrep x README.md",),
         ask=("rgrep x /etc/passwd", "rgrep --cairn-no-such-option x README.md"),
     ),
     program(
         "zegrep",
-        _FAMILY,
-        _MODULE,
         **_GREP_OPTIONS,
         allow=("zegrep x README.md",),
         ask=("zegrep x /etc/passwd", "zegrep --cairn-no-such-option x README.md"),
     ),
     program(
         "zfgrep",
-        _FAMILY,
-        _MODULE,
         **_GREP_OPTIONS,
         allow=("zfgrep x README.md",),
         ask=("zfgrep x /etc/passwd", "zfgrep --cairn-no-such-option x README.md"),
     ),
     program(
         "zgrep",
-        _FAMILY,
-        _MODULE,
         **_GREP_OPTIONS,
         allow=("zgrep x README.md",),
         ask=("zgrep x /etc/passwd", "zgrep --cairn-no-such-option x README.md"),

@@ -8,17 +8,14 @@ from __future__ import annotations
 
 from cairn.policy.shell.programs.record import Program, program
 
-__all__ = ["RECORDS"]
+__all__ = ["FAMILY", "RECORDS"]
 
-_FAMILY = "text"
-_MODULE = __name__.rsplit(".", 1)[-1]
+FAMILY = "text"
 
 
 RECORDS: tuple[Program, ...] = (
     program(
         "cmp",
-        _FAMILY,
-        _MODULE,
         operands="read",
         flags="bls",
         valued="in",
@@ -29,8 +26,6 @@ RECORDS: tuple[Program, ...] = (
     ),
     program(
         "column",
-        _FAMILY,
-        _MODULE,
         operands="read",
         flags="tnxeJLR",
         valued="csNHWOlodCr",
@@ -42,8 +37,6 @@ RECORDS: tuple[Program, ...] = (
     ),
     program(
         "comm",
-        _FAMILY,
-        _MODULE,
         operands="read",
         flags="123iz",
         long="check-order help nocheck-order total version zero-terminated",
@@ -53,8 +46,6 @@ RECORDS: tuple[Program, ...] = (
     ),
     program(
         "cut",
-        _FAMILY,
-        _MODULE,
         operands="read",
         flags="nsz",
         valued="bcdf",
@@ -65,8 +56,6 @@ RECORDS: tuple[Program, ...] = (
     ),
     program(
         "date",
-        _FAMILY,
-        _MODULE,
         asks_valued="fs",
         asks_long_valued="file set",
         flags="uRI",
@@ -80,8 +69,6 @@ RECORDS: tuple[Program, ...] = (
     ),
     program(
         "diff",
-        _FAMILY,
-        _MODULE,
         reads_with="-X",
         operands="read",
         flags="abBdEiNpPqrstTuwyZ",
@@ -101,8 +88,6 @@ RECORDS: tuple[Program, ...] = (
     ),
     program(
         "expand",
-        _FAMILY,
-        _MODULE,
         operands="read",
         flags="i",
         valued="t",
@@ -114,8 +99,6 @@ RECORDS: tuple[Program, ...] = (
     ),
     program(
         "fmt",
-        _FAMILY,
-        _MODULE,
         operands="read",
         flags="cstu",
         valued="wpg",
@@ -127,8 +110,6 @@ RECORDS: tuple[Program, ...] = (
     ),
     program(
         "fold",
-        _FAMILY,
-        _MODULE,
         operands="read",
         flags="bs",
         valued="w",
@@ -139,8 +120,6 @@ RECORDS: tuple[Program, ...] = (
     ),
     program(
         "gojq",
-        _FAMILY,
-        _MODULE,
         flags="ncrjaSsCMe",
         long="""ascii-output color-output compact-output exit-status help join-output
         monochrome-output null-input raw-output slurp sort-keys tab version yaml-input
@@ -152,8 +131,6 @@ RECORDS: tuple[Program, ...] = (
     ),
     program(
         "join",
-        _FAMILY,
-        _MODULE,
         operands="read",
         flags="iz",
         valued="ajeot12v",
@@ -163,8 +140,6 @@ RECORDS: tuple[Program, ...] = (
     ),
     program(
         "jq",
-        _FAMILY,
-        _MODULE,
         flags="ncrjaSsCMe0",
         long="""ascii-output color-output compact-output exit-status help join-output
         monochrome-output null-input raw-input raw-output raw-output0 seq slurp sort-keys
@@ -176,8 +151,6 @@ RECORDS: tuple[Program, ...] = (
     ),
     program(
         "paste",
-        _FAMILY,
-        _MODULE,
         operands="read",
         flags="sz",
         valued="d",
@@ -188,8 +161,6 @@ RECORDS: tuple[Program, ...] = (
     ),
     program(
         "sort",
-        _FAMILY,
-        _MODULE,
         operands="read",
         writes_with="-o --output",
         runs_with="--compress-program",
@@ -210,8 +181,6 @@ RECORDS: tuple[Program, ...] = (
     ),
     program(
         "tr",
-        _FAMILY,
-        _MODULE,
         kind="read",
         decodes=True,
         says="only transforms its input",
@@ -222,8 +191,6 @@ RECORDS: tuple[Program, ...] = (
     ),
     program(
         "unexpand",
-        _FAMILY,
-        _MODULE,
         operands="read",
         flags="a",
         valued="t",
@@ -235,8 +202,6 @@ RECORDS: tuple[Program, ...] = (
     ),
     program(
         "uniq",
-        _FAMILY,
-        _MODULE,
         operands="read",
         writes_second=True,
         says="only prints",
@@ -249,8 +214,6 @@ RECORDS: tuple[Program, ...] = (
     ),
     program(
         "yq",
-        _FAMILY,
-        _MODULE,
         flags="CMPrNe0j",
         valued="opI",
         long="""colors exit-status help no-colors no-doc nul-output null-input prettyPrint
