@@ -55,6 +55,8 @@ def judge(record: Program, args: list[str]) -> Classified:
             auto_edit=True,
             decoder=decoder,
         )
+    if record.operands == "write":
+        return _written(record, files, [v for o, v in opts if v and o in record.reads_with])
     path_valued = record.reads_with | (_PATH_VALUED if record.operands else frozenset())
     reads = files + [v for o, v in opts if v and o in path_valued]
     if not files and (record.here or given & record.here_with):
@@ -72,3 +74,17 @@ def judge(record: Program, args: list[str]) -> Classified:
         )
     kind = record.kind or record.operands
     return _c(kind, LOW, f"{name} {record.says}", reads=reads, decoder=decoder)
+
+
+def _written(record: Program, files: list[str], reads: list[str]) -> Classified:
+    if not files:
+        return _c("neutral", LOW, f"{record.name} with no file", reads=reads)
+    return _c(
+        "write",
+        MEDIUM,
+        f"{record.name} {record.says} {' '.join(files)}",
+        writes=files,
+        reads=reads,
+        destructive=record.destructive,
+        auto_edit=record.edits,
+    )

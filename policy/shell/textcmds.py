@@ -1,6 +1,6 @@
 """Handlers for text tools that are read-only unless an argument says otherwise.
 
-``sed -i``/``w``/``e``, ``awk`` ``system()``/redirection, ``tee``, ``less +!cmd``, ``man -P``,
+``sed -i``/``w``/``e``, ``awk`` ``system()``/redirection, ``less +!cmd``, ``man -P``,
 ``jq``/``yq`` programs; sort, uniq, xxd, base64, tr, tree and iconv are judged from their records."""
 
 from __future__ import annotations
@@ -17,13 +17,6 @@ from cairn.policy.shell.sedawk import awk, sed
 __all__ = ["HANDLERS"]
 
 LOW, MEDIUM, HIGH = RiskLevel.LOW, RiskLevel.MEDIUM, RiskLevel.HIGH
-
-
-def tee(name: str, args: list[str]) -> Classified:
-    _, operands = split_args(args, "", ("--output-error",))
-    if not operands:
-        return _c("neutral", LOW, "tee with no file")
-    return _c("write", MEDIUM, f"tee writes {', '.join(operands)}", writes=operands, auto_edit=True)
 
 
 def less(name: str, args: list[str]) -> Classified:
@@ -135,7 +128,6 @@ HANDLERS = {
     "gawk": awk,
     "mawk": awk,
     "nawk": awk,
-    "tee": tee,
     "less": less,
     "man": man,
     "jq": jq,

@@ -122,3 +122,17 @@ def test_the_generic_judge_reads_the_record() -> None:
 def test_programs_without_a_record_ask(project: Path, command: str) -> None:
     """uudecode writes the file its input names; ack loads a project .ackrc (--pager runs code)."""
     assert str(evaluate("bash", {"command": command}, workspace=project).decision) == "ask"
+
+
+@pytest.mark.parametrize(
+    ("command", "decision"),
+    [
+        ("rm -r --interactive /", "deny"),  # --interactive[=WHEN] does not take the next word
+        ("rm --interactive -r ~", "deny"),
+        ("shred -x /etc/hosts", "deny"),  # -x is --exact, not a value-taking option
+        ("tee --output-error /etc/hosts", "deny"),
+        ("mkdir --context /etc/x", "deny"),
+    ],
+)
+def test_writer_records_state_arity_as_getopt_parses_it(project: Path, command: str, decision: str) -> None:
+    assert str(evaluate("bash", {"command": command}, workspace=project).decision) == decision
