@@ -134,6 +134,7 @@ _READS = {
     "list": "lists its operands (and below them), when they are inside the workspace "
     "(outside the workspace or a credential: asks)",
     "write": "nothing unasked: it writes its file operands, so every use asks",
+    "command": "what the command it runs reads (that command is judged as its own unit)",
 }
 READS_BY_HANDLER = "what its handler finds in its arguments, each path judged as a read inside the workspace"
 

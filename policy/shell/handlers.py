@@ -19,20 +19,6 @@ HANDLERS.update(writecmds.HANDLERS)
 HANDLERS.update(network.HANDLERS)
 HANDLERS["git"] = git
 HANDLERS["history"] = history
-for _name in (
-    "timeout",
-    "nice",
-    "ionice",
-    "stdbuf",
-    "chrt",
-    "taskset",
-    "time",
-    "nohup",
-    "setsid",
-    "unbuffer",
-    "caffeinate",
-):
-    HANDLERS[_name] = wrappers.neutral_wrapper
 for _name in ("sudo", "su", "doas", "pkexec", "run0", "sudoedit"):
     HANDLERS[_name] = wrappers.privilege
 HANDLERS.update(

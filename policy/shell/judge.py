@@ -36,6 +36,8 @@ def judged(record: Program | None) -> bool:
 def judge(record: Program, args: list[str]) -> Classified:
     """``record.name args`` as its record states it."""
     name = record.name
+    if record.operands == "command":
+        return _wrapped(record, args)
     opts, files = split_args(args, *value_options(name))
     files = files if record.operands else []  # tr's operands are sets, not files
     given = {o for o, _ in opts}
@@ -88,3 +90,14 @@ def _written(record: Program, files: list[str], reads: list[str]) -> Classified:
         destructive=record.destructive,
         auto_edit=record.edits,
     )
+
+
+def _wrapped(record: Program, args: list[str]) -> Classified:
+    opts, rest = split_args(args, *value_options(record.name), stop_at_operand=True)
+    writes = [v for o, v in opts if o in record.writes_with and v]
+    rest = rest[record.skip :]
+    if record.skip_number and rest and rest[0].isdecimal():
+        rest = rest[1:]
+    if not rest:
+        return _c("neutral", LOW, f"{record.name} with no command", writes=writes)
+    return _c("wrapper", LOW, f"{record.name} runs {rest[0]}", inner=rest, writes=writes)

@@ -14,7 +14,7 @@ from cairn.policy.shell.result import Classified
 from cairn.policy.shell.result import make as _c
 from cairn.policy.vocab import words
 
-__all__ = ["env", "neutral_wrapper", "privilege", "xargs"]
+__all__ = ["env", "privilege", "xargs"]
 
 LOW, MEDIUM, HIGH = RiskLevel.LOW, RiskLevel.MEDIUM, RiskLevel.HIGH
 
@@ -28,34 +28,6 @@ def _after_options(
     """Options before the wrapped command, and the wrapped command's argv."""
     opts, rest = split_args(args, short_values, long_values, stop_at_operand=True, long_names=long_names)
     return opts, rest
-
-
-# -- simple wrappers ---------------------------------------------------------------------------
-def neutral_wrapper(name: str, args: list[str]) -> Classified:
-    """timeout, nice, nohup, stdbuf, ionice, setsid, chrt, taskset, time, unbuffer, caffeinate."""
-    spec = {
-        "timeout": ("ks", ("--kill-after", "--signal")),
-        "nice": ("n", ("--adjustment",)),
-        "ionice": ("cnp", ("--class", "--classdata", "--pid")),
-        "stdbuf": ("ioe", ("--input", "--output", "--error")),
-        "chrt": ("", ()),
-        "taskset": ("", ()),
-        "time": ("fo", ("--format", "--output")),
-        "nohup": ("", ()),
-        "setsid": ("", ()),
-        "unbuffer": ("", ()),
-        "caffeinate": ("tw", ()),
-    }
-    short, long = spec.get(name, ("", ()))
-    opts, rest = _after_options(args, short, long)
-    writes = [v for o, v in opts if name == "time" and o in ("-o", "--output") and v]
-    if name in ("timeout", "chrt", "taskset") and rest:
-        rest = rest[1:]  # the duration / priority / mask
-    if name == "chrt" and rest and re.fullmatch(r"\d+", rest[0]):
-        rest = rest[1:]
-    if not rest:
-        return _c("neutral", LOW, f"{name} with no command")
-    return _c("wrapper", LOW, f"{name} runs {rest[0]}", inner=rest, writes=writes)
 
 
 def env(name: str, args: list[str]) -> Classified:

@@ -2,7 +2,8 @@
 
 A record says which family the program belongs to (``reader``, ``lister``, ``search``, ``text``,
 ``archive``, ``vcs`` …), how the classifier treats its operands (``operands``: ``"read"`` when
-they are files it reads, ``"list"`` when it lists them, ``"write"`` when it writes them), every option that runs without a person
+they are files it reads, ``"list"`` when it lists them, ``"write"`` when it writes them,
+``"command"`` when they are a command it runs), every option that runs without a person
 with its arity (no value, a required value in the next word or after ``=``, or an optional
 ``=VALUE``), whether GNU long-option abbreviations are accepted (they are not: only exact names
 are on the list, so an abbreviation asks), the environment variables that change what it runs or
@@ -72,6 +73,8 @@ class Program:
     here_with: frozenset[str] = frozenset()  # ... only with one of these options (grep -r)
     destructive: bool = False  # operands="write": what it writes cannot be restored (shred)
     edits: bool = False  # operands="write": a plain file edit accept-edits may allow (touch)
+    skip: int = 0  # operands="command": operands before the command (timeout's DURATION)
+    skip_number: bool = False  # ... and then a number, when one follows (chrt's priority)
     options_by_handler: bool = False  # the handler parses every option (no option list here)
     allow: tuple[str, ...] = ()
     ask: tuple[str, ...] = ()
