@@ -87,9 +87,12 @@ def programs(name: str | None = None) -> list[ProgramSurface]:
     read nothing, listers of system state, and programs whose ``--version`` runs unasked.
     """
     found = {p.name: p for p in _table_extras()}
-    found.update({p.name: p for p in _from_records()})
+    recorded = {p.name: p for p in _from_records()}
     if name is not None:
-        return [found[name]] if name in found else []
+        hit = recorded.get(name) or found.get(name)
+        return [hit] if hit else []
+    # a record under which nothing runs unasked (curl) leaves the table's `curl --version`
+    found.update({n: p for n, p in recorded.items() if p.runs_unasked or n not in found})
     return sorted((p for p in found.values() if p.runs_unasked), key=lambda p: p.name)
 
 

@@ -5,7 +5,6 @@ Argument-aware handlers (``handlers.py``) take precedence over these tables.
 
 from __future__ import annotations
 
-from cairn.policy.shell.programs import records
 from cairn.policy.vocab import words
 
 __all__ = [
@@ -13,13 +12,10 @@ __all__ = [
     "INSTALL_SUBCOMMANDS",
     "INTERPRETERS",
     "LISTERS_NO_PATHS",
-    "NETWORK",
     "NET_DIAG",
     "NEUTRAL",
-    "PRIVILEGE",
     "PROJECT_RUNNERS",
     "PROJECT_SUBCOMMANDS",
-    "READERS",
     "SHELLS",
     "SYSTEM_BIN",
     "SYSTEM_HIGH",
@@ -34,9 +30,6 @@ NEUTRAL = words(
     getconf clear tput jobs dirs times which whereis printenv history help let mapfile readarray
     compgen true"""
 )
-#: Programs whose operands are files they read: name -> category ("read" or "list"), from the
-#: program records (which also state, once, which of their options take a value).
-READERS: dict[str, str] = {r.name: r.operands for r in records() if r.operands}
 LISTERS_NO_PATHS = words(
     """ps pgrep pidof free top htop vmstat iostat lsblk lscpu lsusb lspci lsmod who w last lastlog
     netstat ss ifconfig route arp ulimit umask nvidia-smi sw_vers system_profiler"""
@@ -115,13 +108,7 @@ SHELLS = {
     "rbash",
     "yash",
 }
-NETWORK = words(
-    """curl wget nc ncat netcat socat telnet ssh scp sftp rsync ftp tftp aria2c http https xh httpie
-    lynx w3m links elinks openssl gh hub aws gcloud az kubectl helm docker podman terraform vagrant
-    ansible ansible-playbook"""
-)
 NET_DIAG = {"ping", "ping6", "dig", "nslookup", "host", "traceroute", "tracepath", "mtr", "whois", "arping"}
-PRIVILEGE = {"sudo", "su", "doas", "pkexec", "run0", "sudoedit"}
 SYSTEM_HIGH = words(
     """shutdown reboot halt poweroff init telinit systemctl service launchctl crontab at batch mount
     umount swapon swapoff modprobe insmod rmmod sysctl useradd userdel usermod groupadd passwd

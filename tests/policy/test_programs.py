@@ -12,7 +12,6 @@ from pathlib import Path
 import pytest
 
 from cairn.policy import evaluate
-from cairn.policy.shell.cmdtables import READERS
 from cairn.policy.shell.programs import Program, record, records
 from cairn.policy.shell.safeflags import SPECS, value_options
 
@@ -65,8 +64,6 @@ def test_option_arity_is_stated_once_per_program() -> None:
 
 def test_the_classifier_tables_are_derived_from_the_records() -> None:
     for r in RECORDS:
-        if r.operands:
-            assert READERS[r.name] == r.operands
         if r.options_by_handler:
             assert r.name not in SPECS and r.handler, r.name
             continue
@@ -75,7 +72,6 @@ def test_the_classifier_tables_are_derived_from_the_records() -> None:
         short, long = value_options(r.name)
         assert short == r.valued + r.asks_valued
         assert long == {"--" + n for n in r.long_valued | r.asks_long_valued}
-    assert set(READERS) == {r.name for r in RECORDS if r.operands}
 
 
 @pytest.mark.parametrize(

@@ -12,12 +12,22 @@ from __future__ import annotations
 import dataclasses
 import functools
 
-from cairn.policy.shell.programs import archives, coded, listers, readers, search, text, wrappers, writers
+from cairn.policy.shell.programs import (
+    archives,
+    coded,
+    listers,
+    network,
+    readers,
+    search,
+    text,
+    wrappers,
+    writers,
+)
 from cairn.policy.shell.programs.record import Option, Program
 
 __all__ = ["Option", "Program", "record", "records"]
 
-_FAMILIES = (readers, listers, search, text, archives, coded, writers, wrappers)
+_FAMILIES = (readers, listers, search, text, archives, coded, writers, wrappers, network)
 
 
 @functools.cache

@@ -30,7 +30,9 @@ RECORDS: tuple[Program, ...] = (
     _wrapper("setsid", "setsid ls"),
     _wrapper("stdbuf", "stdbuf -o L ls", valued="ioe", long_valued="input output error"),
     _wrapper("taskset", "taskset 1 ls", skip=1),
-    _wrapper("time", "command time -f %e ls", valued="fo", long_valued="format output", writes_with="-o --output"),
+    _wrapper(
+        "time", "command time -f %e ls", valued="fo", long_valued="format output", writes_with="-o --output"
+    ),
     _wrapper("timeout", "timeout 5 ls", valued="ks", long_valued="kill-after signal", skip=1),
     _wrapper("unbuffer", "unbuffer ls"),
 )
