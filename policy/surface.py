@@ -113,7 +113,7 @@ def _record_surface(record: Program) -> ProgramSurface:
     asks += tuple(f"--{n}=VALUE" for n in sorted(getattr(record, "asks_long_valued", ())))
     notes = tuple(record.notes)
     if record.handler:
-        notes += (f"arguments that embed code are judged by {record.handler}",)
+        notes += (f"its arguments are judged by the handler {record.handler}",)
     if record.env:
         notes += ("asks when set before it: " + ", ".join(record.env),)
     return ProgramSurface(
