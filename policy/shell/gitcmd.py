@@ -10,52 +10,19 @@ from __future__ import annotations
 from cairn.policy.levels import RiskLevel
 from cairn.policy.shell.gitmore import _EXEC_KEY, DESTRUCTIVE, _config, _multi
 from cairn.policy.shell.options import looks_like_path
+from cairn.policy.shell.programs.git import SUBCOMMANDS
 from cairn.policy.shell.result import Classified
 from cairn.policy.shell.result import make as _c
-from cairn.policy.vocab import words
 
 __all__ = ["git"]
 
 LOW, MEDIUM, HIGH = RiskLevel.LOW, RiskLevel.MEDIUM, RiskLevel.HIGH
 
-READ_SUBS = words(
-    """status log show diff blame annotate shortlog describe rev-parse rev-list ls-files ls-tree
-    cat-file grep whatchanged range-diff cherry diff-tree diff-files diff-index merge-base
-    name-rev for-each-ref show-ref show-branch count-objects check-ignore check-attr var
-    verify-commit verify-tag version fsck show-index get-tar-commit-id check-ref-format column
-    interpret-trailers check-mailmap"""
-)
-NETWORK_SUBS = {
-    "fetch",
-    "pull",
-    "push",
-    "clone",
-    "ls-remote",
-    "send-email",
-    "request-pull",
-    "lfs",
-    "svn",
-    "p4",
-}
-WRITE_SUBS = words(
-    """add commit checkout switch restore reset merge rebase cherry-pick revert mv rm clean apply am
-    init gc prune repack update-index update-ref symbolic-ref replace commit-tree mktree hash-object
-    read-tree write-tree checkout-index sparse-checkout mergetool format-patch pack-refs citool gui"""
-)
-_EXEC_FLAGS = {
-    "diff": {"--ext-diff"},
-    "log": {"--ext-diff"},
-    "show": {"--ext-diff"},
-    "grep": {"--open-files-in-pager"},
-    "ls-remote": {"-u", "--upload-pack"},
-    "clone": {"-u", "--upload-pack", "--template"},
-    "fetch": {"--upload-pack"},
-    "pull": {"--upload-pack"},
-    "push": {"--receive-pack", "--exec"},
-    "archive": {"--exec"},
-    "init": {"--template"},
-    "send-email": {"--smtp-server", "--sendmail-cmd"},
-}
+#: What each subcommand does, from the subcommand data (``programs/git.py``).
+READ_SUBS = frozenset(s.name for s in SUBCOMMANDS if s.kind == "read")
+NETWORK_SUBS = frozenset(s.name for s in SUBCOMMANDS if s.kind == "network")
+WRITE_SUBS = frozenset(s.name for s in SUBCOMMANDS if s.kind == "write")
+_EXEC_FLAGS = {s.name: s.runs for s in SUBCOMMANDS if s.runs}
 
 
 def git(name: str, args: list[str]) -> Classified:
@@ -123,7 +90,7 @@ def _subcommand(sub: str, rest: list[str]) -> Classified:
                 k = rest.index(bad)
                 target = rest[k + 1] if k + 1 < len(rest) else ""
             return _c("write", MEDIUM, f"git {sub} {bad} writes {target}", writes=[target])
-    exec_flags = _EXEC_FLAGS.get(sub, set())
+    exec_flags = _EXEC_FLAGS.get(sub, frozenset())
     bad = sorted(f for f in flags if f in exec_flags or (sub == "grep" and f.startswith("-O")))
     if bad:
         return _c("exec", HIGH, f"git {sub} {bad[0]} runs another program")
@@ -184,9 +151,9 @@ def _read_sub(sub: str, rest: list[str], flags: set[str]) -> Classified:
     reads = _paths(rest) + _repository_paths(rest)
     if sub == "diff" and "--no-index" in flags:
         reads = [a for a in rest if not a.startswith("-")]
-    if sub == "blame" and "--contents" in flags:
-        k = rest.index("--contents")
-        reads += rest[k + 1 : k + 2]
+    if sub == "blame" and "--contents" in flags:  # --contents FILE or --contents=FILE
+        reads += [a.split("=", 1)[1] for a in rest if a.startswith("--contents=")]
+        reads += [rest[k + 1] for k, a in enumerate(rest[:-1]) if a == "--contents"]
     lists = (
         sub == "ls-files"
         or (sub in ("diff", "log", "show") and flags & {"--name-only", "--name-status"})

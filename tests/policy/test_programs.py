@@ -132,3 +132,23 @@ def test_programs_without_a_record_ask(project: Path, command: str) -> None:
 )
 def test_writer_records_state_arity_as_getopt_parses_it(project: Path, command: str, decision: str) -> None:
     assert str(evaluate("bash", {"command": command}, workspace=project).decision) == decision
+
+
+def test_git_subcommands_are_data() -> None:
+    """What a git subcommand does and its option list are stated once, in programs/git.py."""
+    from cairn.policy.shell.programs.git import subcommand
+
+    status, show, push = subcommand("status"), subcommand("show"), subcommand("push")
+    assert status and status.kind == "read" and status.short == ("sbuvzM", "")
+    assert show and show.like == "log" and show.short == subcommand("log").short  # type: ignore[union-attr]
+    assert push and push.kind == "network" and "--receive-pack" in push.runs
+    assert subcommand("no-such-alias") is None
+
+
+@pytest.mark.parametrize(
+    ("command", "decision"),
+    [("git blame --contents=/etc/passwd README.md", "ask"), ("git blame --contents=README.md README.md", "ask")],
+)
+def test_git_blame_contents_is_judged_not_a_crash(project: Path, command: str, decision: str) -> None:
+    verdict = evaluate("bash", {"command": command}, workspace=project)
+    assert str(verdict.decision) == decision and "could not evaluate" not in verdict.reason
