@@ -5,6 +5,7 @@ Argument-aware handlers (``handlers.py``) take precedence over these tables.
 
 from __future__ import annotations
 
+from cairn.policy.shell.programs import records
 from cairn.policy.vocab import words
 
 __all__ = [
@@ -88,26 +89,9 @@ INSTALL_SUBCOMMANDS = {
     "init",
     "x",
 }
-INTERPRETERS = words(
-    """python python2 python3 pypy pypy3 node nodejs deno bun perl ruby php lua luajit tclsh wish
-    Rscript R julia osascript jshell groovy scala kotlin ts-node tsx irb erl elixir iex swift-repl
-    ghci guile racket sbcl clisp gawk-script"""
-)
-SHELLS = {
-    "sh",
-    "bash",
-    "zsh",
-    "dash",
-    "ksh",
-    "mksh",
-    "ash",
-    "fish",
-    "tcsh",
-    "csh",
-    "busybox-sh",
-    "rbash",
-    "yash",
-}
+#: Interpreters and shells: from their records (``programs/interpreters.py``).
+INTERPRETERS = frozenset(r.name for r in records() if r.handler == "interp.interpreter")
+SHELLS = frozenset(r.name for r in records() if r.handler == "interp.shell")
 NET_DIAG = {"ping", "ping6", "dig", "nslookup", "host", "traceroute", "tracepath", "mtr", "whois", "arping"}
 SYSTEM_HIGH = words(
     """shutdown reboot halt poweroff init telinit systemctl service launchctl crontab at batch mount

@@ -10,6 +10,7 @@ from cairn.policy.shell.bash.arith import arith_texts, dynamic_name, input_names
 from cairn.policy.shell.bash.state import MAX_UNITS, Base, Ctx, Cwds, short
 from cairn.policy.shell.bash.static import backstop
 from cairn.policy.shell.bash.words import UNKNOWN
+from cairn.policy.shell.cmdtables import SHELLS
 from cairn.policy.shell.commands import classify, command_name
 from cairn.policy.shell.envvars import dangerous_env, harmless_env
 from cairn.policy.shell.gitrepo import shipped_repo
@@ -55,7 +56,6 @@ _OPTIONS_HARMLESS = words(
     expr basename dirname pwd whoami id groups logname uname arch nproc uptime tty locale getconf
     clear tput jobs dirs times type which whereis help cal"""
 )
-_SHELL_NAMES = {"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "tcsh", "csh", "rbash", "yash"}
 
 
 class ProcessMixin(Base):
@@ -117,7 +117,7 @@ class ProcessMixin(Base):
                 if eff is not None:
                     self.s.downloaded.add(str(eff.path))
         if cls.stdin_code:
-            self.code_from_stdin(ctx, cwds, where, shell=command_name(argv[0])[0] in _SHELL_NAMES)
+            self.code_from_stdin(ctx, cwds, where, shell=command_name(argv[0])[0] in SHELLS)
         for code in cls.nested_code:
             self.nested(code, cwds, f"code run by {name}")
         succ = cwds

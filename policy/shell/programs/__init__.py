@@ -15,6 +15,7 @@ import functools
 from cairn.policy.shell.programs import (
     archives,
     coded,
+    interpreters,
     listers,
     network,
     readers,
@@ -27,7 +28,7 @@ from cairn.policy.shell.programs.record import Option, Program
 
 __all__ = ["Option", "Program", "record", "records"]
 
-_FAMILIES = (readers, listers, search, text, archives, coded, writers, wrappers, network)
+_FAMILIES = (readers, listers, search, text, archives, coded, writers, wrappers, network, interpreters)
 
 
 @functools.cache
