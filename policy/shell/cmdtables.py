@@ -45,21 +45,7 @@ PROJECT_RUNNERS = words(
 PROJECT_SUBCOMMANDS = {
     "cargo": {"build", "test", "run", "check", "clippy", "bench", "doc", "fmt", "tree", "metadata"},
     "go": {"build", "test", "run", "vet", "generate", "list", "fmt", "doc", "env", "version", "mod"},
-    "npm": {
-        "test",
-        "t",
-        "run",
-        "run-script",
-        "start",
-        "stop",
-        "restart",
-        "exec",
-        "ls",
-        "list",
-        "outdated",
-        "view",
-        "audit",
-    },
+    "npm": words("test t run run-script start stop restart exec ls list outdated view audit"),
     "yarn": {"test", "run", "start", "build", "lint", "why", "list", "info"},
     "pnpm": {"test", "run", "start", "build", "lint", "why", "list", "ls", "exec"},
     "bun": {"test", "run", "build"},
@@ -69,26 +55,10 @@ PROJECT_SUBCOMMANDS = {
     "hatch": {"run", "test", "build", "fmt"},
     "pdm": {"run", "build", "list"},
 }
-INSTALL_SUBCOMMANDS = {
-    "install",
-    "i",
-    "add",
-    "ci",
-    "update",
-    "upgrade",
-    "remove",
-    "uninstall",
-    "get",
-    "publish",
-    "login",
-    "link",
-    "unlink",
-    "global",
-    "dlx",
-    "create",
-    "init",
-    "x",
-}
+INSTALL_SUBCOMMANDS = words(
+    """install i add ci update upgrade remove uninstall get publish login link unlink global dlx create
+    init x"""
+)
 #: Interpreters and shells: from their records (``programs/interpreters.py``).
 INTERPRETERS = frozenset(r.name for r in records() if r.handler == "interp.interpreter")
 SHELLS = frozenset(r.name for r in records() if r.handler == "interp.shell")

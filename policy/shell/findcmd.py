@@ -10,6 +10,7 @@ from cairn.policy.shell.result import Classified
 from cairn.policy.shell.result import make as _c
 from cairn.policy.shell.safeflags import value_options
 from cairn.policy.shell.treescan import names_secret
+from cairn.policy.vocab import words
 
 __all__ = ["fd", "find"]
 
@@ -79,47 +80,12 @@ def find(name: str, args: list[str]) -> Classified:
 
 
 #: Tests that take a value (the next word is not an expression).
-_VALUE_TESTS = {
-    "-name",
-    "-iname",
-    "-path",
-    "-ipath",
-    "-wholename",
-    "-iwholename",
-    "-regex",
-    "-iregex",
-    "-type",
-    "-xtype",
-    "-perm",
-    "-user",
-    "-group",
-    "-uid",
-    "-gid",
-    "-size",
-    "-mtime",
-    "-mmin",
-    "-atime",
-    "-amin",
-    "-ctime",
-    "-cmin",
-    "-maxdepth",
-    "-mindepth",
-    "-links",
-    "-inum",
-    "-samefile",
-    "-newer",
-    "-anewer",
-    "-cnewer",
-    "-used",
-    "-fstype",
-    "-printf",
-    "-context",
-    "-lname",
-    "-ilname",
-    "-regextype",
-    "-newerXY",
-    "-files0-from",
-}
+_VALUE_TESTS = words(
+    """-name -iname -path -ipath -wholename -iwholename -regex -iregex -type -xtype -perm -user -group
+    -uid -gid -size -mtime -mmin -atime -amin -ctime -cmin -maxdepth -mindepth -links -inum
+    -samefile -newer -anewer -cnewer -used -fstype -printf -context -lname -ilname -regextype
+    -newerXY -files0-from"""
+)
 
 
 def _secret_pattern(args: list[str]) -> str | None:
@@ -134,36 +100,11 @@ def _secret_pattern(args: list[str]) -> str | None:
 
 
 _NAME_TESTS = {"-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename"}
-_FILTERS = {
-    "-name",
-    "-iname",
-    "-path",
-    "-ipath",
-    "-wholename",
-    "-iwholename",
-    "-regex",
-    "-iregex",
-    "-type",
-    "-size",
-    "-empty",
-    "-mtime",
-    "-mmin",
-    "-atime",
-    "-amin",
-    "-ctime",
-    "-cmin",
-    "-user",
-    "-group",
-    "-perm",
-    "-links",
-    "-inum",
-    "-samefile",
-    "-lname",
-    "-ilname",
-    "-used",
-    "-nouser",
-    "-nogroup",
-}
+_FILTERS = words(
+    """-name -iname -path -ipath -wholename -iwholename -regex -iregex -type -size -empty -mtime -mmin
+    -atime -amin -ctime -cmin -user -group -perm -links -inum -samefile -lname -ilname -used -nouser
+    -nogroup"""
+)
 
 
 def _quote(word: str) -> str:

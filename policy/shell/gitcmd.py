@@ -13,6 +13,7 @@ from cairn.policy.shell.options import looks_like_path
 from cairn.policy.shell.programs.git import SUBCOMMANDS
 from cairn.policy.shell.result import Classified
 from cairn.policy.shell.result import make as _c
+from cairn.policy.vocab import words
 
 __all__ = ["git"]
 
@@ -164,33 +165,10 @@ def _read_sub(sub: str, rest: list[str], flags: set[str]) -> Classified:
 
 
 #: Options with which git branch/tag only list.
-_LISTING_FLAGS = frozenset(
-    {
-        "-a",
-        "-r",
-        "-v",
-        "-vv",
-        "-l",
-        "--list",
-        "--show-current",
-        "--all",
-        "--remotes",
-        "--verbose",
-        "--contains",
-        "--no-contains",
-        "--merged",
-        "--no-merged",
-        "--points-at",
-        "--sort",
-        "--format",
-        "--color",
-        "--no-color",
-        "--column",
-        "--no-column",
-        "-n",
-        "--ignore-case",
-        "-i",
-    }
+_LISTING_FLAGS = words(
+    """-a -r -v -vv -l --list --show-current --all --remotes --verbose --contains --no-contains
+    --merged --no-merged --points-at --sort --format --color --no-color --column --no-column -n
+    --ignore-case -i"""
 )
 
 

@@ -35,20 +35,10 @@ _AWK_LONG = tuple(
     )
 )
 #: awk options that only change how input is split or which variables are preset.
-_AWK_SAFE = {
-    "-F",
-    "-v",
-    "--field-separator",
-    "--assign",
-    "--source",
-    "--posix",
-    "--traditional",
-    "--characters-as-bytes",
-    "--csv",
-    "--re-interval",
-    "--use-lc-numeric",
-    "--sandbox",
-}
+_AWK_SAFE = words(
+    """-F -v --field-separator --assign --source --posix --traditional --characters-as-bytes --csv
+    --re-interval --use-lc-numeric --sandbox"""
+)
 #: Program text that loads other files or dumps the environment (API keys) asks.
 _AWK_ASKS = re.compile(r"@include|@load|@namespace|\bENVIRON\b|\bPROCINFO\b")
 
