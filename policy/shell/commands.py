@@ -114,14 +114,10 @@ def _classify(argv: list[str]) -> Classified:
         return _c("general", MEDIUM, f"{name} runs project code (build/test)")
     if name in PROJECT_SUBCOMMANDS:
         return project_tool(name, args)
-    if re.fullmatch(r"python[0-9.]*|pypy[0-9.]*", name) or name in INTERPRETERS:
+    if re.fullmatch(r"python[0-9.]*|pypy[0-9.]*", name):  # python3.12 … (python3 has a record)
         from cairn.policy.shell.interp import interpreter
 
         return interpreter(name, args)
-    if name in SHELLS:
-        from cairn.policy.shell.interp import shell
-
-        return shell(name, args)
     if name in NET_DIAG:
         return _c("network", MEDIUM, f"{name} contacts the network (names can carry data out)", network=True)
     if name in SYSTEM_HIGH:

@@ -1,26 +1,39 @@
-"""The dispatch table from command name to handler (assembled from the handler modules)."""
+"""The dispatch table from command name to handler.
+
+A program with a record names its handler there (``handler="writecmds.rm"``), so the table
+takes those from the records; the handler modules list only the programs that have no record
+(shell builtins, remote shells, compressors, privilege wrappers …).
+"""
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 
-from cairn.policy.shell import network, search, shellbuiltins, textcmds, wrappers, writecmds
-from cairn.policy.shell.gitcmd import git
+from cairn.policy.shell import network, search, shellbuiltins, wrappers, writecmds
 from cairn.policy.shell.history import history
+from cairn.policy.shell.programs import records
 from cairn.policy.shell.result import Classified
+from cairn.policy.vocab import words
 
 __all__ = ["HANDLERS"]
 
-HANDLERS: dict[str, Callable[[str, list[str]], Classified]] = {}
+Handler = Callable[[str, list[str]], Classified]
+
+
+def _resolve(spec: str) -> Handler:
+    module, function = spec.rsplit(".", 1)
+    handler: Handler = getattr(importlib.import_module(f"cairn.policy.shell.{module}"), function)
+    return handler
+
+
+HANDLERS: dict[str, Handler] = {}
 HANDLERS.update(search.HANDLERS)
-HANDLERS.update(textcmds.HANDLERS)
 HANDLERS.update(shellbuiltins.HANDLERS)
 HANDLERS.update(writecmds.HANDLERS)
 HANDLERS.update(network.HANDLERS)
-HANDLERS["git"] = git
 HANDLERS["history"] = history
-for _name in ("sudo", "su", "doas", "pkexec", "run0", "sudoedit"):
-    HANDLERS[_name] = wrappers.privilege
+HANDLERS.update(dict.fromkeys(words("sudo su doas pkexec run0 sudoedit"), wrappers.privilege))
 HANDLERS.update(
     {
         "env": wrappers.env,
@@ -32,7 +45,7 @@ HANDLERS.update(
         "watch": wrappers.watch,
         "flock": wrappers.flock,
         "busybox": wrappers.busybox,
-        "xargs": wrappers.xargs,
         "parallel": wrappers.parallel,
     }
 )
+HANDLERS.update({r.name: _resolve(r.handler) for r in records() if r.handler})

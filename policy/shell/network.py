@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from cairn.policy.levels import RiskLevel
-from cairn.policy.shell.download import _c, curl, wget
+from cairn.policy.shell.download import _c
 from cairn.policy.shell.options import split_args
 from cairn.policy.shell.result import Classified
 
@@ -117,9 +117,6 @@ def openssl(name: str, args: list[str]) -> Classified:
 
 
 HANDLERS = {
-    "curl": curl,
-    "wget": wget,
-    "wget2": wget,
     "nc": netcat,
     "ncat": netcat,
     "netcat": netcat,

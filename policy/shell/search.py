@@ -6,7 +6,7 @@ Read-only unless an argument makes them run programs (``find -exec``, ``rg --pre
 from __future__ import annotations
 
 from cairn.policy.levels import RiskLevel
-from cairn.policy.shell.findcmd import fd, find
+from cairn.policy.shell.findcmd import fd
 from cairn.policy.shell.options import split_args
 from cairn.policy.shell.result import Classified
 from cairn.policy.shell.result import make as _c
@@ -36,9 +36,6 @@ def locate(name: str, args: list[str]) -> Classified:
 
 
 HANDLERS = {
-    "rg": rg,
-    "find": find,
-    "fd": fd,
     "fdfind": fd,
     "locate": locate,
     "mlocate": locate,

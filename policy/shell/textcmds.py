@@ -12,9 +12,8 @@ from cairn.policy.shell.options import split_args
 from cairn.policy.shell.result import Classified
 from cairn.policy.shell.result import make as _c
 from cairn.policy.shell.safeflags import value_options
-from cairn.policy.shell.sedawk import awk, sed
 
-__all__ = ["HANDLERS"]
+__all__ = ["jq", "less", "man"]
 
 LOW, MEDIUM, HIGH = RiskLevel.LOW, RiskLevel.MEDIUM, RiskLevel.HIGH
 
@@ -119,18 +118,3 @@ def jq(name: str, args: list[str]) -> Classified:
 
 _JQ_ENV = re.compile(r"\$ENV\b|\$__prog_env\b|(?<![.\w$])(str)?env\b")
 _JQ_MODULES = re.compile(r"\b(import|include|modulemeta|get_search_list)\b")
-
-
-HANDLERS = {
-    "sed": sed,
-    "gsed": sed,
-    "awk": awk,
-    "gawk": awk,
-    "mawk": awk,
-    "nawk": awk,
-    "less": less,
-    "man": man,
-    "jq": jq,
-    "yq": jq,
-    "gojq": jq,
-}

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from cairn.policy.levels import RiskLevel
-from cairn.policy.shell.archives import compress, tar, unzip, zip_cmd
+from cairn.policy.shell.archives import compress, tar, zip_cmd
 from cairn.policy.shell.options import split_args
 from cairn.policy.shell.result import Classified
 from cairn.policy.shell.result import make as _c
@@ -138,22 +138,8 @@ def git_hook_tools(name: str, args: list[str]) -> Classified:
 
 
 HANDLERS = {
-    "rm": rm,
-    "rmdir": rm,
-    "unlink": rm,
-    "cp": copy_move,
-    "mv": copy_move,
-    "ln": copy_move,
-    "link": link,
-    "install": copy_move,
-    "chmod": chmod_chown,
-    "chown": chmod_chown,
-    "chgrp": chmod_chown,
-    "dd": dd,
-    "tar": tar,
     "bsdtar": tar,
     "gtar": tar,
-    "unzip": unzip,
     "zip": zip_cmd,
     "gzip": compress,
     "gunzip": compress,
@@ -164,8 +150,5 @@ HANDLERS = {
     "zstd": compress,
     "unzstd": compress,
     "lz4": compress,
-    "patch": patch,
-    "split": split_cmd,
-    "csplit": split_cmd,
     "husky": git_hook_tools,
 }

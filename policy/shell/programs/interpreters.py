@@ -14,7 +14,8 @@ __all__ = ["FAMILY", "RECORDS"]
 
 FAMILY = "interpreter"
 
-#: Interpreters and the options whose value is code (default ``-e`` and ``-c``).
+#: Interpreters and the options whose value is code (default ``-e`` and ``-c``).  deno and bun
+#: are judged as project tools (``cmdtables.PROJECT_SUBCOMMANDS``), not here.
 _INLINE = {
     "python": "-c",
     "python2": "-c",
@@ -23,8 +24,6 @@ _INLINE = {
     "pypy3": "-c",
     "node": "-e --eval -p --print",
     "nodejs": "-e --eval -p --print",
-    "deno": "eval",
-    "bun": "-e --eval",
     "perl": "-e -E",
     "ruby": "-e",
     "php": "-r",
