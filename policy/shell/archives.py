@@ -80,7 +80,7 @@ def unzip(name: str, args: list[str]) -> Classified:
 def zip_cmd(name: str, args: list[str]) -> Classified:
     if any(a in ("-TT", "--unzip-command") or a.startswith("--unzip-command=") for a in args):
         return _c("exec", HIGH, "zip -TT runs another program")
-    _, operands = split_args(args, "bnPtx", ())
+    _, operands = split_args(args, *value_options(name))
     return _c(
         "write",
         MEDIUM,
@@ -91,7 +91,7 @@ def zip_cmd(name: str, args: list[str]) -> Classified:
 
 
 def compress(name: str, args: list[str]) -> Classified:
-    opts, operands = split_args(args, "S", ("--suffix",))
+    opts, operands = split_args(args, *value_options(name))
     names = {o for o, _ in opts}
     to_stdout = bool(names & {"-c", "--stdout", "--to-stdout", "-l", "--list", "-t", "--test"})
     decode = name.startswith(("gun", "unx", "bun", "unz", "unlz")) or bool(

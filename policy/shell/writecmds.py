@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from cairn.policy.levels import RiskLevel
-from cairn.policy.shell.archives import compress, tar, zip_cmd
+from cairn.policy.shell.archives import tar
 from cairn.policy.shell.options import split_args
 from cairn.policy.shell.result import Classified
 from cairn.policy.shell.result import make as _c
@@ -140,15 +140,5 @@ def git_hook_tools(name: str, args: list[str]) -> Classified:
 HANDLERS = {
     "bsdtar": tar,
     "gtar": tar,
-    "zip": zip_cmd,
-    "gzip": compress,
-    "gunzip": compress,
-    "bzip2": compress,
-    "bunzip2": compress,
-    "xz": compress,
-    "unxz": compress,
-    "zstd": compress,
-    "unzstd": compress,
-    "lz4": compress,
     "husky": git_hook_tools,
 }

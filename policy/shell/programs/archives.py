@@ -7,10 +7,23 @@ share an option list (aliases, checksum tools) share one statement of it.
 from __future__ import annotations
 
 from cairn.policy.shell.programs.record import Program, program
+from cairn.policy.vocab import words
 
 __all__ = ["FAMILY", "RECORDS"]
 
 FAMILY = "archive"
+
+
+def _compressor(name: str, valued: str = "", long_valued: str = "") -> Program:
+    """gzip and friends: in place (asks) unless they write to stdout."""
+    return program(
+        name,
+        asks_valued=valued,
+        asks_long_valued=long_valued,
+        handler="archives.compress",
+        allow=(f"{name} < README.md",),
+        ask=(f"{name} README.md",),
+    )
 
 
 RECORDS: tuple[Program, ...] = (
@@ -45,4 +58,7 @@ RECORDS: tuple[Program, ...] = (
         allow=("unzip -l src.zip",),
         ask=("unzip src.zip -d /tmp/x",),
     ),
+    program("zip", asks_valued="bnPtx", handler="archives.zip_cmd", ask=("zip out.zip README.md",)),
+    *(_compressor(n, "S", "suffix") for n in words("gzip gunzip xz unxz")),
+    *(_compressor(n) for n in words("bzip2 bunzip2 zstd unzstd lz4")),
 )
