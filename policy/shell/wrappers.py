@@ -7,12 +7,14 @@ as its own unit) or, for code passed as a string, as ``nested_code`` (parsed and
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 
 from cairn.policy.levels import RiskLevel
 from cairn.policy.shell.options import split_args
+from cairn.policy.shell.programs import record
 from cairn.policy.shell.result import Classified
 from cairn.policy.shell.result import make as _c
-from cairn.policy.vocab import words
+from cairn.policy.shell.safeflags import value_options
 
 __all__ = ["env", "privilege", "xargs"]
 
@@ -22,7 +24,7 @@ LOW, MEDIUM, HIGH = RiskLevel.LOW, RiskLevel.MEDIUM, RiskLevel.HIGH
 def _after_options(
     args: list[str],
     short_values: str,
-    long_values: tuple[str, ...] = (),
+    long_values: Collection[str] = (),
     long_names: tuple[str, ...] | None = None,
 ) -> tuple[list[tuple[str, str | None]], list[str]]:
     """Options before the wrapped command, and the wrapped command's argv."""
@@ -181,35 +183,12 @@ def busybox(name: str, args: list[str]) -> Classified:
     return _c("wrapper", LOW, f"busybox runs {args[0]}", inner=args)
 
 
-#: Every long option of GNU xargs (abbreviations resolve against them, as getopt_long does).
-_XARGS_LONG = tuple(
-    "--" + n
-    for n in words(
-        """null arg-file delimiter eof replace max-lines max-args max-procs interactive
-    open-tty no-run-if-empty process-slot-var verbose show-limits exit max-chars help
-    version"""
-    )
-)
-
-
 def xargs(name: str, args: list[str]) -> Classified:
-    opts, rest = _after_options(
-        args,
-        "aEeIiLlnPsd",
-        (
-            "--arg-file",
-            "--eof",
-            "--replace",
-            "--max-lines",
-            "--max-args",
-            "--max-procs",
-            "--max-chars",
-            "--delimiter",
-            "--process-slot-var",
-        ),
-        long_names=_XARGS_LONG,
-    )
-    strange = next((o for o, _ in opts if o.startswith("--") and o not in _XARGS_LONG), None)
+    xargs_record = record("xargs")
+    assert xargs_record is not None
+    long_names = tuple(o.name for o in xargs_record.options if o.name.startswith("--"))
+    opts, rest = _after_options(args, *value_options(name), long_names=long_names)
+    strange = next((o for o, _ in opts if o.startswith("--") and o not in long_names), None)
     if strange is not None:
         return _c("general", HIGH, f"xargs {strange} is not an xargs option")
     reads = [v for o, v in opts if o in ("-a", "--arg-file") and v]

@@ -74,6 +74,12 @@ RECORDS: tuple[Program, ...] = (
         "wrapper",
         handler="wrappers.xargs",
         options_by_handler=True,
+        # every option GNU xargs has (abbreviations resolve against them; any other asks)
+        flags="0prtx",
+        valued="aEeIiLlnPsd",
+        long="""null interactive open-tty no-run-if-empty verbose show-limits exit help version""",
+        long_valued="""arg-file eof replace max-lines max-args max-procs max-chars delimiter
+        process-slot-var""",
         allow=("echo README.md | xargs wc -l",),
         ask=("xargs --arg-f=/etc/passwd echo", "echo x | xargs rm"),
     ),
