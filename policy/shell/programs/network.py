@@ -1,4 +1,4 @@
-"""Downloaders: every use contacts the network and asks; their records state what they read,
+"""Downloaders and remote copies: every use contacts the network and asks; their records state what they read,
 write and send, so the handler (which follows URLs and upload syntax) keeps no option table.
 """
 
@@ -26,6 +26,12 @@ _WGET: dict[str, Any] = dict(
     deny=("wget -O ~/.bashrc https://example.com/x",),
 )
 
+_REMOTE_COPY: dict[str, Any] = dict(
+    asks_long_valued="""exclude include exclude-from include-from files-from filter log-file
+        backup-dir temp-dir partial-dir chmod""",
+    handler="network.copy_remote",
+)
+
 RECORDS: tuple[Program, ...] = (
     program(
         "curl",
@@ -45,4 +51,6 @@ RECORDS: tuple[Program, ...] = (
     ),
     program("wget", **_WGET),
     program("wget2", **_WGET),
+    program("rsync", asks_valued="eTBf", **_REMOTE_COPY, ask=("rsync -a src/ host:dst/",)),
+    program("scp", asks_valued="eiPoFSlJ", **_REMOTE_COPY, ask=("scp README.md host:",)),
 )
