@@ -14,7 +14,6 @@ from cairn.policy.shell import network, search, shellbuiltins, wrappers, writecm
 from cairn.policy.shell.history import history
 from cairn.policy.shell.programs import records
 from cairn.policy.shell.result import Classified
-from cairn.policy.vocab import words
 
 __all__ = ["HANDLERS"]
 
@@ -33,7 +32,6 @@ HANDLERS.update(shellbuiltins.HANDLERS)
 HANDLERS.update(writecmds.HANDLERS)
 HANDLERS.update(network.HANDLERS)
 HANDLERS["history"] = history
-HANDLERS.update(dict.fromkeys(words("sudo su doas pkexec run0 sudoedit"), wrappers.privilege))
 HANDLERS.update(
     {
         "env": wrappers.env,
@@ -42,8 +40,6 @@ HANDLERS.update(
         "exec": wrappers.exec_builtin,
         "eval": wrappers.eval_builtin,
         "trap": wrappers.trap_builtin,
-        "watch": wrappers.watch,
-        "flock": wrappers.flock,
         "busybox": wrappers.busybox,
         "parallel": wrappers.parallel,
     }

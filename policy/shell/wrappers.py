@@ -91,26 +91,10 @@ _PRINTS_ENV = "{name} prints every variable of the environment (values the secre
 
 def privilege(name: str, args: list[str]) -> Classified:
     if name == "su":
-        opts, rest = split_args(args, "cgGsw", ("--command", "--group", "--shell", "--whitelist-environment"))
+        opts, rest = split_args(args, *value_options(name))
         code = [v for o, v in opts if o in ("-c", "--command") and v]
         return _c("privilege", HIGH, "su runs commands as another user", nested_code=code)
-    short = "ugCDhpRrtTU" if name in ("sudo", "sudoedit") else "uC"
-    opts, rest = _after_options(
-        args,
-        short,
-        (
-            "--user",
-            "--group",
-            "--chdir",
-            "--host",
-            "--prompt",
-            "--role",
-            "--type",
-            "--close-from",
-            "--other-user",
-            "--command-timeout",
-        ),
-    )
+    opts, rest = _after_options(args, *value_options(name))
     flags = {o for o, _ in opts}
     if name == "sudoedit" or "-e" in flags or "--edit" in flags:
         return _c("privilege", HIGH, "sudoedit edits files as root", writes=rest)
@@ -158,7 +142,7 @@ def trap_builtin(name: str, args: list[str]) -> Classified:
 
 
 def watch(name: str, args: list[str]) -> Classified:
-    opts, rest = _after_options(args, "nqd", ("--interval", "--differences", "--chgexit"))
+    opts, rest = _after_options(args, *value_options(name))
     if not rest:
         return _c("neutral", LOW, "watch with no command")
     flags = {o for o, _ in opts}
@@ -168,7 +152,7 @@ def watch(name: str, args: list[str]) -> Classified:
 
 
 def flock(name: str, args: list[str]) -> Classified:
-    opts, rest = _after_options(args, "wEc", ("--wait", "--timeout", "--conflict-exit-code", "--command"))
+    opts, rest = _after_options(args, *value_options(name))
     code = [v for o, v in opts if o in ("-c", "--command") and v]
     if code:
         return _c("wrapper", LOW, "flock runs a command line", nested_code=code, reads=rest[:1])
