@@ -14,8 +14,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cairn.checkpoints import Store
-from cairn.graph.profiles import LEAN_TOOLS, lean_schema
+from cairn.graph.profiles import in_profile, lean_schema
 from cairn.tools import ToolRegistry, Workspace
+from cairn.tools.base import plan_allows
 
 #: ``on_event(kind, payload)``: kind is one of "token", "message", "tool_start",
 #: "tool_progress", "tool_end", "approval", "compacted".
@@ -64,13 +65,14 @@ class AgentContext:
             pass
 
     def active_registry(self, mode: str) -> ToolRegistry:
-        """Tools offered to the model: the profile's, and only read-only ones in plan mode."""
+        """Tools offered to the model: the profile's, and in plan mode those plan mode offers."""
         registry = self.registry
-        if self.tool_profile == "lean":
-            registry = registry.filtered([t.name for t in registry if t.name in LEAN_TOOLS])
+        if self.tool_profile != "full":
+            registry = registry.filtered([t.name for t in registry if in_profile(t, self.tool_profile)])
         if mode == "plan":
+            # the policy's predicate too: a tool offered here is one plan mode can allow
             extra = set(getattr(self.rules, "read_only_tools", ()) or ())
-            names = [t.name for t in registry if t.read_only or t.name in extra]
+            names = [t.name for t in registry if plan_allows(t) or t.name in extra]
             return registry.filtered(names)
         return registry
 
@@ -81,8 +83,10 @@ class AgentContext:
         names = bound_tool_names(self, mode, activated)
         key = ("plan" if mode == "plan" else "all", names)
         if key not in self._bound:
-            schemas = [tool.openai_schema() for tool in map(self.registry.get, names) if tool is not None]
+            tools = [tool for tool in map(self.registry.get, names) if tool is not None]
             if self.tool_profile == "lean":
-                schemas = [lean_schema(s) for s in schemas]
+                schemas = [lean_schema(t.openai_schema(), t.lean_fields) for t in tools]
+            else:
+                schemas = [t.openai_schema() for t in tools]
             self._bound[key] = self.model.bind_tools(schemas) if schemas else self.model
         return self._bound[key]

@@ -1,5 +1,6 @@
 """Tool profiles: ``full`` (every tool, full descriptions) and ``lean`` for small local models
-(the six core tools with short descriptions and a compact system prompt).
+(the tools that declare the ``lean`` profile, ``Tool.profiles``, with short descriptions and a
+compact system prompt).
 
 Lean is chosen automatically when the model's context window is small (≤ 16k tokens); otherwise
 ``Session(tool_profile=…)``, ``--tools``, ``[tools] profile`` in the settings, or ``full``.
@@ -9,22 +10,47 @@ from __future__ import annotations
 
 import copy
 import re
-from typing import Any
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any
 
 PROFILES = ("lean", "full")
-LEAN_TOOLS = ("read_file", "glob", "grep", "edit_file", "write_file", "bash")
-#: The arguments the lean schemas show (the tools still accept the others).
-LEAN_FIELDS = {
-    "read_file": ("file_path", "offset", "limit"),
-    "glob": ("pattern", "path"),
-    "grep": ("pattern", "path", "glob", "-i"),
-    "edit_file": ("file_path", "old_string", "new_string", "replace_all"),
-    "write_file": ("file_path", "content"),
-    "bash": ("command", "timeout"),
-}
 #: A context window this small (tokens) gets the lean profile unless one is chosen explicitly.
 SMALL_CONTEXT = 16_384
 MAX_LEAN_FIELD_DESCRIPTION = 120
+
+
+if TYPE_CHECKING:
+    LEAN_TOOLS: tuple[str, ...]
+    LEAN_FIELDS: dict[str, tuple[str, ...]]
+
+
+def in_profile(tool: Any, profile: str) -> bool:
+    """Whether ``profile`` offers ``tool`` (a tool's own ``profiles`` fact; ``full`` offers all)."""
+    return profile == "full" or profile in getattr(tool, "profiles", ())
+
+
+@lru_cache(maxsize=1)
+def lean_tools() -> tuple[str, ...]:
+    """The built-in tools of the lean profile, in the order the model sees them."""
+    from cairn.tools import builtin_tool_classes
+
+    return tuple(cls.name for cls in builtin_tool_classes() if in_profile(cls, "lean"))
+
+
+@lru_cache(maxsize=1)
+def _lean_fields() -> dict[str, tuple[str, ...]]:
+    from cairn.tools import builtin_tool_classes
+
+    return {cls.name: cls.lean_fields for cls in builtin_tool_classes() if cls.lean_fields}
+
+
+def __getattr__(name: str) -> Any:
+    """``LEAN_TOOLS`` and ``LEAN_FIELDS``: derived from the tools' ``profiles`` and ``lean_fields``."""
+    if name == "LEAN_TOOLS":
+        return lean_tools()
+    if name == "LEAN_FIELDS":
+        return dict(_lean_fields())
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class ProfileError(ValueError):
@@ -42,14 +68,16 @@ def choose_profile(explicit: str | None, configured: str | None, context_window:
     return "full"
 
 
-def lean_schema(schema: dict[str, Any]) -> dict[str, Any]:
+def lean_schema(schema: dict[str, Any], fields: tuple[str, ...] | None = None) -> dict[str, Any]:
     """A tool schema with its description cut to the first paragraph and field descriptions to a
-    sentence; names, types, enums and required fields stay exactly as they are."""
+    sentence; names, types, enums and required fields stay exactly as they are.  Only ``fields``
+    (the tool's ``lean_fields``; by default the built-in tool's of that name) and the required
+    ones are shown."""
     out = copy.deepcopy(schema)
     function = out["function"]
     function["description"] = _first_paragraph(function.get("description", ""))
     params = function.get("parameters", {})
-    keep = LEAN_FIELDS.get(function.get("name", ""))
+    keep = fields if fields is not None else _lean_fields().get(function.get("name", ""))
     properties = params.get("properties")
     if keep and isinstance(properties, dict):
         required = set(params.get("required") or ())

@@ -8,6 +8,7 @@ from typing import Any
 
 from cairn import policy
 from cairn.tools import ToolRegistry, Workspace, builtin_aliases, builtin_tool_classes
+from cairn.tools.base import plan_allows
 from cairn.tools.langchain_adapter import LangChainTool
 
 
@@ -24,7 +25,7 @@ def session_rules(workspace: Workspace, extra: Any, registry: ToolRegistry) -> A
         if not is_builtin(tool):
             name = policy_name(tool)
             custom_risk.setdefault(name, tool.risk_level)
-            if tool.read_only:
+            if plan_allows(tool):  # the graph offers it in plan mode: the policy allows it there
                 read_only.add(name)
     if custom_risk or read_only:
         rules = dataclasses.replace(

@@ -1,14 +1,16 @@
 """Which tools are bound to a model call: deferred loading with ``tool_search``.
 
 With at most ``defer_threshold`` tools (default 15; not counted: tools passed as Python objects
-to ``Session(tools=...)``, ``tool_search``, and the optional built-ins that exist only when
-configured: ``web_search``, the skill tools, ``slash_command``; and the companions of a
-counted tool: ``agent_status``/``agent_list``/``agent_merge`` of ``agent``, ``task_create``/
-``task_list``/``task_update`` of ``todo_write``) every tool is bound, and ``tool_search`` is not.
-With more, only the core set is bound — ``bash``, ``read_file``,
-``edit_file``, ``write_file``, ``glob``, ``grep``, ``agent``, ``tool_search``, ``read_skill``,
-the Python tools and any ``always_load`` names — plus the tools activated in this session
-(``AgentState.activated_tools``: by ``tool_search`` or by calling a deferred tool directly).
+to ``Session(tools=...)``, and tools that declare ``counted = False``: ``tool_search``, the
+optional built-ins that exist only when configured (``web_search``, the skill tools,
+``slash_command``) and the companions of a counted tool (``agent_status``/``agent_list``/
+``agent_merge`` of ``agent``, ``task_create``/``task_list``/``task_update`` of ``todo_write``))
+every tool is bound, and ``tool_search`` is not.
+With more, only the core set is bound — the tools that declare ``core = True`` (``bash``,
+``read_file``, ``edit_file``, ``write_file``, ``glob``, ``grep``, ``agent``, ``tool_search``,
+``read_skill``), the Python tools and any ``always_load`` names — plus the tools activated in
+this session (``AgentState.activated_tools``: by ``tool_search`` or by calling a deferred tool
+directly).
 Activations are checkpointed state: they survive a restart and a compaction, and a new session
 starts without them.
 """
@@ -16,24 +18,34 @@ starts without them.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any
 
-CORE_TOOLS = frozenset(
-    {"bash", "read_file", "edit_file", "write_file", "glob", "grep", "agent", "tool_search", "read_skill"}
-)
+if TYPE_CHECKING:
+    CORE_TOOLS: frozenset[str]
+
 DEFAULT_DEFER_THRESHOLD = 15
 SEARCH_TOOL = "tool_search"
-#: Registered only when needed; they never make a session start deferring.
-UNCOUNTED = frozenset(
-    {SEARCH_TOOL, "list_skills", "read_skill", "slash_command", "web_search"}
-    # companions of a counted tool (``agent``, ``todo_write``): one family, one count
-    | {"agent_status", "agent_list", "agent_merge", "task_create", "task_list", "task_update"}
-)
 MAX_LISTED = 80
 
 
+@lru_cache(maxsize=1)
+def core_tools() -> frozenset[str]:
+    """The built-in tools that declare ``core``: bound even when the session defers tools."""
+    from cairn.tools import builtin_tool_classes
+
+    return frozenset(cls.name for cls in builtin_tool_classes() if cls.core)
+
+
+def __getattr__(name: str) -> Any:
+    """``CORE_TOOLS``: derived from the tools' ``core`` fact on first use."""
+    if name == "CORE_TOOLS":
+        return core_tools()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 def deferring(ctx: Any, registry: Any) -> bool:
-    counted = [t for t in registry if t.name not in UNCOUNTED and t.name not in ctx.pinned_tools]
+    counted = [t for t in registry if getattr(t, "counted", True) and t.name not in ctx.pinned_tools]
     return len(counted) > ctx.defer_threshold
 
 
@@ -42,8 +54,8 @@ def bound_tool_names(ctx: Any, mode: str, activated: Iterable[str] = ()) -> tupl
     registry = ctx.active_registry(mode)
     if not deferring(ctx, ctx.registry):
         return tuple(t.name for t in registry if t.name != SEARCH_TOOL)
-    keep = CORE_TOOLS | ctx.pinned_tools | set(activated)
-    return tuple(t.name for t in registry if t.name in keep)
+    keep = ctx.pinned_tools | set(activated)
+    return tuple(t.name for t in registry if getattr(t, "core", False) or t.name in keep)
 
 
 def deferred_names(ctx: Any, mode: str, activated: Iterable[str] = ()) -> list[str]:

@@ -10,13 +10,15 @@ See ``docs/policy.md`` for modes, rule syntax and ``cairn policy check``.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from cairn.policy.errors import PolicyConfigError
 from cairn.policy.evaluate import evaluate
 from cairn.policy.levels import MODES, Decision, RiskLevel, Verdict
 from cairn.policy.rules import Rules
 from cairn.policy.settings import load_rules
 from cairn.policy.suggest import suggest_rule
-from cairn.policy.table import DEFAULT_TOOL_RISK, DEFAULT_UNKNOWN_RISK, PLAN_TOOLS, canonical_tool_name
+from cairn.policy.table import DEFAULT_UNKNOWN_RISK, canonical_tool_name, plan_offers
 from cairn.policy.urls import check_url
 
 __all__ = [
@@ -33,5 +35,21 @@ __all__ = [
     "check_url",
     "evaluate",
     "load_rules",
+    "plan_offers",
     "suggest_rule",
 ]
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    DEFAULT_TOOL_RISK: Mapping[str, RiskLevel]
+    PLAN_TOOLS: frozenset[str]
+
+
+def __getattr__(name: str) -> Any:
+    """``DEFAULT_TOOL_RISK`` and ``PLAN_TOOLS``: derived from the tool classes (``cairn.policy.table``)."""
+    if name in ("DEFAULT_TOOL_RISK", "PLAN_TOOLS"):
+        from cairn.policy import table
+
+        return getattr(table, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

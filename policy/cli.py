@@ -1,9 +1,11 @@
-"""``cairn policy check TOOL 'JSON-ARGS' [--workspace DIR] [--mode MODE] [--json]``.
+"""``cairn policy check TOOL 'JSON-ARGS' [--workspace DIR] [--mode MODE] [--json]`` and
+``cairn policy programs [NAME] [--json]``.
 
-Prints the verdict a call would get with the workspace's rules, so people can see why something
-asks and test their rules; for shell commands also the sandbox profile they run in (which needs
-detecting the sandbox backend, as a session does).  Exit 0 after printing a verdict, 2 on usage
-errors or bad JSON.
+``check`` prints the verdict a call would get with the workspace's rules, so people can see why
+something asks and test their rules: the rule and the records that decided, and for shell
+commands the sandbox profile they run in (which needs detecting the sandbox backend, as a session
+does).  ``programs`` lists what runs without asking, per program.  Exit 0 after printing, 1 when
+``programs NAME`` has no record, 2 on usage errors or bad JSON.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import sys
 
 from cairn.policy.errors import PolicyConfigError
 from cairn.policy.evaluate import evaluate
+from cairn.policy.explain import RecordUse, deciding_records
 from cairn.policy.levels import MODES
 from cairn.policy.sandbox import load_sandbox_settings, sandbox_state
 from cairn.policy.settings import load_rules
@@ -46,6 +49,11 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument(
         "--no-dns", action="store_true", help="judge host names by their text only (the default)"
     )
+    programs = sub.add_parser("programs", help="list what runs without asking, per program")
+    programs.add_argument("name", nargs="?", help="one program: every option, the paths, the examples")
+    programs.add_argument("--json", action="store_true", help="print the list as JSON")
+    programs.add_argument("--workspace", default=".", help="workspace whose allow rules to list too")
+    programs.add_argument("--mode", default="default", choices=MODES, help="session mode (default: default)")
     return parser
 
 
@@ -54,6 +62,10 @@ def main(argv: list[str] | None = None) -> int:
         opts = _parser().parse_args(argv)
     except SystemExit as exc:
         return int(exc.code or 0)
+    if opts.command == "programs":
+        from cairn.policy.programs_cmd import run_programs
+
+        return run_programs(opts.name, as_json=opts.json, workspace=opts.workspace, mode=opts.mode)
     try:
         args = json.loads(opts.args)
     except json.JSONDecodeError as exc:
@@ -85,16 +97,28 @@ def main(argv: list[str] | None = None) -> int:
         sandbox=state,
         sandbox_gaps=gaps,
     )
+    records = deciding_records(opts.tool, args, opts.workspace, verdict)
     if opts.json:
-        print(json.dumps(verdict.to_dict()))
+        print(json.dumps({**verdict.to_dict(), "records": [r.to_dict() for r in records]}))
     else:
         print(f"decision: {verdict.decision}")
         print(f"risk:     {verdict.risk}")
         print(f"reason:   {verdict.reason}")
         print(f"rule:     {verdict.rule or '-'}")
+        for index, line in enumerate(_record_lines(records)):
+            print(f"{'record:' if index == 0 else '':10}{line}")
         if verdict.sandbox is not None:
             print(f"sandbox:  {_sandbox_line(verdict.sandbox, str(verdict.decision), state)}")
     return 0
+
+
+def _record_lines(records: list[RecordUse]) -> list[str]:
+    if not records:
+        return ["-"]
+    return [
+        f"{r.record} [{r.source}] ({r.category}, {r.risk}){f' for {r.part!r}' if r.part else ''}: {r.reason}"
+        for r in records
+    ]
 
 
 def _sandbox_line(profile: str, decision: str, state: str) -> str:

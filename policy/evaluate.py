@@ -17,27 +17,21 @@ from pathlib import Path
 from typing import Any
 
 from cairn.policy.bashpolicy import decide_bash
-from cairn.policy.decide import Assessment, decide
+from cairn.policy.decide import Assessment, decide, plan_denial
 from cairn.policy.filetools import assess_file_tool, bind_to_lane
 from cairn.policy.levels import MODES, Decision, RiskLevel, Verdict, max_risk
 from cairn.policy.matching import path_matches
 from cairn.policy.rules import Rule, Rules
 from cairn.policy.sandbox import SANDBOX_STATES, apply_sandbox
-from cairn.policy.table import (
-    DEFAULT_TOOL_RISK,
-    DEFAULT_UNKNOWN_RISK,
-    EDIT_TOOLS,
-    PLAN_TOOLS,
-    READ_TOOLS,
-    canonical_tool_name,
-)
+from cairn.policy.table import DEFAULT_UNKNOWN_RISK, canonical_tool_name, plan_offers, tool_action, tool_facts
 from cairn.policy.urls import Resolver, check_url, no_dns, system_resolver
 from cairn.tools.workspace import Workspace
 
 __all__ = ["as_workspace", "evaluate"]
 
 LOW, MEDIUM, HIGH = RiskLevel.LOW, RiskLevel.MEDIUM, RiskLevel.HIGH
-_REFINED = {"bash", "web_fetch"} | READ_TOOLS | EDIT_TOOLS
+#: Built-in tools whose every call the policy refines (besides the file tools): ``tool_risk`` only raises them.
+_REFINED = frozenset({"bash", "web_fetch"})
 
 
 def as_workspace(workspace: Workspace | str | os.PathLike[str]) -> Workspace:
@@ -82,6 +76,8 @@ def evaluate(
         dns = resolver if resolver is not None else (system_resolver if resolve_dns else no_dns)
         name = canonical_tool_name(tool_name)
         verdict = _evaluate(name, args, ws, mode, rules, start, dns)
+        if mode == "plan":
+            verdict = _plan_gate(name, args, verdict, rules)
         verdict = _apply_risk_override(name, verdict, rules, mode)
         return apply_sandbox(name, verdict, mode, sandbox, sandbox_gaps)
     except Exception as exc:  # fail closed: a policy bug must never allow a call
@@ -107,9 +103,10 @@ def _evaluate(
         if not isinstance(command, str):
             return Verdict(Decision.ASK, MEDIUM, "bash call without a command string")
         return decide_bash(analyse(command, ws, cwd), rules, mode, ws)
-    if name in READ_TOOLS or name in EDIT_TOOLS:
+    facts = tool_facts()
+    if name in facts.read or name in facts.edit:
         assessment, info = assess_file_tool(name, args, ws, cwd)
-        tools = READ_TOOLS if name in READ_TOOLS else EDIT_TOOLS
+        tools = facts.read if name in facts.read else facts.edit
 
         def matches(rule: Rule, kind: str) -> bool:
             if rule.specifier is None:
@@ -152,31 +149,35 @@ def _search(args: Mapping[str, Any], rules: Rules, mode: str) -> Verdict:
 
 
 def _other(name: str, args: Mapping[str, Any], rules: Rules) -> Assessment:
-    action = args.get("action")
-    if name == "memory":
-        if action == "view":
-            return Assessment(LOW, "memory view only reads the notes", read_only=True)
-        return Assessment(
-            MEDIUM,
-            f"memory {action or ''} changes notes that persist across sessions "
-            "(a prompt-injection persistence vector)".replace("  ", " "),
-        )
-    if name == "gitignore":
-        if action == "check":
-            return Assessment(LOW, "gitignore check only reads", read_only=True)
-        return Assessment(
-            MEDIUM, f"gitignore {action or ''} changes .gitignore".replace("  ", " "), auto_edit=True
-        )
-    if name in DEFAULT_TOOL_RISK:
-        risk = rules.tool_risk.get(name, DEFAULT_TOOL_RISK[name])
-        read_only = name in PLAN_TOOLS or name in rules.read_only_tools
-        what = "runs a sub-agent" if name == "agent" else f"{name} is {str(risk).lower()} risk"
-        return Assessment(risk, what, read_only=read_only)
+    """Built-in tools judged by their declared facts (per action when they have actions), and
+    MCP/custom tools by ``[tool_risk]`` and ``read_only_tools``."""
+    if tool_facts().classes.get(name) is not None:
+        risk, action = tool_action(name, args)
+        read_only = plan_offers(name, args) or name in rules.read_only_tools
+        if action is not None:
+            what = f"{name} {args.get('action')} {action.why}"
+            return Assessment(risk, what, read_only=read_only, auto_edit=action.accept_edits)
+        risk = rules.tool_risk.get(name, risk)
+        return Assessment(risk, f"{name} is {str(risk).lower()} risk", read_only=read_only)
     risk = rules.tool_risk.get(name, DEFAULT_UNKNOWN_RISK)
     source = "configured" if name in rules.tool_risk else "default for tools not in the policy table"
     return Assessment(
         risk, f"{name} is {str(risk).lower()} risk ({source})", read_only=name in rules.read_only_tools
     )
+
+
+def _plan_gate(name: str, args: Mapping[str, Any], verdict: Verdict, rules: Rules) -> Verdict:
+    """Plan mode refuses a call its tool's facts do not allow there, whatever the classifiers said.
+
+    The same predicate decides what the graph binds in plan mode (``plan_allows``), so a tool the
+    model is offered there is one the policy can allow.  Refusals and ask rules keep their verdict,
+    as in :func:`cairn.policy.decide.decide` (deny rules, then ask rules, then plan mode).
+    """
+    if plan_offers(name, args) or name in rules.read_only_tools:
+        return verdict
+    if verdict.decision == Decision.DENY or (verdict.decision == Decision.ASK and verdict.rule is not None):
+        return verdict
+    return plan_denial(name, "is not offered in plan mode")
 
 
 def _action_matches(spec: str | None, args: Mapping[str, Any]) -> bool:
@@ -186,7 +187,9 @@ def _action_matches(spec: str | None, args: Mapping[str, Any]) -> bool:
 def _apply_risk_override(name: str, verdict: Verdict, rules: Rules, mode: str) -> Verdict:
     """A configured ``tool_risk`` can raise (never lower) the risk of a refined built-in tool."""
     override = rules.tool_risk.get(name)
-    if override is None or name not in _REFINED or verdict.decision == Decision.DENY:
+    facts = tool_facts()
+    refined = name in _REFINED or name in facts.read or name in facts.edit
+    if override is None or not refined or verdict.decision == Decision.DENY:
         return verdict
     raised = max_risk(verdict.risk, override)
     if raised == verdict.risk:

@@ -137,10 +137,29 @@ _AUTO_EXEC_NAMES = words(
     .windsurfrules .aider.conf.yml .continue .roo .kiro .opencode .npmrc .mvn .jvmopts
     .sbtopts .bazelrc .cargo .venv venv .tox .nox __pypackages__ node_modules .pnp.cjs
     .pnp.loader.mjs .yarn .bunfig.toml bunfig.toml .tool-versions .sdkmanrc .direnv
-    sitecustomize.py usercustomize.py conftest.py .pth .python-version .nvmrc .node-version"""
+    sitecustomize.py usercustomize.py conftest.py .pth .python-version .nvmrc .node-version
+    .devcontainer.json .pdbrc .pythonrc .rprofile .renviron .lfsconfig .gdbinit .lldbinit .irbrc
+    .pryrc opencode.json opencode.jsonc .zed .amazonq .windsurf .fleet .theia .idx .replit
+    crush.json .crush.json .goose .amp .junie .trae .augment .qodo .tabnine jenkinsfile
+    azure-pipelines.yml azure-pipelines.yaml .gitpod.yml .gitpod.dockerfile .travis.yml
+    bitbucket-pipelines.yml .drone.yml .woodpecker.yml .woodpecker .buildkite.yml
+    .pre-commit-hooks.yaml lefthook.yml .lefthook.yml .goosehints .rules .kilocode .openhands
+    .cody"""
 )
 #: Glob patterns for the same (compared case-folded, per path component).
-_AUTO_EXEC_GLOBS = (".yarnrc*", "rust-toolchain*", "*.pth", ".env*", "gradle-wrapper.*", "mvnw*", "gradlew*")
+_AUTO_EXEC_GLOBS = (
+    ".yarnrc*",
+    "rust-toolchain*",
+    "*.pth",
+    ".env*",
+    "gradle-wrapper.*",
+    "mvnw*",
+    "gradlew*",
+    "*.code-workspace",
+    ".aider*",
+    "azure-pipelines*.y*ml",
+    ".gitlab-ci*.y*ml",
+)
 
 
 @dataclass(frozen=True)

@@ -1,17 +1,27 @@
-"""The policy table: each built-in tool's risk before per-call refinement, and tool-name aliases.
+"""The policy table, derived from the tools: each built-in tool's risk, plan-mode facts, path
+argument and aliases, as the tool classes declare them (``cairn.tools.builtin_tool_classes``).
 
-Refinement happens in :mod:`cairn.policy.evaluate` (bash through the shell classifier, file tools
-through the path checks, ``web_fetch`` through the URL checks, ``memory``/``gitignore`` by
-action).  Anything not in the table (MCP and custom tools) is ``DEFAULT_UNKNOWN_RISK``.
+Nothing here lists tools by hand: a new tool declares ``risk_level``, ``plan_mode``,
+``actions`` and ``path_arg`` on its class and the policy knows it.  Refinement of a call happens
+in :mod:`cairn.policy.evaluate` (bash through the shell classifier, file tools through the path
+checks, ``web_fetch`` through the URL checks, per-action tools by the action's facts).  Anything
+not built in (MCP and custom tools) is ``DEFAULT_UNKNOWN_RISK`` unless ``[tool_risk]`` says
+otherwise.
+
+``DEFAULT_TOOL_RISK``, ``PLAN_TOOLS``, ``READ_TOOLS``, ``EDIT_TOOLS`` and ``PATH_ARG`` stay
+importable; they are computed from the tool classes on first use.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from functools import lru_cache
 from types import MappingProxyType
+from typing import TYPE_CHECKING, Any
 
 from cairn.policy.levels import RiskLevel
+from cairn.tools.base import Tool, ToolAction, call_risk, plan_allows
 
 __all__ = [
     "DEFAULT_TOOL_RISK",
@@ -20,126 +30,88 @@ __all__ = [
     "PATH_ARG",
     "PLAN_TOOLS",
     "READ_TOOLS",
+    "ToolFacts",
     "canonical_tool_name",
+    "plan_offers",
+    "tool_action",
+    "tool_class",
+    "tool_facts",
 ]
 
-LOW, MEDIUM, HIGH = RiskLevel.LOW, RiskLevel.MEDIUM, RiskLevel.HIGH
+DEFAULT_UNKNOWN_RISK = RiskLevel.MEDIUM
 
-DEFAULT_TOOL_RISK: Mapping[str, RiskLevel] = MappingProxyType(
-    {
-        "read_file": LOW,
-        "ls": LOW,
-        "glob": LOW,
-        "grep": LOW,
-        "bash_output": LOW,
-        "kill_bash": LOW,  # stops only background tasks the agent itself started
-        "todo_write": LOW,  # the agent's own plan
-        "task_create": LOW,  # the same plan, one task at a time
-        "task_list": LOW,
-        "task_update": LOW,
-        "gitignore": LOW,  # "check" is LOW; "add" is refined to MEDIUM
-        "memory": MEDIUM,  # "view" is refined to LOW; notes persist across sessions
-        "edit_file": MEDIUM,
-        "write_file": MEDIUM,
-        "bash": HIGH,  # refined by the shell classifier
-        "web_fetch": MEDIUM,  # refined by the URL checks
-        "web_search": LOW,  # the query goes to the configured provider; rules can ask/deny by provider
-        "save_memory": MEDIUM,  # writes CONTEXT.md, which feeds every future prompt
-        "tool_search": LOW,  # loads deferred tools' schemas; runs nothing
-        "list_skills": LOW,
-        "read_skill": LOW,  # reads a skill's files (the user's or the project's own)
-        "slash_command": LOW,  # returns a command's text; what it asks for is judged call by call
-        "agent": MEDIUM,  # a sub-agent
-        "agent_status": LOW,
-        "agent_list": LOW,
-        "agent_merge": MEDIUM,  # merges a sub-agent's branch into the checkout
-    }
-)
+if TYPE_CHECKING:  # derived on first use by ``__getattr__`` below
+    DEFAULT_TOOL_RISK: Mapping[str, RiskLevel]
+    PLAN_TOOLS: frozenset[str]
+    READ_TOOLS: frozenset[str]
+    EDIT_TOOLS: frozenset[str]
+    PATH_ARG: Mapping[str, str]
 
-DEFAULT_UNKNOWN_RISK = MEDIUM
 
-#: Tools that read files; their path argument is judged as a read.
-READ_TOOLS = frozenset({"read_file", "ls", "glob", "grep"})
-#: Tools that change files; their path argument is judged as a write.
-EDIT_TOOLS = frozenset({"edit_file", "write_file"})
-#: The argument holding the path, per file tool.
-PATH_ARG: Mapping[str, str] = MappingProxyType(
-    {
-        "read_file": "file_path",
-        "write_file": "file_path",
-        "edit_file": "file_path",
-        "ls": "path",
-        "glob": "path",
-        "grep": "path",
-    }
-)
+@dataclass(frozen=True)
+class ToolFacts:
+    """The built-in tools' facts, as the policy reads them."""
 
-#: Tools plan mode offers.  Some are refined per call: bash only when the command is read-only,
-#: memory only for "view", gitignore only for "check".
-PLAN_TOOLS = frozenset(
-    {
-        "read_file",
-        "ls",
-        "glob",
-        "grep",
-        "bash_output",
-        "kill_bash",
-        "todo_write",
-        "agent_status",
-        "agent_list",
-        "task_create",
-        "task_list",
-        "task_update",
-        "web_fetch",
-        "web_search",
-        "bash",
-        "memory",
-        "gitignore",
-        "tool_search",
-        "list_skills",
-        "read_skill",
-        "slash_command",
-    }
-)
+    classes: Mapping[str, type[Tool]]
+    #: Each tool's risk before its call is looked at.
+    risk: Mapping[str, RiskLevel]
+    #: Tools plan mode offers (per action and per command the policy allows less).
+    plan: frozenset[str]
+    #: Tools that read files; their path argument is judged as a read.
+    read: frozenset[str]
+    #: Tools that change files; their path argument is judged as a write.
+    edit: frozenset[str]
+    #: The argument holding the path, per file tool.
+    path_arg: Mapping[str, str]
+    #: Lower-cased alias -> canonical name, and every name to itself.
+    aliases: Mapping[str, str]
 
-#: Used until (or if) ``cairn.tools.builtin_aliases()`` cannot be imported: lower-cased alias -> name.
-_FALLBACK_ALIASES = {
-    "bash": "bash",
-    "shell": "bash",
-    "read": "read_file",
-    "write": "write_file",
-    "edit": "edit_file",
-    "multiedit": "edit_file",
-    "webfetch": "web_fetch",
-    "fetch": "web_fetch",
-    "websearch": "web_search",
-    "search_web": "web_search",
-    "glob": "glob",
-    "grep": "grep",
-    "listdir": "ls",
-    "list": "ls",
-    "bashoutput": "bash_output",
-    "killbash": "kill_bash",
-    "killshell": "kill_bash",
-    "todowrite": "todo_write",
-    "memory": "memory",
-    "gitignore": "gitignore",
-    "task": "agent",
-    "agent": "agent",
-}
+
+def _builtin_classes() -> list[type[Tool]]:
+    from cairn.tools import builtin_tool_classes
+
+    return builtin_tool_classes()
 
 
 @lru_cache(maxsize=1)
-def _alias_table() -> dict[str, str]:
-    table = dict(_FALLBACK_ALIASES)
-    table.update({name: name for name in DEFAULT_TOOL_RISK})
-    try:
-        from cairn.tools import builtin_aliases
+def tool_facts() -> ToolFacts:
+    """The facts of every built-in tool class (computed once; ``tool_facts.cache_clear()`` redoes it)."""
+    classes = {cls.name: cls for cls in _builtin_classes()}
+    path_arg = {name: cls.path_arg for name, cls in classes.items() if cls.path_arg}
+    aliases = {alias.lower(): cls.name for cls in classes.values() for alias in cls.aliases}
+    aliases.update({name: name for name in classes})
+    return ToolFacts(
+        classes=MappingProxyType(classes),
+        risk=MappingProxyType({name: RiskLevel(cls.risk_level) for name, cls in classes.items()}),
+        plan=frozenset(name for name, cls in classes.items() if plan_allows(cls)),
+        read=frozenset(name for name in path_arg if classes[name].read_only),
+        edit=frozenset(name for name in path_arg if not classes[name].read_only),
+        path_arg=MappingProxyType(path_arg),
+        aliases=MappingProxyType(aliases),
+    )
 
-        table.update(builtin_aliases())
-    except Exception:  # tool modules still being written, or broken: the fallback table stands
-        pass
-    return table
+
+def tool_class(name: str) -> type[Tool] | None:
+    """The built-in tool class named ``name`` (canonical name), or ``None``."""
+    return tool_facts().classes.get(name)
+
+
+def plan_offers(name: str, args: Mapping[str, Any] | None = None) -> bool:
+    """Whether plan mode offers the built-in tool ``name`` (or allows a call with ``args``).
+
+    The tools' own predicate (``cairn.tools.base.plan_allows``), the one the graph uses to bind
+    tools in plan mode.  ``False`` for tools that are not built in (``read_only_tools`` covers them).
+    """
+    cls = tool_class(name)
+    return cls is not None and plan_allows(cls, args)
+
+
+def tool_action(name: str, args: Mapping[str, Any]) -> tuple[RiskLevel, ToolAction | None]:
+    """The risk of a call to built-in tool ``name`` and the facts of its action, if it declares one."""
+    cls = tool_class(name)
+    if cls is None:
+        return DEFAULT_UNKNOWN_RISK, None
+    return RiskLevel(call_risk(cls, args)), cls.actions.get(str(args.get("action")))
 
 
 def canonical_tool_name(name: str) -> str:
@@ -148,6 +120,23 @@ def canonical_tool_name(name: str) -> str:
     Case-insensitive on purpose: a deny rule for ``bash`` must also catch a call named ``BASH``.
     """
     text = str(name).strip()
-    if text in DEFAULT_TOOL_RISK:
-        return text
-    return _alias_table().get(text.lower(), text)
+    aliases = tool_facts().aliases
+    if text in aliases:
+        return aliases[text]
+    return aliases.get(text.lower(), text)
+
+
+_LEGACY = {
+    "DEFAULT_TOOL_RISK": lambda f: f.risk,
+    "PLAN_TOOLS": lambda f: f.plan,
+    "READ_TOOLS": lambda f: f.read,
+    "EDIT_TOOLS": lambda f: f.edit,
+    "PATH_ARG": lambda f: f.path_arg,
+}
+
+
+def __getattr__(name: str) -> Any:
+    """The table's names as module attributes, derived on first use (no import-time work)."""
+    if name in _LEGACY:
+        return _LEGACY[name](tool_facts())
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

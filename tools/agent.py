@@ -58,6 +58,8 @@ class AgentTool(Tool):
     args_schema = AgentArgs
     risk_level = RiskLevel.MEDIUM
     read_only = False
+    plan_mode = False
+    core = True
     #: Running the same call again re-attaches to the same child session: nothing runs twice.
     idempotent = True
     concurrency_safe = True
@@ -94,6 +96,8 @@ class AgentStatusTool(Tool):
     args_schema = AgentIdArgs
     risk_level = RiskLevel.LOW
     read_only = True
+    plan_mode = True
+    counted = False  # a companion of agent
     concurrency_safe = True
     aliases = ("subagent_status", "AgentStatus")
 
@@ -119,6 +123,8 @@ class AgentListTool(Tool):
     args_schema = AgentListArgs
     risk_level = RiskLevel.LOW
     read_only = True
+    plan_mode = True
+    counted = False  # a companion of agent
     concurrency_safe = True
     aliases = ("subagent_list", "AgentList")
 
@@ -141,6 +147,8 @@ class AgentMergeTool(Tool):
     args_schema = AgentIdArgs
     risk_level = RiskLevel.MEDIUM
     read_only = False
+    plan_mode = False
+    counted = False  # a companion of agent
     concurrency_safe = False
     aliases = ("subagent_merge",)
 

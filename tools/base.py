@@ -2,9 +2,11 @@
 
 A tool is a small class: a name, a description, a pydantic ``args_schema`` whose
 every field has a description, some metadata the policy and the graph read
-(``risk_level``, ``read_only``, ``concurrency_safe``, ``destructive``,
-``aliases``, ``search_hint``) and a ``run`` method.  Callers use ``execute``,
-which validates the arguments and turns every failure into
+(``risk_level``, ``read_only``, ``plan_mode``, ``actions``, ``path_arg``,
+``profiles``, ``lean_fields``, ``core``, ``counted``, ``concurrency_safe``,
+``destructive``, ``aliases``, ``search_hint``) and a ``run`` method.  These facts are stated on the tool and nowhere
+else: the policy's risk table and the graph's tool sets are derived from them.  Callers
+use ``execute``, which validates the arguments and turns every failure into
 ``ToolResult(error=...)``: a tool never raises at its boundary.
 
 ``ToolResult.output`` is what the model reads, ``display`` the one line a person
@@ -20,6 +22,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -112,6 +115,27 @@ class ToolContext:
                 pass
 
 
+@dataclass(frozen=True)
+class ToolAction:
+    """The facts of one value of a tool's ``action`` argument (``memory`` view/add/remove).
+
+    A tool with ``actions`` is judged per action: the action's risk replaces the tool's
+    ``risk_level``, plan mode allows only actions with ``plan_mode``, and accept-edits mode runs
+    actions that edit only an ordinary workspace file (``accept_edits``).  ``why`` is the
+    verdict's reason (``"changes .gitignore"``).
+    """
+
+    risk: RiskLevel
+    why: str
+    plan_mode: bool = False
+    accept_edits: bool = False
+
+
+#: Tool profiles (``cairn.graph.profiles``): ``full`` offers every tool, ``lean`` a small core.
+FULL_PROFILE = frozenset({"full"})
+LEAN_AND_FULL = frozenset({"lean", "full"})
+
+
 class ArgsModel(BaseModel):
     """Base for tool argument schemas: unknown keys are errors the model can fix."""
 
@@ -136,6 +160,24 @@ class Tool(ABC):
     max_output_chars: ClassVar[int] = 30_000
     #: Idempotent tools may be retried automatically after a crash interrupted them.
     idempotent: ClassVar[bool] = False
+    #: Whether plan mode offers the tool (``None``: when ``read_only``).  Plan mode binds the
+    #: tool and the policy allows its calls there; with ``actions``, only the actions marked
+    #: ``plan_mode``; ``bash`` is offered and the policy allows only read-only commands.  Read
+    #: with :func:`plan_allows`, the one predicate the graph and the policy share.
+    plan_mode: ClassVar[bool | None] = None
+    #: Per-action facts, keyed by the value of the ``action`` argument (see :class:`ToolAction`).
+    actions: ClassVar[Mapping[str, ToolAction]] = MappingProxyType({})
+    #: The argument holding the path the tool reads (``read_only``) or writes; the policy judges it.
+    path_arg: ClassVar[str | None] = None
+    #: The tool profiles that offer the tool (``cairn.graph.profiles``).
+    profiles: ClassVar[frozenset[str]] = FULL_PROFILE
+    #: The arguments the lean profile's schema shows (the tool still accepts the others); empty: all.
+    lean_fields: ClassVar[tuple[str, ...]] = ()
+    #: Bound to every model call even when the session defers tools (``cairn.graph.tool_selection``).
+    core: ClassVar[bool] = False
+    #: Counts toward the number of tools that makes a session defer them.  Not counted: tools that
+    #: exist only when configured, and the companions of a counted tool (one family, one count).
+    counted: ClassVar[bool] = True
 
     def __init__(self, workspace: Workspace, services: ToolServices | None = None) -> None:
         self.workspace = workspace
@@ -201,6 +243,32 @@ class Tool(ABC):
             "type": "function",
             "function": {"name": self.name, "description": self.description, "parameters": params},
         }
+
+
+def plan_allows(tool: Tool | type[Tool], args: Mapping[str, Any] | None = None) -> bool:
+    """Whether plan mode offers ``tool`` (``args`` omitted) or allows a call with ``args``.
+
+    The one plan-mode predicate: the graph binds the tools it offers, the policy refuses the
+    calls it does not allow.  The policy refines what it allows further, call by call: a
+    ``bash`` command only when it is read-only.  Works on classes and on instances (wrapped
+    LangChain and MCP tools set their facts per instance).
+    """
+    offered = tool.plan_mode
+    if offered is None:
+        offered = tool.read_only
+    if not offered or args is None or not tool.actions:
+        return bool(offered)
+    action = tool.actions.get(str(args.get("action")))
+    return action is not None and action.plan_mode
+
+
+def call_risk(tool: Tool | type[Tool], args: Mapping[str, Any] | None = None) -> RiskLevel:
+    """The risk of a call before the policy looks at its paths or command: its action's, else the tool's."""
+    if args is not None and tool.actions:
+        action = tool.actions.get(str(args.get("action")))
+        if action is not None:
+            return action.risk
+    return tool.risk_level
 
 
 def without_null_optionals(schema: type[BaseModel], args: Mapping[str, Any]) -> dict[str, Any]:

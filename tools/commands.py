@@ -101,6 +101,8 @@ class SlashCommandArgs(ArgsModel):
 
 class SlashCommandTool(Tool):
     name = "slash_command"
+    plan_mode = True
+    counted = False  # registered only when commands exist
     description = (
         "Run one of the project's or user's custom slash commands: returns its instructions (with the "
         "arguments filled in), which you then follow. Available commands are listed in the system prompt."

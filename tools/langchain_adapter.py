@@ -48,6 +48,7 @@ class LangChainTool(Tool):
         self.args_schema = _schema_for(lc_tool)  # type: ignore[misc]
         self.risk_level = RiskLevel(risk_level or RiskLevel.MEDIUM)  # type: ignore[misc]
         self.read_only = read_only  # type: ignore[misc]
+        self.plan_mode = read_only  # type: ignore[misc]  # plan mode offers it only when declared read-only
         self.concurrency_safe = read_only  # type: ignore[misc]
 
     def run(self, params: Any, ctx: ToolContext) -> ToolResult:

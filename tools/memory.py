@@ -15,11 +15,12 @@ import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from types import MappingProxyType
 from typing import Literal
 
 from pydantic import Field, model_validator
 
-from cairn.tools.base import ArgsModel, RiskLevel, Tool, ToolContext, ToolResult
+from cairn.tools.base import ArgsModel, RiskLevel, Tool, ToolAction, ToolContext, ToolResult
 from cairn.tools.workspace import Workspace
 
 __all__ = ["MAX_NOTES", "MAX_NOTE_CHARS", "MemoryTool", "load_memory", "memory_file_for", "state_dir"]
@@ -141,12 +142,24 @@ def render_notes(notes: list[str]) -> str:
     return "\n".join(lines)
 
 
+#: Why adding or removing notes asks: they reach every later session's prompt.
+_PERSISTS = "changes notes that persist across sessions (a prompt-injection persistence vector)"
+
+
 class MemoryTool(Tool):
     name = "memory"
     description = DESCRIPTION
     args_schema = MemoryArgs
-    risk_level = RiskLevel.MEDIUM  # the policy refines: view LOW, add/remove MEDIUM
+    risk_level = RiskLevel.MEDIUM  # per action: view LOW, add/remove MEDIUM
     read_only = False
+    plan_mode = True  # for "view" only
+    actions = MappingProxyType(
+        {
+            "view": ToolAction(RiskLevel.LOW, "only reads the notes", plan_mode=True),
+            "add": ToolAction(RiskLevel.MEDIUM, _PERSISTS),
+            "remove": ToolAction(RiskLevel.MEDIUM, _PERSISTS),
+        }
+    )
     concurrency_safe = False
     aliases = ("Memory", "remember")
     search_hint = "remember persistent notes preferences across sessions"

@@ -55,6 +55,7 @@ def add_memory(text: str, fact: str) -> str:
 
 class SaveMemoryTool(Tool):
     name = "save_memory"
+    plan_mode = False
     description = (
         f"Save one durable fact about this project under '{HEADING}' in the workspace's {FILE_NAME} "
         "(shared with the team, read at the start of every session): build and test commands, "

@@ -95,6 +95,8 @@ class ReadSkillArgs(ArgsModel):
 class _SkillTool(Tool):
     risk_level = RiskLevel.LOW
     read_only = True
+    plan_mode = True
+    counted = False  # registered only when skills exist
     concurrency_safe = True
     idempotent = True
 
@@ -132,6 +134,7 @@ class ListSkillsTool(_SkillTool):
 
 class ReadSkillTool(_SkillTool):
     name = "read_skill"
+    core = True
     description = (
         "Load a skill's instructions (its SKILL.md) by name, or with `file` another file from the "
         "skill's folder (a script, a template, a reference document)."

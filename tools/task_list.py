@@ -37,6 +37,8 @@ def _commit(ctx: ToolContext, tasks: list[dict[str, Any]], output: str, display:
 class _TaskTool(Tool):
     risk_level = RiskLevel.LOW
     read_only = True  # changes only the agent's own plan, so plan mode can use it
+    plan_mode = True  # changes only the agent's own plan
+    counted = False  # companions of todo_write
     concurrency_safe = False
     idempotent = True
     search_hint = "plan tasks checklist progress todo"

@@ -91,6 +91,7 @@ def render_tasks(tasks: list[dict], *, ids: bool = False) -> str:
 
 class TodoWriteTool(Tool):
     name = "todo_write"
+    plan_mode = True  # changes only the agent's own plan
     description = DESCRIPTION
     args_schema = TodoWriteArgs
     risk_level = RiskLevel.LOW

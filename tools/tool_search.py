@@ -64,6 +64,9 @@ def rank_tools(tools: list[Any], query: str, limit: int) -> list[Any]:
 
 class ToolSearchTool(Tool):
     name = "tool_search"
+    plan_mode = True
+    counted = False  # it exists to load the deferred tools
+    core = True
     description = DESCRIPTION
     args_schema = ToolSearchArgs
     risk_level = RiskLevel.LOW

@@ -60,7 +60,8 @@ commands:
   cairn sessions [--all]      list sessions of this workspace
   cairn show [ID | --last]    transcript and every tool call of a session
   cairn rewind ID [CALL_ID | --turn N]   undo the agent's changes back to a call or turn
-  cairn policy check ...      ask the policy what it would do with a call
+  cairn policy check ...      what the policy would do with a call, and which rule and record decide
+  cairn policy programs [NAME]   what runs without asking, per program (--json)
   cairn models check          probe an OpenAI-compatible endpoint (tool calls, streaming, context)
   cairn sandbox check         probe what the shell sandbox enforces on this machine (--json)
   cairn mcp list|approve      MCP servers: status and tools; approve the project's .mcp.json

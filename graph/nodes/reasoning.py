@@ -239,7 +239,7 @@ def _plan_calls(
         if isinstance(checked, ToolResult):
             if ctx.registry.get(name) is not None and registry.get(name) is None:
                 checked = ToolResult.fail(
-                    f"{name} is not available in plan mode: only read-only tools can be used. "
+                    f"{name} is not available in plan mode: only tools that change nothing can be used. "
                     "Present your plan instead."
                 )
             completed.append(_failed(call_id, name, args, checked.error or "invalid call"))

@@ -13,13 +13,13 @@ from pathlib import Path
 
 import bashlex
 
-from cairn.policy.shell.arith import input_in_arithmetic
+from cairn.policy.shell.bash.arith import input_in_arithmetic
+from cairn.policy.shell.bash.rewrite import rewrite
+from cairn.policy.shell.bash.state import MAX_UNITS
+from cairn.policy.shell.bash.static import backstop, prescan
+from cairn.policy.shell.bash.walker import Shared, Walker
 from cairn.policy.shell.commands import classify
 from cairn.policy.shell.result import ShellAnalysis, StageInfo
-from cairn.policy.shell.rewrite import rewrite
-from cairn.policy.shell.state import MAX_UNITS
-from cairn.policy.shell.static import backstop, prescan
-from cairn.policy.shell.walker import Shared, Walker
 from cairn.tools.workspace import Workspace
 
 __all__ = ["MAX_CHARS", "analyse", "parse_into"]
@@ -138,7 +138,7 @@ def result_risk_high():
 
 
 def _empty_ctx():
-    from cairn.policy.shell.walker import Ctx as _Ctx
+    from cairn.policy.shell.bash.walker import Ctx as _Ctx
 
     return _Ctx()
 

@@ -8,6 +8,7 @@ from cairn.policy.levels import RiskLevel
 from cairn.policy.shell.options import split_args
 from cairn.policy.shell.result import Classified
 from cairn.policy.shell.result import make as _c
+from cairn.policy.shell.safeflags import value_options
 
 __all__ = ["compress", "tar", "unzip", "zip_cmd"]
 
@@ -35,24 +36,7 @@ def tar(name: str, args: list[str]) -> Classified:
     for word in words:
         if word.split("=", 1)[0] in exec_opts or (word.startswith("-I") and not word.startswith("--")):
             return _c("exec", HIGH, f"tar {word.split('=', 1)[0]} runs another program")
-    opts, operands = split_args(
-        words,
-        "fCbLNgKTVXH",
-        (
-            "--file",
-            "--directory",
-            "--exclude",
-            "--exclude-from",
-            "--files-from",
-            "--transform",
-            "--strip-components",
-            "--owner",
-            "--group",
-            "--mode",
-            "--format",
-            "--blocking-factor",
-        ),
-    )
+    opts, operands = split_args(words, *value_options("tar"))
     letters = {o for o, _ in opts}
     archive = next((v for o, v in opts if o in ("-f", "--file") and v), None)
     if archive and _REMOTE_ARCHIVE.match(archive) and "--force-local" not in letters:
@@ -85,7 +69,7 @@ def tar(name: str, args: list[str]) -> Classified:
 
 
 def unzip(name: str, args: list[str]) -> Classified:
-    opts, operands = split_args(args, "dxP", ())
+    opts, operands = split_args(args, *value_options(name))
     names = {o for o, _ in opts}
     if names & {"-l", "-v", "-t", "-Z", "-p", "-c"}:
         return _c("read", LOW, f"{name} only lists or prints an archive", reads=operands[:1])
@@ -96,7 +80,7 @@ def unzip(name: str, args: list[str]) -> Classified:
 def zip_cmd(name: str, args: list[str]) -> Classified:
     if any(a in ("-TT", "--unzip-command") or a.startswith("--unzip-command=") for a in args):
         return _c("exec", HIGH, "zip -TT runs another program")
-    _, operands = split_args(args, "bnPtx", ())
+    _, operands = split_args(args, *value_options(name))
     return _c(
         "write",
         MEDIUM,
@@ -107,7 +91,7 @@ def zip_cmd(name: str, args: list[str]) -> Classified:
 
 
 def compress(name: str, args: list[str]) -> Classified:
-    opts, operands = split_args(args, "S", ("--suffix",))
+    opts, operands = split_args(args, *value_options(name))
     names = {o for o, _ in opts}
     to_stdout = bool(names & {"-c", "--stdout", "--to-stdout", "-l", "--list", "-t", "--test"})
     decode = name.startswith(("gun", "unx", "bun", "unz", "unlz")) or bool(

@@ -5,6 +5,7 @@ Argument-aware handlers (``handlers.py``) take precedence over these tables.
 
 from __future__ import annotations
 
+from cairn.policy.shell.programs import records
 from cairn.policy.vocab import words
 
 __all__ = [
@@ -12,13 +13,10 @@ __all__ = [
     "INSTALL_SUBCOMMANDS",
     "INTERPRETERS",
     "LISTERS_NO_PATHS",
-    "NETWORK",
     "NET_DIAG",
     "NEUTRAL",
-    "PRIVILEGE",
     "PROJECT_RUNNERS",
     "PROJECT_SUBCOMMANDS",
-    "READERS",
     "SHELLS",
     "SYSTEM_BIN",
     "SYSTEM_HIGH",
@@ -33,133 +31,6 @@ NEUTRAL = words(
     getconf clear tput jobs dirs times which whereis printenv history help let mapfile readarray
     compgen true"""
 )
-#: name -> (category, short options taking a value, long options taking a value)
-READERS: dict[str, tuple[str, str, tuple[str, ...]]] = {
-    "cat": ("read", "", ()),
-    "tac": ("read", "s", ("--separator",)),
-    "nl": ("read", "bdfhilnsvw", ()),
-    "head": ("read", "nc", ("--lines", "--bytes")),
-    "tail": ("read", "ncs", ("--lines", "--bytes", "--pid", "--sleep-interval", "--max-unchanged-stats")),
-    "more": ("read", "n", ()),
-    "wc": ("read", "", ("--files0-from",)),
-    "od": ("read", "AjNtSw", ("--address-radix", "--skip-bytes", "--read-bytes", "--format", "--width")),
-    "hexdump": ("read", "efns", ()),
-    "hd": ("read", "efns", ()),
-    "strings": ("read", "nte", ("--bytes", "--radix", "--encoding")),
-    "file": ("read", "mfFP", ("--magic-file", "--files-from", "--separator")),
-    "stat": ("list", "cf", ("--format", "--printf")),
-    "md5sum": ("read", "", ()),
-    "sha1sum": ("read", "", ()),
-    "sha224sum": ("read", "", ()),
-    "sha256sum": ("read", "", ()),
-    "sha384sum": ("read", "", ()),
-    "sha512sum": ("read", "", ()),
-    "b2sum": ("read", "l", ()),
-    "shasum": ("read", "a", ("--algorithm",)),
-    "md5": ("read", "s", ()),
-    "cksum": ("read", "a", ("--algorithm",)),
-    "sum": ("read", "", ()),
-    "cut": ("read", "bcdf", ("--bytes", "--characters", "--delimiter", "--fields", "--output-delimiter")),
-    "paste": ("read", "d", ("--delimiters",)),
-    "join": ("read", "ajeot12", ()),
-    "comm": ("read", "", ("--output-delimiter",)),
-    "diff": (
-        "read",
-        "CUIxXSFLW",
-        (
-            "--label",
-            "--ignore-matching-lines",
-            "--exclude",
-            "--exclude-from",
-            "--starting-file",
-            "--context",
-            "--unified",
-            "--width",
-            "--color",
-        ),
-    ),
-    "cmp": ("read", "in", ("--ignore-initial", "--bytes")),
-    "column": ("read", "cstNRHWOlo", ()),
-    "fold": ("read", "w", ("--width",)),
-    "fmt": ("read", "wpg", ("--width", "--prefix", "--goal")),
-    "expand": ("read", "t", ("--tabs",)),
-    "unexpand": ("read", "t", ("--tabs",)),
-    "rev": ("read", "", ()),
-    "base32": ("read", "w", ("--wrap",)),
-    "basenc": ("read", "w", ("--wrap",)),
-    "zcat": ("read", "", ()),
-    "gzcat": ("read", "", ()),
-    "bzcat": ("read", "", ()),
-    "xzcat": ("read", "", ()),
-    "zstdcat": ("read", "", ()),
-    "lzcat": ("read", "", ()),
-    "readlink": ("list", "", ()),
-    "realpath": ("list", "", ("--relative-to", "--relative-base")),
-    "ls": (
-        "list",
-        "IwT",
-        (
-            "--ignore",
-            "--hide",
-            "--width",
-            "--tabsize",
-            "--format",
-            "--sort",
-            "--time",
-            "--time-style",
-            "--color",
-            "--quoting-style",
-            "--indicator-style",
-            "--block-size",
-        ),
-    ),
-    "dir": ("list", "IwT", ()),
-    "vdir": ("list", "IwT", ()),
-    "du": (
-        "list",
-        "dBtX",
-        (
-            "--max-depth",
-            "--block-size",
-            "--threshold",
-            "--exclude",
-            "--exclude-from",
-            "--time-style",
-            "--files0-from",
-        ),
-    ),
-    "df": ("list", "tBxF", ("--type", "--block-size", "--exclude-type", "--output")),
-    "numfmt": ("read", "", ()),
-    "look": ("read", "t", ()),
-    "json_pp": ("read", "", ()),
-    "bat": (
-        "read",
-        "lHrmp",
-        (
-            "--language",
-            "--highlight-line",
-            "--line-range",
-            "--map-syntax",
-            "--theme",
-            "--style",
-            "--tabs",
-            "--wrap",
-            "--color",
-            "--decorations",
-            "--paging",
-            "--pager",
-        ),
-    ),
-    "pr": ("read", "hwloNn", ()),
-    "nm": ("read", "t", ()),
-    "objdump": ("read", "jM", ()),
-    "readelf": ("read", "xpR", ()),
-    "size": ("read", "", ()),
-    "lsattr": ("list", "", ()),
-    "namei": ("list", "", ()),
-    "getfacl": ("list", "", ()),
-    "lsof": ("list", "cdgpuskrDTFEK", ()),
-}
 LISTERS_NO_PATHS = words(
     """ps pgrep pidof free top htop vmstat iostat lsblk lscpu lsusb lspci lsmod who w last lastlog
     netstat ss ifconfig route arp ulimit umask nvidia-smi sw_vers system_profiler"""
@@ -174,21 +45,7 @@ PROJECT_RUNNERS = words(
 PROJECT_SUBCOMMANDS = {
     "cargo": {"build", "test", "run", "check", "clippy", "bench", "doc", "fmt", "tree", "metadata"},
     "go": {"build", "test", "run", "vet", "generate", "list", "fmt", "doc", "env", "version", "mod"},
-    "npm": {
-        "test",
-        "t",
-        "run",
-        "run-script",
-        "start",
-        "stop",
-        "restart",
-        "exec",
-        "ls",
-        "list",
-        "outdated",
-        "view",
-        "audit",
-    },
+    "npm": words("test t run run-script start stop restart exec ls list outdated view audit"),
     "yarn": {"test", "run", "start", "build", "lint", "why", "list", "info"},
     "pnpm": {"test", "run", "start", "build", "lint", "why", "list", "ls", "exec"},
     "bun": {"test", "run", "build"},
@@ -198,53 +55,14 @@ PROJECT_SUBCOMMANDS = {
     "hatch": {"run", "test", "build", "fmt"},
     "pdm": {"run", "build", "list"},
 }
-INSTALL_SUBCOMMANDS = {
-    "install",
-    "i",
-    "add",
-    "ci",
-    "update",
-    "upgrade",
-    "remove",
-    "uninstall",
-    "get",
-    "publish",
-    "login",
-    "link",
-    "unlink",
-    "global",
-    "dlx",
-    "create",
-    "init",
-    "x",
-}
-INTERPRETERS = words(
-    """python python2 python3 pypy pypy3 node nodejs deno bun perl ruby php lua luajit tclsh wish
-    Rscript R julia osascript jshell groovy scala kotlin ts-node tsx irb erl elixir iex swift-repl
-    ghci guile racket sbcl clisp gawk-script"""
+INSTALL_SUBCOMMANDS = words(
+    """install i add ci update upgrade remove uninstall get publish login link unlink global dlx create
+    init x"""
 )
-SHELLS = {
-    "sh",
-    "bash",
-    "zsh",
-    "dash",
-    "ksh",
-    "mksh",
-    "ash",
-    "fish",
-    "tcsh",
-    "csh",
-    "busybox-sh",
-    "rbash",
-    "yash",
-}
-NETWORK = words(
-    """curl wget nc ncat netcat socat telnet ssh scp sftp rsync ftp tftp aria2c http https xh httpie
-    lynx w3m links elinks openssl gh hub aws gcloud az kubectl helm docker podman terraform vagrant
-    ansible ansible-playbook"""
-)
+#: Interpreters and shells: from their records (``programs/interpreters.py``).
+INTERPRETERS = frozenset(r.name for r in records() if r.handler == "interp.interpreter")
+SHELLS = frozenset(r.name for r in records() if r.handler == "interp.shell")
 NET_DIAG = {"ping", "ping6", "dig", "nslookup", "host", "traceroute", "tracepath", "mtr", "whois", "arping"}
-PRIVILEGE = {"sudo", "su", "doas", "pkexec", "run0", "sudoedit"}
 SYSTEM_HIGH = words(
     """shutdown reboot halt poweroff init telinit systemctl service launchctl crontab at batch mount
     umount swapon swapoff modprobe insmod rmmod sysctl useradd userdel usermod groupadd passwd

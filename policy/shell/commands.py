@@ -21,21 +21,24 @@ from cairn.policy.shell.cmdtables import (
     NEUTRAL,
     PROJECT_RUNNERS,
     PROJECT_SUBCOMMANDS,
-    READERS,
     SHELLS,
     SYSTEM_BIN,
     SYSTEM_HIGH,
     VERSION_SAFE,
 )
-from cairn.policy.shell.options import split_args
+from cairn.policy.shell.judge import judge, judged
+from cairn.policy.shell.programs import record
 from cairn.policy.shell.result import READ_ONLY_CATEGORIES, Classified
 from cairn.policy.shell.result import make as _c
 from cairn.policy.shell.safeflags import unsafe_option
+from cairn.policy.vocab import words
 
 __all__ = ["classify", "command_name"]
 
 LOW, MEDIUM, HIGH = RiskLevel.LOW, RiskLevel.MEDIUM, RiskLevel.HIGH
 Handler = Callable[[str, list[str]], Classified]
+#: Programs whose ``-v`` alone prints the version (for python, ``-v`` is verbose imports instead).
+_SHORT_V_IS_VERSION = frozenset({"node", "nodejs", "npm", "npx", "yarn", "pnpm", "bun"})
 
 
 def command_name(word: str) -> tuple[str, bool]:
@@ -58,7 +61,7 @@ def classify(argv: list[str]) -> Classified:
     if result.risk != LOW or result.category not in READ_ONLY_CATEGORIES or not argv:
         return result
     name, _ = command_name(argv[0])
-    if name in VERSION_SAFE and argv[1:] in (["--version"], ["-V"]):
+    if name in VERSION_SAFE and argv[1:] in (["--version"], ["-V"], ["-v"]):
         return result
     bad = unsafe_option(name, argv[1:])
     if bad is None:
@@ -80,7 +83,11 @@ def _classify(argv: list[str]) -> Classified:
     args = argv[1:]
     if by_path:
         return _c("general", HIGH, f"runs the program {word} by path", exec_files=[word])
-    if name in VERSION_SAFE and (args == ["--version"] or (args == ["-V"] and name in SHELLS | INTERPRETERS)):
+    if name in VERSION_SAFE and (
+        args == ["--version"]
+        or (args == ["-V"] and name in SHELLS | INTERPRETERS)
+        or (args == ["-v"] and name in _SHORT_V_IS_VERSION)
+    ):
         return _c("neutral", LOW, f"{name} {args[0]} only prints a version")
     from cairn.policy.shell.handlers import HANDLERS
 
@@ -93,22 +100,24 @@ def _classify(argv: list[str]) -> Classified:
         )
     if name in NEUTRAL:
         return _c("neutral", LOW, f"{name} changes nothing")
-    if name in READERS:
-        return reader(name, args)
+    if judged(found := record(name)):
+        return judge(found, args)  # type: ignore[arg-type]
+    if name == "ps" and _ps_environment(args):
+        return _c("general", MEDIUM, "ps with e or environ prints every process's environment (API keys)")
     if name in LISTERS_NO_PATHS:
         return _c("list", LOW, f"{name} only shows system state")
+    if name in ("pytest", "py.test"):
+        from cairn.policy.shell.pytestcmd import pytest
+
+        return pytest(name, args)
     if name in PROJECT_RUNNERS:
         return _c("general", MEDIUM, f"{name} runs project code (build/test)")
     if name in PROJECT_SUBCOMMANDS:
         return project_tool(name, args)
-    if re.fullmatch(r"python[0-9.]*|pypy[0-9.]*", name) or name in INTERPRETERS:
+    if re.fullmatch(r"python[0-9.]*|pypy[0-9.]*", name):  # python3.12 … (python3 has a record)
         from cairn.policy.shell.interp import interpreter
 
         return interpreter(name, args)
-    if name in SHELLS:
-        from cairn.policy.shell.interp import shell
-
-        return shell(name, args)
     if name in NET_DIAG:
         return _c("network", MEDIUM, f"{name} contacts the network (names can carry data out)", network=True)
     if name in SYSTEM_HIGH:
@@ -116,33 +125,19 @@ def _classify(argv: list[str]) -> Classified:
     return _c("general", HIGH, f"{name} is not a known read-only command")
 
 
-_PATH_OPTIONS = {
-    "--files0-from",
-    "--exclude-from",
-    "--files-from",
-    "--reference",
-    "--relative-to",
-    "--relative-base",
-    "--magic-file",
-    "--from-file",
-    "--to-file",
-}
-_PATH_SHORT = {"du": {"-X"}, "file": {"-f", "-m"}, "diff": {"-X"}}
+def _ps_environment(args: list[str]) -> bool:
+    """``ps e``, ``ps auxe``, ``ps eww`` (BSD syntax: ``e`` shows the environment), or an output
+    format naming ``environ``; ``ps -e`` (every process) is not it."""
+    for k, arg in enumerate(args):
+        if "environ" in arg.lower():
+            return True
+        valued = k > 0 and args[k - 1] in _PS_VALUED  # ps -o user, ps -p 1: not BSD letters
+        if not valued and not arg.startswith("-") and "e" in arg and arg.isalpha():
+            return True
+    return False
 
 
-def reader(name: str, args: list[str]) -> Classified:
-    """A command whose operands are files it reads."""
-    category, short, long = READERS[name]
-    opts, operands = split_args(args, short, long)
-    reads = list(operands)
-    for opt, value in opts:
-        if value and (opt in _PATH_OPTIONS or opt in _PATH_SHORT.get(name, ())):
-            reads.append(value)
-        if name == "bat" and opt == "--pager":
-            return _c("exec", HIGH, "bat --pager runs another program")
-    if name in ("ls", "dir", "vdir", "du") and not operands:
-        reads.append(".")
-    return _c(category, LOW, f"{name} only reads", reads=reads)
+_PS_VALUED = words("-o -O -p -q -u -U -g -G -C -t -s --format --sort --pid --ppid --user --group --sid --tty")
 
 
 def project_tool(name: str, args: list[str]) -> Classified:
@@ -171,5 +166,9 @@ def project_tool(name: str, args: list[str]) -> Classified:
     if sub in PROJECT_SUBCOMMANDS[name] or (
         name in ("yarn", "pnpm", "bun") and sub and sub not in INSTALL_SUBCOMMANDS
     ):
-        return _c("general", MEDIUM, f"{name} {sub} runs project code (build/test scripts)")
+        from cairn.policy.shell.pytestcmd import runner_options
+
+        return runner_options(
+            name, args, _c("general", MEDIUM, f"{name} {sub} runs project code (build/test scripts)")
+        )
     return _c("general", HIGH, f"{name} {sub or ''} is not a known read-only command".replace("  ", " "))

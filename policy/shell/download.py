@@ -7,7 +7,10 @@ from urllib.parse import urlsplit
 
 from cairn.policy.levels import RiskLevel
 from cairn.policy.shell.options import split_args
+from cairn.policy.shell.programs import Program, record
 from cairn.policy.shell.result import Classified
+from cairn.policy.shell.safeflags import value_options
+from cairn.policy.vocab import words
 
 __all__ = ["curl", "wget"]
 
@@ -24,6 +27,12 @@ def _upload_file(value: str) -> str | None:
     return m.group(1) if m and m.group(1) != "-" else None
 
 
+def _record(name: str) -> Program:
+    found = record(name)
+    assert found is not None, name  # curl, wget and wget2 have records (programs/network.py)
+    return found
+
+
 def _url_basename(url: str) -> str:
     try:
         path = urlsplit(url).path
@@ -32,75 +41,15 @@ def _url_basename(url: str) -> str:
     return path.rstrip("/").rsplit("/", 1)[-1] or "index.html"
 
 
-_OUTPUT_OPTIONS = (
-    "-o",
-    "--output",
-    "-c",
-    "--cookie-jar",
-    "-D",
-    "--dump-header",
-    "--trace",
-    "--trace-ascii",
-    "--stderr",
-    "--output-dir",
+#: Options whose value is data sent (``@FILE`` reads a file), and the headers/format strings.
+_CURL_DATA_OPTIONS = words(
+    "-d --data --data-binary --data-urlencode --data-ascii -F --form --json -H --header -w --write-out --variable"
 )
 
 
 def curl(name: str, args: list[str]) -> Classified:
-    opts, operands = split_args(
-        args,
-        "oKdFTbcDEHuwXAeUxrYyzCmQ",
-        (
-            "--output",
-            "--config",
-            "--data",
-            "--data-binary",
-            "--data-raw",
-            "--data-urlencode",
-            "--data-ascii",
-            "--form",
-            "--form-string",
-            "--upload-file",
-            "--cookie",
-            "--cookie-jar",
-            "--dump-header",
-            "--cert",
-            "--key",
-            "--cacert",
-            "--capath",
-            "--header",
-            "--user",
-            "--write-out",
-            "--request",
-            "--user-agent",
-            "--referer",
-            "--proxy",
-            "--trace",
-            "--trace-ascii",
-            "--stderr",
-            "--json",
-            "--url",
-            "--output-dir",
-            "--netrc-file",
-            "--variable",
-            "--max-time",
-            "--connect-timeout",
-            "--retry",
-            "--range",
-            "--quote",
-            "--time-cond",
-            "--speed-time",
-            "--speed-limit",
-            "--limit-rate",
-            "--max-filesize",
-            "--resolve",
-            "--connect-to",
-            "--interface",
-            "--dns-servers",
-            "--unix-socket",
-            "--abstract-unix-socket",
-        ),
-    )
+    rec = _record(name)
+    opts, operands = split_args(args, *value_options(name))
     urls = operands + [v for o, v in opts if o == "--url" and v]
     reads: list[str] = []
     writes: list[str] = []
@@ -108,21 +57,7 @@ def curl(name: str, args: list[str]) -> Classified:
     for o, v in opts:
         if v is None:
             continue
-        if o in (
-            "-d",
-            "--data",
-            "--data-binary",
-            "--data-urlencode",
-            "--data-ascii",
-            "-F",
-            "--form",
-            "--json",
-            "-H",
-            "--header",
-            "-w",
-            "--write-out",
-            "--variable",
-        ):
+        if o in _CURL_DATA_OPTIONS:
             uploads = uploads or o not in ("-H", "--header", "-w", "--write-out")
             path = _upload_file(v)
             if path:
@@ -130,16 +65,16 @@ def curl(name: str, args: list[str]) -> Classified:
         elif o in ("-T", "--upload-file"):
             uploads = True
             reads.append(v)
-        elif o in ("-K", "--config"):
+        elif o in rec.runs_with:
             return _c(
                 "network",
                 HIGH,
                 f"curl -K reads its options from {v} (they can write or upload anything)",
                 reads=[v],
             )
-        elif o in ("-E", "--cert", "--key", "--cacert", "--netrc-file", "-b", "--cookie") and "=" not in v:
+        elif o in rec.reads_with and "=" not in v:
             reads.append(v)
-        elif o in _OUTPUT_OPTIONS and v != "-":
+        elif o in rec.writes_with and v != "-":
             writes.append(v)
     remote_names = any(o in ("-O", "--remote-name", "--remote-name-all", "-J") for o, _ in opts)
     if remote_names:
@@ -162,51 +97,15 @@ def curl(name: str, args: list[str]) -> Classified:
 
 
 def wget(name: str, args: list[str]) -> Classified:
-    opts, operands = split_args(
-        args,
-        "OoaPiUeTtwQBDlI",
-        (
-            "--output-document",
-            "--output-file",
-            "--append-output",
-            "--directory-prefix",
-            "--input-file",
-            "--user-agent",
-            "--execute",
-            "--timeout",
-            "--tries",
-            "--wait",
-            "--quota",
-            "--base",
-            "--domains",
-            "--post-data",
-            "--post-file",
-            "--body-file",
-            "--body-data",
-            "--header",
-            "--config",
-            "--user",
-            "--password",
-            "--load-cookies",
-            "--save-cookies",
-            "--method",
-            "--level",
-            "--include-directories",
-        ),
-    )
+    rec = _record(name)
+    opts, operands = split_args(args, *value_options(name))
     for o, v in opts:
-        if o in ("-e", "--execute", "--config"):
+        if o in rec.runs_with:
             return _c("network", HIGH, f"wget {o} runs wgetrc commands ({v})")
-    reads = [
-        v
-        for o, v in opts
-        if v and o in ("-i", "--input-file", "--post-file", "--body-file", "--load-cookies")
-    ]
+    reads = [v for o, v in opts if v and o in rec.reads_with]
     out = next((v for o, v in opts if o in ("-O", "--output-document") and v), None)
     prefix = next((v for o, v in opts if o in ("-P", "--directory-prefix") and v), None)
-    writes = [
-        v for o, v in opts if v and o in ("-o", "--output-file", "-a", "--append-output", "--save-cookies")
-    ]
+    writes = [v for o, v in opts if v and o in rec.writes_with]
     if out == "-":
         return _c(
             "network",

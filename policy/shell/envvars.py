@@ -36,25 +36,71 @@ _DANGEROUS_PREFIXES = (
 )
 #: Any variable naming a pager runs it: PAGER, GIT_PAGER, BAT_PAGER, DELTA_PAGER, AWS_PAGER...
 _DANGEROUS_SUFFIXES = ("PAGER", "_EDITOR", "_PROGRAM", "_COMMAND", "_CMD", "_ASKPASS", "_SHELL")
+#: Families whose variables point programs at other code, config, catalogs or output files
+#: (GIT_TEST_FSMONITOR, GIT_COMMON_DIR, GIT_TRACE=FILE, GCONV_PATH, OPENSSL_CONF, MANPATH …).
+_DANGEROUS_FAMILIES = (
+    "GIT_",
+    "GCONV_",
+    "OPENSSL_",
+    "SSL_",
+    "MANPATH",
+    "MANSECT",
+    "TEXTDOMAIN",
+    "NLSPATH",
+    "LOCPATH",
+    "HOSTALIASES",
+    "RESOLV_",
+    "LOCALDOMAIN",
+    "PYTHON",
+    "PERL",
+    "RUBY",
+    "GEM_",
+    "BUNDLE_",
+    "NODE_",
+    "JAVA",
+    "DOCKER_",
+    "KUBECONFIG",
+    "TERMINFO",
+    "XDG_",
+    "MAGIC",
+    "WGET",
+    "CURL_",
+    "SQLITE",
+    "PSQLRC",
+    "MYSQL",
+    "INPUTRC",
+    "TMPDIR",
+)
+#: Variables that may stand before a command without asking: locale, time zone, colours and
+#: terminal size change how output looks, never what a program runs, loads or writes.
 _HARMLESS = words(
     """CI NODE_ENV RUST_BACKTRACE RUST_LOG PYTHONUNBUFFERED PYTHONDONTWRITEBYTECODE PYTHONIOENCODING
-    NO_COLOR FORCE_COLOR CLICOLOR TERM LANG LANGUAGE TZ DEBUG VERBOSE GOOS GOARCH CGO_ENABLED
-    COLUMNS LINES GIT_TERMINAL_PROMPT DEBIAN_FRONTEND PYTEST_ADDOPTS"""
+    NO_COLOR FORCE_COLOR CLICOLOR CLICOLOR_FORCE TERM LANG LANGUAGE TZ DEBUG VERBOSE GOOS GOARCH
+    CGO_ENABLED COLUMNS LINES GIT_TERMINAL_PROMPT DEBIAN_FRONTEND"""
 )
+_QUIET_PAGERS = ("cat", "less", "more", "")
 
 
 def dangerous_env(name: str, value: str | None = None) -> bool:
-    """Whether setting ``name`` can make commands run other code or read other config."""
-    if name.upper().endswith("PAGER") and value in ("cat", "less", "more", ""):
-        return False
-    if name == "IFS" and value in (" \t\n", "\n", "\t", ",", ":", "", " "):
+    """Whether setting ``name`` can make commands run other code or read other config.
+
+    Used for assignments that only reach child processes when the variable is already exported
+    (``X=1; cmd``); an assignment *before* a command reaches it for sure and is judged by
+    :func:`harmless_env` instead."""
+    if harmless_env(name, value):
         return False
     return (
         name in _DANGEROUS
-        or name.startswith(_DANGEROUS_PREFIXES)
+        or name.startswith(_DANGEROUS_PREFIXES + _DANGEROUS_FAMILIES)
         or name.upper().endswith(_DANGEROUS_SUFFIXES)
     )
 
 
-def harmless_env(name: str) -> bool:
+def harmless_env(name: str, value: str | None = None) -> bool:
+    """Whether ``NAME=value cmd`` (or ``env``/``export``) may run without asking: the short list
+    above, ``LC_*``, a pager set to ``cat``/``less``/``more``, or ``IFS`` set to plain separators."""
+    if name.upper().endswith("PAGER"):
+        return value in _QUIET_PAGERS
+    if name == "IFS":
+        return value in (" \t\n", "\n", "\t", ",", ":", "", " ", ";", "|", "=")
     return name in _HARMLESS or bool(re.fullmatch(r"LC_[A-Z]+", name))

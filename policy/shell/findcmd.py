@@ -8,6 +8,9 @@ from cairn.policy.levels import RiskLevel
 from cairn.policy.shell.options import split_args
 from cairn.policy.shell.result import Classified
 from cairn.policy.shell.result import make as _c
+from cairn.policy.shell.safeflags import value_options
+from cairn.policy.shell.treescan import names_secret
+from cairn.policy.vocab import words
 
 __all__ = ["fd", "find"]
 
@@ -25,47 +28,6 @@ def find(name: str, args: list[str]) -> Classified:
     starts = starts or ["."]
     result = _c("search", LOW, "find only searches", reads=list(starts), lists_paths=True)
     result.unfiltered = not any(a in _FILTERS or a.startswith("-newer") for a in args[i:])
-    value_tests = {
-        "-name",
-        "-iname",
-        "-path",
-        "-ipath",
-        "-wholename",
-        "-iwholename",
-        "-regex",
-        "-iregex",
-        "-type",
-        "-xtype",
-        "-perm",
-        "-user",
-        "-group",
-        "-uid",
-        "-gid",
-        "-size",
-        "-mtime",
-        "-mmin",
-        "-atime",
-        "-amin",
-        "-ctime",
-        "-cmin",
-        "-maxdepth",
-        "-mindepth",
-        "-links",
-        "-inum",
-        "-samefile",
-        "-newer",
-        "-anewer",
-        "-cnewer",
-        "-used",
-        "-fstype",
-        "-printf",
-        "-context",
-        "-lname",
-        "-ilname",
-        "-regextype",
-        "-newerXY",
-        "-files0-from",
-    }
     while i < len(args):
         arg = args[i]
         if arg in ("-exec", "-execdir", "-ok", "-okdir"):
@@ -103,43 +65,46 @@ def find(name: str, args: list[str]) -> Classified:
                 result.reads.append(args[i + 1])
             i += 2
             continue
-        elif arg in value_tests or re.fullmatch(r"-newer[amcBt][amcBt]", arg):
+        elif arg in _VALUE_TESTS or re.fullmatch(r"-newer[amcBt][amcBt]", arg):
             i += 2
             continue
         i += 1
+    secret = _secret_pattern(args)
+    if secret:
+        # the paths it finds (and hands to -exec or down a pipe) can be credentials
+        result.lists_paths = False
+        if result.inner is not None:
+            result.category, result.risk = "general", MEDIUM
+            result.reason = f"find runs {result.inner[0]} on files that can be {secret}"
     return result
 
 
-_FILTERS = {
-    "-name",
-    "-iname",
-    "-path",
-    "-ipath",
-    "-wholename",
-    "-iwholename",
-    "-regex",
-    "-iregex",
-    "-type",
-    "-size",
-    "-empty",
-    "-mtime",
-    "-mmin",
-    "-atime",
-    "-amin",
-    "-ctime",
-    "-cmin",
-    "-user",
-    "-group",
-    "-perm",
-    "-links",
-    "-inum",
-    "-samefile",
-    "-lname",
-    "-ilname",
-    "-used",
-    "-nouser",
-    "-nogroup",
-}
+#: Tests that take a value (the next word is not an expression).
+_VALUE_TESTS = words(
+    """-name -iname -path -ipath -wholename -iwholename -regex -iregex -type -xtype -perm -user -group
+    -uid -gid -size -mtime -mmin -atime -amin -ctime -cmin -maxdepth -mindepth -links -inum
+    -samefile -newer -anewer -cnewer -used -fstype -printf -context -lname -ilname -regextype
+    -newerXY -files0-from"""
+)
+
+
+def _secret_pattern(args: list[str]) -> str | None:
+    """A credential name one of find's name tests can match (find's ``*`` matches dot files)."""
+    for k, arg in enumerate(args[:-1]):
+        if arg in _NAME_TESTS:
+            pattern = args[k + 1].lower() if arg[1] == "i" else args[k + 1]
+            found = names_secret(pattern, dotfiles=True)
+            if found:
+                return found
+    return None
+
+
+_NAME_TESTS = {"-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename"}
+_FILTERS = words(
+    """-name -iname -path -ipath -wholename -iwholename -regex -iregex -type -size -empty -mtime -mmin
+    -atime -amin -ctime -cmin -user -group -perm -links -inum -samefile -lname -ilname -used -nouser
+    -nogroup"""
+)
 
 
 def _quote(word: str) -> str:
@@ -155,27 +120,7 @@ def fd(name: str, args: list[str]) -> Classified:
                 result.inner, result.inner_placeholder, result.category = inner, "{}", "wrapper"
                 result.reason = f"{name} {arg} runs {inner[0]} on each match"
             return result
-    opts, operands = split_args(
-        args,
-        "etdEjScoL",
-        (
-            "--extension",
-            "--type",
-            "--max-depth",
-            "--min-depth",
-            "--exclude",
-            "--threads",
-            "--size",
-            "--changed-within",
-            "--changed-before",
-            "--owner",
-            "--color",
-            "--base-directory",
-            "--search-path",
-            "--ignore-file",
-            "--max-results",
-        ),
-    )
+    opts, operands = split_args(args, *value_options(name))
     reads = operands[1:] + [
         v for o, v in opts if v and o in ("--base-directory", "--search-path", "--ignore-file")
     ]

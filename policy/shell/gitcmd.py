@@ -10,6 +10,7 @@ from __future__ import annotations
 from cairn.policy.levels import RiskLevel
 from cairn.policy.shell.gitmore import _EXEC_KEY, DESTRUCTIVE, _config, _multi
 from cairn.policy.shell.options import looks_like_path
+from cairn.policy.shell.programs.git import SUBCOMMANDS
 from cairn.policy.shell.result import Classified
 from cairn.policy.shell.result import make as _c
 from cairn.policy.vocab import words
@@ -18,44 +19,11 @@ __all__ = ["git"]
 
 LOW, MEDIUM, HIGH = RiskLevel.LOW, RiskLevel.MEDIUM, RiskLevel.HIGH
 
-READ_SUBS = words(
-    """status log show diff blame annotate shortlog describe rev-parse rev-list ls-files ls-tree
-    cat-file grep whatchanged range-diff cherry diff-tree diff-files diff-index merge-base
-    name-rev for-each-ref show-ref show-branch count-objects check-ignore check-attr var
-    verify-commit verify-tag version fsck show-index get-tar-commit-id check-ref-format column
-    interpret-trailers check-mailmap"""
-)
-NETWORK_SUBS = {
-    "fetch",
-    "pull",
-    "push",
-    "clone",
-    "ls-remote",
-    "send-email",
-    "request-pull",
-    "lfs",
-    "svn",
-    "p4",
-}
-WRITE_SUBS = words(
-    """add commit checkout switch restore reset merge rebase cherry-pick revert mv rm clean apply am
-    init gc prune repack update-index update-ref symbolic-ref replace commit-tree mktree hash-object
-    read-tree write-tree checkout-index sparse-checkout mergetool format-patch pack-refs citool gui"""
-)
-_EXEC_FLAGS = {
-    "diff": {"--ext-diff"},
-    "log": {"--ext-diff"},
-    "show": {"--ext-diff"},
-    "grep": {"--open-files-in-pager"},
-    "ls-remote": {"-u", "--upload-pack"},
-    "clone": {"-u", "--upload-pack", "--template"},
-    "fetch": {"--upload-pack"},
-    "pull": {"--upload-pack"},
-    "push": {"--receive-pack", "--exec"},
-    "archive": {"--exec"},
-    "init": {"--template"},
-    "send-email": {"--smtp-server", "--sendmail-cmd"},
-}
+#: What each subcommand does, from the subcommand data (``programs/git.py``).
+READ_SUBS = frozenset(s.name for s in SUBCOMMANDS if s.kind == "read")
+NETWORK_SUBS = frozenset(s.name for s in SUBCOMMANDS if s.kind == "network")
+WRITE_SUBS = frozenset(s.name for s in SUBCOMMANDS if s.kind == "write")
+_EXEC_FLAGS = {s.name: s.runs for s in SUBCOMMANDS if s.runs}
 
 
 def git(name: str, args: list[str]) -> Classified:
@@ -123,68 +91,18 @@ def _subcommand(sub: str, rest: list[str]) -> Classified:
                 k = rest.index(bad)
                 target = rest[k + 1] if k + 1 < len(rest) else ""
             return _c("write", MEDIUM, f"git {sub} {bad} writes {target}", writes=[target])
-    exec_flags = _EXEC_FLAGS.get(sub, set())
+    exec_flags = _EXEC_FLAGS.get(sub, frozenset())
     bad = sorted(f for f in flags if f in exec_flags or (sub == "grep" and f.startswith("-O")))
     if bad:
         return _c("exec", HIGH, f"git {sub} {bad[0]} runs another program")
     if sub in READ_SUBS:
-        reads = _paths(rest) + _repository_paths(rest)
-        if sub == "diff" and "--no-index" in flags:
-            reads = [a for a in rest if not a.startswith("-")]
-        if sub == "blame" and "--contents" in flags:
-            k = rest.index("--contents")
-            reads += rest[k + 1 : k + 2]
-        lists = (
-            sub == "ls-files"
-            or (sub in ("diff", "log", "show") and flags & {"--name-only", "--name-status"})
-            or (sub == "grep" and flags & {"-l", "--files-with-matches", "--name-only"})
-        )
-        category = "search" if sub == "grep" else "read"
-        return _c(category, LOW, f"git {sub} only reads the repository", reads=reads, lists_paths=bool(lists))
+        return _read_sub(sub, rest, flags)
     if sub == "archive":
         if "--remote" in flags:
             return _c("network", HIGH, "git archive --remote contacts a remote", network=True)
         return _c("read", LOW, "git archive writes the archive to stdout")
     if sub in ("branch", "tag"):
-        listing = {
-            "-a",
-            "-r",
-            "-v",
-            "-vv",
-            "-l",
-            "--list",
-            "--show-current",
-            "--all",
-            "--remotes",
-            "--verbose",
-            "--contains",
-            "--no-contains",
-            "--merged",
-            "--no-merged",
-            "--points-at",
-            "--sort",
-            "--format",
-            "--color",
-            "--no-color",
-            "--column",
-            "--no-column",
-            "-n",
-            "--ignore-case",
-            "-i",
-        }
-        operands = _operands_after_values(
-            rest,
-            {"--contains", "--no-contains", "--merged", "--no-merged", "--points-at", "--sort", "--format"},
-        )
-        if flags <= listing and (not operands or flags & {"-l", "--list"}):
-            return _c("read", LOW, f"git {sub} only lists")
-        destructive = (sub, "-D") in DESTRUCTIVE and "-D" in flags
-        return _c(
-            "write",
-            MEDIUM,
-            f"git {sub} changes {sub}es" if sub == "branch" else "git tag changes tags",
-            destructive=destructive,
-        )
+        return _branch_or_tag(sub, rest, flags)
     if sub == "remote":
         if not rest or rest[0] in ("-v", "--verbose", "get-url"):
             return _c("read", LOW, "git remote only lists")
@@ -227,6 +145,48 @@ def _subcommand(sub: str, rest: list[str]) -> Classified:
     if sub == "filter-branch":
         return _c("exec", HIGH, "git filter-branch rewrites history by running commands")
     return _c("general", HIGH, f"git {sub} is not a known subcommand (it may be an alias)")
+
+
+def _read_sub(sub: str, rest: list[str], flags: set[str]) -> Classified:
+    """A read-only subcommand: the paths and repository objects it shows."""
+    reads = _paths(rest) + _repository_paths(rest)
+    if sub == "diff" and "--no-index" in flags:
+        reads = [a for a in rest if not a.startswith("-")]
+    if sub == "blame" and "--contents" in flags:  # --contents FILE or --contents=FILE
+        reads += [a.split("=", 1)[1] for a in rest if a.startswith("--contents=")]
+        reads += [rest[k + 1] for k, a in enumerate(rest[:-1]) if a == "--contents"]
+    lists = (
+        sub == "ls-files"
+        or (sub in ("diff", "log", "show") and flags & {"--name-only", "--name-status"})
+        or (sub == "grep" and flags & {"-l", "--files-with-matches", "--name-only"})
+    )
+    category = "search" if sub == "grep" else "read"
+    return _c(category, LOW, f"git {sub} only reads the repository", reads=reads, lists_paths=bool(lists))
+
+
+#: Options with which git branch/tag only list.
+_LISTING_FLAGS = words(
+    """-a -r -v -vv -l --list --show-current --all --remotes --verbose --contains --no-contains
+    --merged --no-merged --points-at --sort --format --color --no-color --column --no-column -n
+    --ignore-case -i"""
+)
+
+
+def _branch_or_tag(sub: str, rest: list[str], flags: set[str]) -> Classified:
+    """git branch/tag: listing is read-only; anything else changes refs."""
+    operands = _operands_after_values(
+        rest,
+        {"--contains", "--no-contains", "--merged", "--no-merged", "--points-at", "--sort", "--format"},
+    )
+    if flags <= _LISTING_FLAGS and (not operands or flags & {"-l", "--list"}):
+        return _c("read", LOW, f"git {sub} only lists")
+    destructive = (sub, "-D") in DESTRUCTIVE and "-D" in flags
+    return _c(
+        "write",
+        MEDIUM,
+        f"git {sub} changes {sub}es" if sub == "branch" else "git tag changes tags",
+        destructive=destructive,
+    )
 
 
 def _repository_paths(rest: list[str]) -> list[str]:

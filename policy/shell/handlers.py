@@ -1,40 +1,37 @@
-"""The dispatch table from command name to handler (assembled from the handler modules)."""
+"""The dispatch table from command name to handler.
+
+A program with a record names its handler there (``handler="writecmds.rm"``), so the table
+takes those from the records; the handler modules list only the programs that have no record
+(shell builtins, remote shells, compressors, privilege wrappers …).
+"""
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 
-from cairn.policy.shell import network, search, shellbuiltins, textcmds, wrappers, writecmds
-from cairn.policy.shell.gitcmd import git
+from cairn.policy.shell import network, search, shellbuiltins, wrappers, writecmds
 from cairn.policy.shell.history import history
+from cairn.policy.shell.programs import records
 from cairn.policy.shell.result import Classified
 
 __all__ = ["HANDLERS"]
 
-HANDLERS: dict[str, Callable[[str, list[str]], Classified]] = {}
+Handler = Callable[[str, list[str]], Classified]
+
+
+def _resolve(spec: str) -> Handler:
+    module, function = spec.rsplit(".", 1)
+    handler: Handler = getattr(importlib.import_module(f"cairn.policy.shell.{module}"), function)
+    return handler
+
+
+HANDLERS: dict[str, Handler] = {}
 HANDLERS.update(search.HANDLERS)
-HANDLERS.update(textcmds.HANDLERS)
 HANDLERS.update(shellbuiltins.HANDLERS)
 HANDLERS.update(writecmds.HANDLERS)
 HANDLERS.update(network.HANDLERS)
-HANDLERS["git"] = git
 HANDLERS["history"] = history
-for _name in (
-    "timeout",
-    "nice",
-    "ionice",
-    "stdbuf",
-    "chrt",
-    "taskset",
-    "time",
-    "nohup",
-    "setsid",
-    "unbuffer",
-    "caffeinate",
-):
-    HANDLERS[_name] = wrappers.neutral_wrapper
-for _name in ("sudo", "su", "doas", "pkexec", "run0", "sudoedit"):
-    HANDLERS[_name] = wrappers.privilege
 HANDLERS.update(
     {
         "env": wrappers.env,
@@ -43,10 +40,8 @@ HANDLERS.update(
         "exec": wrappers.exec_builtin,
         "eval": wrappers.eval_builtin,
         "trap": wrappers.trap_builtin,
-        "watch": wrappers.watch,
-        "flock": wrappers.flock,
         "busybox": wrappers.busybox,
-        "xargs": wrappers.xargs,
         "parallel": wrappers.parallel,
     }
 )
+HANDLERS.update({r.name: _resolve(r.handler) for r in records() if r.handler})

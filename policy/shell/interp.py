@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from cairn.policy.levels import RiskLevel
+from cairn.policy.shell.programs import record
 from cairn.policy.shell.result import Classified
 from cairn.policy.shell.result import make as _c
 
@@ -59,27 +60,10 @@ def shell(name: str, args: list[str]) -> Classified:
     return _c("exec", HIGH, f"{name} runs shell code read from its input", stdin_code=True)
 
 
-_INLINE_FLAGS = {
-    "python": ("-c",),
-    "node": ("-e", "--eval", "-p", "--print"),
-    "deno": ("eval",),
-    "bun": ("-e", "--eval"),
-    "perl": ("-e", "-E"),
-    "ruby": ("-e",),
-    "php": ("-r",),
-    "lua": ("-e",),
-    "osascript": ("-e",),
-    "Rscript": ("-e",),
-    "R": ("-e",),
-    "julia": ("-e",),
-    "tclsh": (),
-    "irb": (),
-}
-
-
 def interpreter(name: str, args: list[str]) -> Classified:
     family = "python" if re.fullmatch(r"python[0-9.]*|pypy[0-9.]*", name) else name
-    flags = _INLINE_FLAGS.get(family, ("-e", "-c"))
+    found = record(family)
+    flags = found.runs_with if found else frozenset(("-e", "-c"))
     inline: list[str] = []
     module: str | None = None
     i = 0
@@ -104,6 +88,10 @@ def interpreter(name: str, args: list[str]) -> Classified:
     if inline:
         return _c("exec", HIGH, f"{name} runs inline code", inline_code=inline)
     if module is not None:
+        if module == "pytest":
+            from cairn.policy.shell.pytestcmd import pytest
+
+            return pytest(f"{name} -m pytest", args[args.index(module) + 1 :] if module in args else [])
         if module in (
             "pytest",
             "unittest",

@@ -5,9 +5,10 @@ from __future__ import annotations
 import re
 
 from cairn.policy.levels import RiskLevel
-from cairn.policy.shell.download import _c, curl, wget
+from cairn.policy.shell.download import _c
 from cairn.policy.shell.options import split_args
 from cairn.policy.shell.result import Classified
+from cairn.policy.shell.safeflags import value_options
 
 __all__ = ["HANDLERS"]
 
@@ -57,23 +58,7 @@ def copy_remote(name: str, args: list[str]) -> Classified:
         a in ("-e", "--rsh") or a.startswith(("--rsh=", "--rsync-path")) for a in args
     ):
         return _c("network", HIGH, "rsync -e runs another program as its transport")
-    opts, operands = split_args(
-        args,
-        "eiPoFSlJ" if name == "scp" else "eTBf",
-        (
-            "--exclude",
-            "--include",
-            "--exclude-from",
-            "--include-from",
-            "--files-from",
-            "--filter",
-            "--log-file",
-            "--backup-dir",
-            "--temp-dir",
-            "--partial-dir",
-            "--chmod",
-        ),
-    )
+    opts, operands = split_args(args, *value_options(name))
     remote = [o for o in operands if re.match(r"^[^/]*:", o) or o.startswith("rsync://")]
     local = [o for o in operands if o not in remote]
     if not remote:
@@ -117,9 +102,6 @@ def openssl(name: str, args: list[str]) -> Classified:
 
 
 HANDLERS = {
-    "curl": curl,
-    "wget": wget,
-    "wget2": wget,
     "nc": netcat,
     "ncat": netcat,
     "netcat": netcat,
@@ -129,7 +111,5 @@ HANDLERS = {
     "telnet": ssh,
     "ftp": ssh,
     "mosh": ssh,
-    "scp": copy_remote,
-    "rsync": copy_remote,
     "openssl": openssl,
 }

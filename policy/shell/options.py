@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Collection
 
-__all__ = ["looks_like_path", "split_args"]
+__all__ = ["looks_like_path", "resolve_long", "split_args"]
 
 
 def split_args(
@@ -13,11 +13,15 @@ def split_args(
     long_values: Collection[str] = (),
     *,
     stop_at_operand: bool = False,
+    long_names: Collection[str] | None = None,
 ) -> tuple[list[tuple[str, str | None]], list[str]]:
     """Options as ``(name, value)`` and operands, GNU style (``--`` ends options).
 
     ``short_values`` lists the single-letter options that take a value (``-n 5``, ``-n5``),
     ``long_values`` the long ones taking the next word when not written ``--opt=value``.
+    ``long_names``, every long option the program has, makes abbreviations resolve as
+    getopt_long resolves them (``--in-pl`` is ``--in-place``); one that does not resolve keeps
+    its spelling, so the caller sees an option it does not know.
     """
     opts: list[tuple[str, str | None]] = []
     operands: list[str] = []
@@ -36,6 +40,8 @@ def split_args(
             continue
         if arg.startswith("--"):
             name, eq, value = arg.partition("=")
+            if long_names is not None:
+                name = resolve_long(name, long_names) or name
             if eq:
                 opts.append((name, value))
             elif name in long_values and i + 1 < len(args):
@@ -64,3 +70,12 @@ def split_args(
 def looks_like_path(text: str) -> bool:
     """A value that names a location outside the current directory (absolute, ~, ..)."""
     return text.startswith(("/", "~", "../")) or text == ".." or "/../" in text or text.endswith("/..")
+
+
+def resolve_long(given: str, names: Collection[str]) -> str | None:
+    """The long option ``given`` (``--in-pl``) stands for, as GNU getopt_long resolves it: an
+    exact name, else the one name it is a prefix of; ``None`` when none or several match."""
+    if given in names:
+        return given
+    matches = [n for n in names if n.startswith(given)]
+    return matches[0] if len(matches) == 1 else None

@@ -44,6 +44,7 @@ class Classified:
     unknown_operands: bool = False  # operands cannot be known (xargs input, $VAR paths)
     assignments: list[str] = field(default_factory=list)  # NAME=VALUE set for the inner command (env)
     unfiltered: bool = False  # find without tests: -exec/-delete reach every path under the start points
+    escalates: bool = False  # an option does more than a prefix rule for the program approves
 
 
 @dataclass
@@ -58,6 +59,7 @@ class StageInfo:
     lists_inside: bool = False
     network: bool = False
     shell_like: bool = False  # a shell or interpreter
+    endless: bool = False  # writes an endless stream (cat /dev/zero, yes)
 
 
 @dataclass

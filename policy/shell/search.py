@@ -1,99 +1,24 @@
-"""Handlers for search and listing commands: grep, rg, ag, find, fd, locate.
+"""Handlers for search commands whose arguments need more than a record: rg, find, fd, locate.
 
 Read-only unless an argument makes them run programs (``find -exec``, ``rg --pre``) or write
-(``find -delete``, ``find -fprint``)."""
+(``find -delete``, ``find -fprint``).  grep and ag are judged from their records."""
 
 from __future__ import annotations
 
 from cairn.policy.levels import RiskLevel
-from cairn.policy.shell.findcmd import fd, find
-from cairn.policy.shell.options import looks_like_path, split_args
+from cairn.policy.shell.findcmd import fd
+from cairn.policy.shell.options import split_args
 from cairn.policy.shell.result import Classified
 from cairn.policy.shell.result import make as _c
+from cairn.policy.shell.safeflags import value_options
 
 __all__ = ["HANDLERS"]
 
 LOW, MEDIUM, HIGH = RiskLevel.LOW, RiskLevel.MEDIUM, RiskLevel.HIGH
 
 
-def _path_values(opts: list[tuple[str, str | None]], names: tuple[str, ...] = ()) -> list[str]:
-    return [v for o, v in opts if v and (o in names or looks_like_path(v))]
-
-
-def grep(name: str, args: list[str]) -> Classified:
-    opts, operands = split_args(
-        args,
-        "efmABCdD",
-        (
-            "--regexp",
-            "--file",
-            "--max-count",
-            "--after-context",
-            "--before-context",
-            "--context",
-            "--include",
-            "--exclude",
-            "--exclude-dir",
-            "--exclude-from",
-            "--label",
-            "--devices",
-            "--directories",
-            "--binary-files",
-            "--group-separator",
-        ),
-    )
-    names = {o for o, _ in opts}
-    has_pattern = bool(names & {"-e", "-f", "--regexp", "--file"})
-    files = operands if has_pattern else operands[1:]
-    reads = files + [v for o, v in opts if v and o in ("-f", "--file", "--exclude-from")]
-    if not files and names & {"-r", "-R", "--recursive", "--dereference-recursive"}:
-        reads.append(".")
-    return _c("search", LOW, f"{name} only searches", reads=reads)
-
-
 def rg(name: str, args: list[str]) -> Classified:
-    opts, operands = split_args(
-        args,
-        "efgtTmABCjMErd",
-        (
-            "--regexp",
-            "--file",
-            "--glob",
-            "--iglob",
-            "--type",
-            "--type-not",
-            "--type-add",
-            "--type-clear",
-            "--max-count",
-            "--after-context",
-            "--before-context",
-            "--context",
-            "--threads",
-            "--max-columns",
-            "--encoding",
-            "--replace",
-            "--max-depth",
-            "--max-filesize",
-            "--sort",
-            "--sortr",
-            "--color",
-            "--colors",
-            "--context-separator",
-            "--field-context-separator",
-            "--field-match-separator",
-            "--path-separator",
-            "--pre",
-            "--pre-glob",
-            "--ignore-file",
-            "--dfa-size-limit",
-            "--regex-size-limit",
-            "--engine",
-            "--hostname-bin",
-            "--hyperlink-format",
-            "--generate",
-            "--max-columns-preview",
-        ),
-    )
+    opts, operands = split_args(args, *value_options(name))
     names = {o for o, _ in opts}
     for danger in ("--pre", "--hostname-bin"):
         if danger in names:
@@ -106,32 +31,11 @@ def rg(name: str, args: list[str]) -> Classified:
     return _c("search", LOW, "rg only searches", reads=reads, lists_paths="--files" in names)
 
 
-def ag(name: str, args: list[str]) -> Classified:
-    opts, operands = split_args(
-        args, "ABCGgmp", ("--pager", "--depth", "--ignore", "--path-to-ignore", "--file-search-regex")
-    )
-    if any(o == "--pager" for o, _ in opts):
-        return _c("exec", HIGH, f"{name} --pager runs another program")
-    return _c("search", LOW, f"{name} only searches", reads=operands[1:] or ["."])
-
-
 def locate(name: str, args: list[str]) -> Classified:
     return _c("search", MEDIUM, f"{name} lists files anywhere on the machine")
 
 
 HANDLERS = {
-    "grep": grep,
-    "egrep": grep,
-    "fgrep": grep,
-    "zgrep": grep,
-    "zegrep": grep,
-    "zfgrep": grep,
-    "rgrep": grep,
-    "rg": rg,
-    "ag": ag,
-    "ack": ag,
-    "find": find,
-    "fd": fd,
     "fdfind": fd,
     "locate": locate,
     "mlocate": locate,

@@ -5,14 +5,42 @@ from __future__ import annotations
 import re
 
 from cairn.policy.levels import RiskLevel
-from cairn.policy.shell.options import split_args
+from cairn.policy.shell.options import resolve_long, split_args
 from cairn.policy.shell.result import Classified
 from cairn.policy.shell.result import make as _c
 from cairn.policy.shell.sedscript import scan_sed
+from cairn.policy.vocab import words
 
 __all__ = ["awk", "sed"]
 
 LOW, MEDIUM, HIGH = RiskLevel.LOW, RiskLevel.MEDIUM, RiskLevel.HIGH
+
+
+#: Every long option of GNU sed and gawk: abbreviations resolve against these as getopt_long
+#: resolves them (``--in-pl`` is ``--in-place``, ``--exe`` is ``--exec``).
+_SED_LONG = tuple(
+    "--" + n
+    for n in words(
+        """expression file in-place line-length null-data zero-terminated quiet silent debug
+    posix regexp-extended separate sandbox unbuffered follow-symlinks binary help version"""
+    )
+)
+_AWK_LONG = tuple(
+    "--" + n
+    for n in words(
+        """assign bignum characters-as-bytes copyright csv debug dump-variables exec
+    field-separator file gen-pot help include lint lint-old load no-optimize non-decimal-data
+    optimize persist posix pretty-print profile re-interval sandbox source trace traditional
+    use-lc-numeric version"""
+    )
+)
+#: awk options that only change how input is split or which variables are preset.
+_AWK_SAFE = words(
+    """-F -v --field-separator --assign --source --posix --traditional --characters-as-bytes --csv
+    --re-interval --use-lc-numeric --sandbox"""
+)
+#: Program text that loads other files or dumps the environment (API keys) asks.
+_AWK_ASKS = re.compile(r"@include|@load|@namespace|\bENVIRON\b|\bPROCINFO\b")
 
 
 def sed(name: str, args: list[str]) -> Classified:
@@ -27,7 +55,10 @@ def sed(name: str, args: list[str]) -> Classified:
             files.extend(args[i:])
             break
         if arg.startswith("--"):
-            opt, eq, value = arg.partition("=")
+            given, eq, value = arg.partition("=")
+            opt = resolve_long(given, _SED_LONG)
+            if opt is None:
+                return _c("general", MEDIUM, f"sed {given} is not a sed option the policy knows")
             if opt == "--expression":
                 scripts.append(value if eq else (args[i] if i < len(args) else ""))
                 i += 0 if eq else 1
@@ -90,11 +121,19 @@ _AWK_DANGER = re.compile(
 
 def awk(name: str, args: list[str]) -> Classified:
     opts, operands = split_args(
-        args, "Ffvi", ("--field-separator", "--file", "--assign", "--include", "--load", "--source", "--exec")
+        args,
+        "FfvEilW",
+        ("--field-separator", "--file", "--assign", "--include", "--load", "--source", "--exec"),
+        long_names=_AWK_LONG,
     )
-    names = {o for o, _ in opts}
-    if names & {"-f", "--file", "--exec", "--include", "-i", "--load", "-l"}:
-        return _c("general", MEDIUM, f"{name} runs a program file or extension the policy cannot read")
+    unknown = next((o for o, _ in opts if o not in _AWK_SAFE), None)
+    if unknown is not None:
+        return _c(
+            "general",
+            MEDIUM,
+            f"{name} {unknown} is not an option the policy knows to be safe "
+            "(program files, extensions, -W and output options run or write code)",
+        )
     programs = [v or "" for o, v in opts if o == "--source"]
     if not programs:
         if not operands:
@@ -110,6 +149,13 @@ def awk(name: str, args: list[str]) -> Classified:
                 reads=[
                     q for q in re.findall(r'"([^"\n]+)"', program) if "/" in q or q.startswith((".", "~"))
                 ],
+            )
+        m = _AWK_ASKS.search(program)
+        if m:
+            return _c(
+                "general",
+                MEDIUM,
+                f"the {name} program uses {m.group()}, which loads other files or prints the environment",
             )
     files = [o for o in operands if not re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", o)]
     return _c("read", LOW, f"{name} only prints", reads=files)

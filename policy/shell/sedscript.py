@@ -55,105 +55,112 @@ def scan_sed(script: str) -> SedScript:
             end = text.find("\n", i)
             i = n if end == -1 else end
             continue
-        # addresses: number, $, /re/, \cREc, first~step, addr1,addr2, +N, ~N
-        while i < n and (text[i].isdigit() or text[i] in "$,~+/\\ \t"):
-            if text[i] == "/":
-                i = _skip_regex(text, i + 1, "/")
-                if i == -1:
-                    out.unknown = True
-                    return out
-                while i < n and text[i] in "IM":
-                    i += 1
-                continue
-            if text[i] == "\\" and i + 1 < n:
-                i = _skip_regex(text, i + 2, text[i + 1])
-                if i == -1:
-                    out.unknown = True
-                    return out
-                continue
-            i += 1
-        if i >= n:
-            break
+        i = _skip_addresses(text, i)
+        if i == -1:
+            out.unknown = True
+            return out
         while i < n and text[i] in "! \t":
             i += 1
         if i >= n:
             break
         cmd = text[i]
-        i += 1
-        if cmd in "{};\n":
-            continue
-        if cmd == "s" or cmd == "y":
-            if i >= n:
-                out.unknown = True
-                return out
-            delim = text[i]
-            if delim in "\\\n":
-                out.unknown = True
-                return out
-            i = _skip_regex(text, i + 1, delim)
-            if i != -1:
-                i = _skip_regex(text, i, delim)
+        i = _command(text, i + 1, cmd, out)
+        if i == -1:
+            out.unknown = True
+            return out
+    return out
+
+
+def _skip_addresses(text: str, i: int) -> int:
+    """Past the addresses (number, $, /re/, \\cREc, first~step, addr1,addr2, +N, ~N); -1 when
+    a regex does not end."""
+    n = len(text)
+    while i < n and (text[i].isdigit() or text[i] in "$,~+/\\ \t"):
+        if text[i] == "/":
+            i = _skip_regex(text, i + 1, "/")
             if i == -1:
-                out.unknown = True
-                return out
-            if cmd == "s":
-                while i < n and text[i] not in ";\n}#":
-                    flag = text[i]
-                    if flag == "e":
-                        out.executes = True
-                    elif flag == "w":
-                        name, i = _read_filename(text, i + 1)
-                        out.writes.append(name)
-                        continue
-                    elif not (flag.isdigit() or flag in "gpiImM \t"):
-                        out.unknown = True
-                        return out
-                    i += 1
+                return -1
+            while i < n and text[i] in "IM":
+                i += 1
             continue
+        if text[i] == "\\" and i + 1 < n:
+            i = _skip_regex(text, i + 2, text[i + 1])
+            if i == -1:
+                return -1
+            continue
+        i += 1
+    return i
+
+
+def _command(text: str, i: int, cmd: str, out: SedScript) -> int:
+    """Record what one command does; the index after it, or -1 when it cannot be read."""
+    n = len(text)
+    if cmd in "{};\n":
+        return i
+    if cmd in "sy":
+        return _substitute(text, i, cmd, out)
+    if cmd in "ewWrR":
+        name, i = _read_filename(text, i)
         if cmd == "e":
             out.executes = True
-            _name, i = _read_filename(text, i)
-            continue
-        if cmd in "wW":
-            name, i = _read_filename(text, i)
+        else:
+            (out.writes if cmd in "wW" else out.reads).append(name)
+        return i
+    if cmd in "aic":
+        return _text_argument(text, i)
+    if cmd in ":btT":
+        stops = [p for p in (text.find("\n", i), text.find(";", i)) if p != -1]
+        return min(stops) if stops else n
+    if cmd in "qQlL":
+        while i < n and (text[i].isdigit() or text[i] in " \t"):
+            i += 1
+        return i
+    if cmd in "=dDgGhHnNpPxzF":
+        return i
+    if cmd == "v":
+        while i < n and text[i] not in ";\n}":
+            i += 1
+        return i
+    return -1
+
+
+def _substitute(text: str, i: int, cmd: str, out: SedScript) -> int:
+    """``s/re/repl/flags`` or ``y/a/b/``: the ``e`` and ``w FILE`` flags run or write."""
+    n = len(text)
+    if i >= n or text[i] in "\\\n":
+        return -1
+    delim = text[i]
+    i = _skip_regex(text, i + 1, delim)
+    if i != -1:
+        i = _skip_regex(text, i, delim)
+    if i == -1 or cmd == "y":
+        return i
+    while i < n and text[i] not in ";\n}#":
+        flag = text[i]
+        if flag == "e":
+            out.executes = True
+        elif flag == "w":
+            name, i = _read_filename(text, i + 1)
             out.writes.append(name)
             continue
-        if cmd in "rR":
-            name, i = _read_filename(text, i)
-            out.reads.append(name)
+        elif not (flag.isdigit() or flag in "gpiImM \t"):
+            return -1
+        i += 1
+    return i
+
+
+def _text_argument(text: str, i: int) -> int:
+    """Past the text of ``a``/``i``/``c`` (it continues over backslash-newlines)."""
+    n = len(text)
+    if text.startswith("\\\n", i):
+        i += 2
+    end = i
+    while end < n:
+        nl = text.find("\n", end)
+        if nl == -1:
+            return n
+        if text[nl - 1] == "\\":
+            end = nl + 1
             continue
-        if cmd in "aic":
-            if text.startswith("\\\n", i):
-                i += 2
-            end = i
-            while end < n:  # text continues over backslash-newlines
-                nl = text.find("\n", end)
-                if nl == -1:
-                    end = n
-                    break
-                if text[nl - 1] == "\\":
-                    end = nl + 1
-                    continue
-                end = nl
-                break
-            i = end
-            continue
-        if cmd in ":btT":
-            end = text.find("\n", i)
-            semi = text.find(";", i)
-            stops = [p for p in (end, semi) if p != -1]
-            i = min(stops) if stops else n
-            continue
-        if cmd in "qQlL":
-            while i < n and (text[i].isdigit() or text[i] in " \t"):
-                i += 1
-            continue
-        if cmd in "=dDgGhHnNpPxzF":
-            continue
-        if cmd == "v":
-            while i < n and text[i] not in ";\n}":
-                i += 1
-            continue
-        out.unknown = True
-        return out
-    return out
+        return nl
+    return end

@@ -9,6 +9,7 @@ from cairn.policy.levels import RiskLevel
 from cairn.policy.shell.options import split_args
 from cairn.policy.shell.result import Classified
 from cairn.policy.shell.result import make as _c
+from cairn.policy.shell.safeflags import value_options
 
 __all__ = ["HANDLERS"]
 
@@ -52,7 +53,7 @@ def printf(name: str, args: list[str]) -> Classified:
 
 
 def _printf_escapes(text: str) -> str:
-    from cairn.policy.shell.ansi import decode_ansi_c
+    from cairn.policy.shell.bash.ansi import decode_ansi_c
 
     return decode_ansi_c(re.sub(r"\\0([0-7]{1,3})", r"\\\1", text))[0]
 
@@ -75,7 +76,7 @@ def _format(fmt: str, args: list[str]) -> str:
 def date(name: str, args: list[str]) -> Classified:
     if any(a in ("-s", "--set") or a.startswith("--set=") for a in args):
         return _c("general", HIGH, "date -s sets the system clock")
-    opts, _ = split_args(args, "dfr", ("--date", "--file", "--reference"))
+    opts, _ = split_args(args, *value_options(name))
     reads = [v for o, v in opts if o in ("-f", "--file", "-r", "--reference") and v]
     return _c("neutral", LOW, "date only prints", reads=reads)
 

@@ -1,7 +1,7 @@
 """Handlers for text tools that are read-only unless an argument says otherwise.
 
-``sed -i``/``w``/``e``, ``awk`` ``system()``/redirection, ``sort -o``/``--compress-program``,
-``uniq``/``xxd`` output operands, ``tee``, ``less +!cmd``, ``man -P``, ``yq -i``."""
+``sed -i``/``w``/``e``, ``awk`` ``system()``/redirection, ``less +!cmd``, ``man -P``,
+``jq``/``yq`` programs; sort, uniq, xxd, base64, tr, tree and iconv are judged from their records."""
 
 from __future__ import annotations
 
@@ -11,94 +11,11 @@ from cairn.policy.levels import RiskLevel
 from cairn.policy.shell.options import split_args
 from cairn.policy.shell.result import Classified
 from cairn.policy.shell.result import make as _c
-from cairn.policy.shell.sedawk import awk, sed
+from cairn.policy.shell.safeflags import value_options
 
-__all__ = ["HANDLERS"]
+__all__ = ["jq", "less", "man"]
 
 LOW, MEDIUM, HIGH = RiskLevel.LOW, RiskLevel.MEDIUM, RiskLevel.HIGH
-
-
-def sort(name: str, args: list[str]) -> Classified:
-    opts, operands = split_args(
-        args,
-        "kStTo",
-        (
-            "--key",
-            "--buffer-size",
-            "--field-separator",
-            "--temporary-directory",
-            "--output",
-            "--compress-program",
-            "--files0-from",
-            "--parallel",
-            "--batch-size",
-            "--random-source",
-            "--sort",
-        ),
-    )
-    for o, v in opts:
-        if o == "--compress-program":
-            return _c("exec", HIGH, f"sort --compress-program runs {v!r}")
-    outputs = [v for o, v in opts if o in ("-o", "--output") and v]
-    reads = operands + [v for o, v in opts if v and o in ("--files0-from", "--random-source")]
-    if outputs:
-        return _c(
-            "write", MEDIUM, f"sort -o writes {outputs[0]}", reads=reads, writes=outputs, auto_edit=True
-        )
-    return _c("read", LOW, "sort only prints", reads=reads)
-
-
-def uniq(name: str, args: list[str]) -> Classified:
-    _, operands = split_args(args, "fsw", ("--skip-fields", "--skip-chars", "--check-chars"))
-    if len(operands) >= 2:
-        return _c(
-            "write",
-            MEDIUM,
-            f"uniq writes its output to {operands[1]}",
-            reads=operands[:1],
-            writes=operands[1:2],
-            auto_edit=True,
-        )
-    return _c("read", LOW, "uniq only prints", reads=operands)
-
-
-def xxd(name: str, args: list[str]) -> Classified:
-    opts, operands = split_args(args, "cglosnC", ("--cols",))
-    decode = any(o == "-r" for o, _ in opts)
-    if len(operands) >= 2:
-        return _c(
-            "write",
-            MEDIUM,
-            f"xxd writes {operands[1]}",
-            reads=operands[:1],
-            writes=operands[1:2],
-            decoder=decode,
-        )
-    return _c("read", LOW, "xxd only prints", reads=operands, decoder=decode)
-
-
-def base64(name: str, args: list[str]) -> Classified:
-    opts, operands = split_args(args, "w", ("--wrap",))
-    decode = any(o in ("-d", "-D", "--decode") for o, _ in opts)
-    return _c("read", LOW, f"{name} only prints", reads=operands, decoder=decode)
-
-
-def rev(name: str, args: list[str]) -> Classified:
-    """rev, base32 -d, basenc -d, uudecode: their output is transformed data."""
-    _, operands = split_args(args, "w", ("--wrap",))
-    decode = name in ("rev", "uudecode") or any(a in ("-d", "--decode") for a in args)
-    return _c("read", LOW, f"{name} only prints", reads=operands, decoder=decode)
-
-
-def tr(name: str, args: list[str]) -> Classified:
-    return _c("read", LOW, "tr only transforms its input", decoder=True)
-
-
-def tee(name: str, args: list[str]) -> Classified:
-    _, operands = split_args(args, "", ("--output-error",))
-    if not operands:
-        return _c("neutral", LOW, "tee with no file")
-    return _c("write", MEDIUM, f"tee writes {', '.join(operands)}", writes=operands, auto_edit=True)
 
 
 def less(name: str, args: list[str]) -> Classified:
@@ -107,11 +24,7 @@ def less(name: str, args: list[str]) -> Classified:
             return _c(
                 "exec", HIGH, f"{name} {arg} runs pager commands at start (they can run shell commands)"
             )
-    opts, operands = split_args(
-        args,
-        "bhjkopPtTxyzO#",
-        ("--log-file", "--LOG-FILE", "--tag", "--pattern", "--prompt", "--lesskey-file", "--tabs", "--shift"),
-    )
+    opts, operands = split_args(args, *value_options(name))
     writes = [v for o, v in opts if o in ("-o", "-O", "--log-file", "--LOG-FILE") and v]
     if writes:
         return _c("write", MEDIUM, f"{name} -o writes a log file", reads=operands, writes=writes)
@@ -119,7 +32,7 @@ def less(name: str, args: list[str]) -> Classified:
 
 
 def man(name: str, args: list[str]) -> Classified:
-    opts, operands = split_args(args, "PHMCRLmSsEe", ("--pager", "--html", "--manpath", "--config-file"))
+    opts, operands = split_args(args, *value_options(name))
     if any(o in ("-P", "--pager", "-H", "--html") for o, _ in opts):
         return _c("exec", HIGH, "man -P/-H runs another program")
     if any(o in ("-l", "--local-file") for o, _ in opts) or any("/" in o for o in operands):
@@ -174,6 +87,14 @@ def jq(name: str, args: list[str]) -> Classified:
     files = positional if has_filter_file else positional[1:]
     category = "read"
     program = positional[0] if positional and not has_filter_file else ""
+    env = _JQ_ENV.search(program)
+    if env:
+        return _c(
+            "general",
+            MEDIUM,
+            f"the {name} program reads the environment ({env.group()}), which holds API keys",
+            reads=files + reads,
+        )
     if has_filter_file or _JQ_MODULES.search(program):
         why = "is read from a file" if has_filter_file else "imports modules"
         return _c(
@@ -195,51 +116,5 @@ def jq(name: str, args: list[str]) -> Classified:
     return _c(category, LOW, f"{name} only prints", reads=files + reads)
 
 
+_JQ_ENV = re.compile(r"\$ENV\b|\$__prog_env\b|(?<![.\w$])(str)?env\b")
 _JQ_MODULES = re.compile(r"\b(import|include|modulemeta|get_search_list)\b")
-
-
-def tree(name: str, args: list[str]) -> Classified:
-    opts, operands = split_args(
-        args, "LPIoHT", ("--filelimit", "--charset", "--timefmt", "--sort", "--fromfile")
-    )
-    writes = [v for o, v in opts if o == "-o" and v]
-    if writes:
-        return _c("write", MEDIUM, f"tree -o writes {writes[0]}", reads=operands or ["."], writes=writes)
-    return _c("list", LOW, "tree only lists", reads=operands or ["."])
-
-
-def iconv(name: str, args: list[str]) -> Classified:
-    opts, operands = split_args(args, "fto", ("--from-code", "--to-code", "--output"))
-    writes = [v for o, v in opts if o in ("-o", "--output") and v]
-    if writes:
-        return _c(
-            "write", MEDIUM, f"iconv -o writes {writes[0]}", reads=operands, writes=writes, auto_edit=True
-        )
-    return _c("read", LOW, "iconv only prints", reads=operands)
-
-
-HANDLERS = {
-    "sed": sed,
-    "gsed": sed,
-    "awk": awk,
-    "gawk": awk,
-    "mawk": awk,
-    "nawk": awk,
-    "sort": sort,
-    "uniq": uniq,
-    "xxd": xxd,
-    "base64": base64,
-    "tr": tr,
-    "rev": rev,
-    "base32": rev,
-    "basenc": rev,
-    "uudecode": rev,
-    "tee": tee,
-    "less": less,
-    "man": man,
-    "jq": jq,
-    "yq": jq,
-    "gojq": jq,
-    "tree": tree,
-    "iconv": iconv,
-}

@@ -7,51 +7,29 @@ as its own unit) or, for code passed as a string, as ``nested_code`` (parsed and
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 
 from cairn.policy.levels import RiskLevel
 from cairn.policy.shell.options import split_args
+from cairn.policy.shell.programs import record
 from cairn.policy.shell.result import Classified
 from cairn.policy.shell.result import make as _c
+from cairn.policy.shell.safeflags import value_options
 
-__all__ = ["env", "neutral_wrapper", "privilege", "xargs"]
+__all__ = ["env", "privilege", "xargs"]
 
 LOW, MEDIUM, HIGH = RiskLevel.LOW, RiskLevel.MEDIUM, RiskLevel.HIGH
 
 
 def _after_options(
-    args: list[str], short_values: str, long_values: tuple[str, ...] = ()
+    args: list[str],
+    short_values: str,
+    long_values: Collection[str] = (),
+    long_names: tuple[str, ...] | None = None,
 ) -> tuple[list[tuple[str, str | None]], list[str]]:
     """Options before the wrapped command, and the wrapped command's argv."""
-    opts, rest = split_args(args, short_values, long_values, stop_at_operand=True)
+    opts, rest = split_args(args, short_values, long_values, stop_at_operand=True, long_names=long_names)
     return opts, rest
-
-
-# -- simple wrappers ---------------------------------------------------------------------------
-def neutral_wrapper(name: str, args: list[str]) -> Classified:
-    """timeout, nice, nohup, stdbuf, ionice, setsid, chrt, taskset, time, unbuffer, caffeinate."""
-    spec = {
-        "timeout": ("ks", ("--kill-after", "--signal")),
-        "nice": ("n", ("--adjustment",)),
-        "ionice": ("cnp", ("--class", "--classdata", "--pid")),
-        "stdbuf": ("ioe", ("--input", "--output", "--error")),
-        "chrt": ("", ()),
-        "taskset": ("", ()),
-        "time": ("fo", ("--format", "--output")),
-        "nohup": ("", ()),
-        "setsid": ("", ()),
-        "unbuffer": ("", ()),
-        "caffeinate": ("tw", ()),
-    }
-    short, long = spec.get(name, ("", ()))
-    opts, rest = _after_options(args, short, long)
-    writes = [v for o, v in opts if name == "time" and o in ("-o", "--output") and v]
-    if name in ("timeout", "chrt", "taskset") and rest:
-        rest = rest[1:]  # the duration / priority / mask
-    if name == "chrt" and rest and re.fullmatch(r"\d+", rest[0]):
-        rest = rest[1:]
-    if not rest:
-        return _c("neutral", LOW, f"{name} with no command")
-    return _c("wrapper", LOW, f"{name} runs {rest[0]}", inner=rest, writes=writes)
 
 
 def env(name: str, args: list[str]) -> Classified:
@@ -113,26 +91,10 @@ _PRINTS_ENV = "{name} prints every variable of the environment (values the secre
 
 def privilege(name: str, args: list[str]) -> Classified:
     if name == "su":
-        opts, rest = split_args(args, "cgGsw", ("--command", "--group", "--shell", "--whitelist-environment"))
+        opts, rest = split_args(args, *value_options(name))
         code = [v for o, v in opts if o in ("-c", "--command") and v]
         return _c("privilege", HIGH, "su runs commands as another user", nested_code=code)
-    short = "ugCDhpRrtTU" if name in ("sudo", "sudoedit") else "uC"
-    opts, rest = _after_options(
-        args,
-        short,
-        (
-            "--user",
-            "--group",
-            "--chdir",
-            "--host",
-            "--prompt",
-            "--role",
-            "--type",
-            "--close-from",
-            "--other-user",
-            "--command-timeout",
-        ),
-    )
+    opts, rest = _after_options(args, *value_options(name))
     flags = {o for o, _ in opts}
     if name == "sudoedit" or "-e" in flags or "--edit" in flags:
         return _c("privilege", HIGH, "sudoedit edits files as root", writes=rest)
@@ -180,7 +142,7 @@ def trap_builtin(name: str, args: list[str]) -> Classified:
 
 
 def watch(name: str, args: list[str]) -> Classified:
-    opts, rest = _after_options(args, "nqd", ("--interval", "--differences", "--chgexit"))
+    opts, rest = _after_options(args, *value_options(name))
     if not rest:
         return _c("neutral", LOW, "watch with no command")
     flags = {o for o, _ in opts}
@@ -190,7 +152,7 @@ def watch(name: str, args: list[str]) -> Classified:
 
 
 def flock(name: str, args: list[str]) -> Classified:
-    opts, rest = _after_options(args, "wEc", ("--wait", "--timeout", "--conflict-exit-code", "--command"))
+    opts, rest = _after_options(args, *value_options(name))
     code = [v for o, v in opts if o in ("-c", "--command") and v]
     if code:
         return _c("wrapper", LOW, "flock runs a command line", nested_code=code, reads=rest[:1])
@@ -206,21 +168,13 @@ def busybox(name: str, args: list[str]) -> Classified:
 
 
 def xargs(name: str, args: list[str]) -> Classified:
-    opts, rest = _after_options(
-        args,
-        "aEeIiLlnPsd",
-        (
-            "--arg-file",
-            "--eof",
-            "--replace",
-            "--max-lines",
-            "--max-args",
-            "--max-procs",
-            "--max-chars",
-            "--delimiter",
-            "--process-slot-var",
-        ),
-    )
+    xargs_record = record("xargs")
+    assert xargs_record is not None
+    long_names = tuple(o.name for o in xargs_record.options if o.name.startswith("--"))
+    opts, rest = _after_options(args, *value_options(name), long_names=long_names)
+    strange = next((o for o, _ in opts if o.startswith("--") and o not in long_names), None)
+    if strange is not None:
+        return _c("general", HIGH, f"xargs {strange} is not an xargs option")
     reads = [v for o, v in opts if o in ("-a", "--arg-file") and v]
     inner = rest or ["echo"]
     replace = next((v or "{}" for o, v in opts if o in ("-I", "-i", "--replace")), None)

@@ -5,10 +5,11 @@ from __future__ import annotations
 import re
 
 from cairn.policy.levels import RiskLevel
-from cairn.policy.shell.archives import compress, tar, unzip, zip_cmd
+from cairn.policy.shell.archives import tar
 from cairn.policy.shell.options import split_args
 from cairn.policy.shell.result import Classified
 from cairn.policy.shell.result import make as _c
+from cairn.policy.shell.safeflags import value_options
 
 __all__ = ["HANDLERS"]
 
@@ -20,7 +21,7 @@ def _recursive(opts: list[tuple[str, str | None]]) -> bool:
 
 
 def rm(name: str, args: list[str]) -> Classified:
-    opts, operands = split_args(args, "", ("--interactive",))
+    opts, operands = split_args(args, *value_options(name))
     names = {o for o, _ in opts}
     result = _c(
         "write", MEDIUM, f"rm deletes {' '.join(operands) or 'nothing'}", writes=operands, destructive=True
@@ -38,47 +39,8 @@ def rm(name: str, args: list[str]) -> Classified:
     return result
 
 
-def mkdir_touch(name: str, args: list[str]) -> Classified:
-    spec = {
-        "mkdir": ("m", ("--mode", "--context")),
-        "touch": ("dtr", ("--date", "--reference")),
-        "mkfifo": ("m", ("--mode",)),
-        "truncate": ("sro", ("--size", "--reference")),
-        "fallocate": ("loz", ("--length", "--offset")),
-    }
-    short, long = spec[name]
-    opts, operands = split_args(args, short, long)
-    reads = [v for o, v in opts if o in ("-r", "--reference") and v]
-    destructive = name in ("truncate",)
-    return _c(
-        "write",
-        MEDIUM,
-        f"{name} changes {' '.join(operands)}",
-        writes=operands,
-        reads=reads,
-        destructive=destructive,
-        auto_edit=name in ("mkdir", "touch"),
-    )
-
-
 def copy_move(name: str, args: list[str]) -> Classified:
-    short = "tSbo" if name != "install" else "tSmogb"
-    opts, operands = split_args(
-        args,
-        short,
-        (
-            "--target-directory",
-            "--suffix",
-            "--backup",
-            "--mode",
-            "--owner",
-            "--group",
-            "--reflink",
-            "--sparse",
-            "--preserve",
-            "--no-preserve",
-        ),
-    )
+    opts, operands = split_args(args, *value_options(name))
     target = next((v for o, v in opts if o in ("-t", "--target-directory") and v), None)
     if target is not None:
         sources, dests = operands, [target]
@@ -126,7 +88,7 @@ def link(name: str, args: list[str]) -> Classified:
 
 
 def chmod_chown(name: str, args: list[str]) -> Classified:
-    opts, operands = split_args(args, "", ("--reference", "--from"))
+    opts, operands = split_args(args, *value_options(name))
     reference = any(o == "--reference" for o, _ in opts)
     # chmod -x is a mode, not an option: keep mode-looking "options" as the mode operand
     mode_opts = [o for o, _ in opts if name == "chmod" and re.fullmatch(r"-[rwxXst]+", o)]
@@ -144,11 +106,6 @@ def chmod_chown(name: str, args: list[str]) -> Classified:
     return result
 
 
-def shred(name: str, args: list[str]) -> Classified:
-    _, operands = split_args(args, "nsx", ("--iterations", "--size", "--random-source", "--remove"))
-    return _c("write", MEDIUM, f"shred destroys {' '.join(operands)}", writes=operands, destructive=True)
-
-
 def dd(name: str, args: list[str]) -> Classified:
     reads = [a[3:] for a in args if a.startswith("if=")]
     writes = [a[3:] for a in args if a.startswith("of=")]
@@ -158,9 +115,7 @@ def dd(name: str, args: list[str]) -> Classified:
 
 
 def patch(name: str, args: list[str]) -> Classified:
-    opts, operands = split_args(
-        args, "pdiboBDFrVYz", ("--directory", "--input", "--output", "--reject-file", "--strip", "--backup")
-    )
+    opts, operands = split_args(args, *value_options(name))
     reads = [v for o, v in opts if o in ("-i", "--input") and v]
     writes = [v for o, v in opts if o in ("-o", "--output") and v] + operands[:1]
     return _c(
@@ -173,7 +128,7 @@ def patch(name: str, args: list[str]) -> Classified:
 
 
 def split_cmd(name: str, args: list[str]) -> Classified:
-    _, operands = split_args(args, "abCdlnt", ())
+    _, operands = split_args(args, *value_options(name))
     prefix = operands[1:2] or ["x"]
     return _c("write", MEDIUM, f"{name} writes pieces named {prefix[0]}*", reads=operands[:1], writes=prefix)
 
@@ -183,40 +138,7 @@ def git_hook_tools(name: str, args: list[str]) -> Classified:
 
 
 HANDLERS = {
-    "rm": rm,
-    "rmdir": rm,
-    "unlink": rm,
-    "mkdir": mkdir_touch,
-    "touch": mkdir_touch,
-    "mkfifo": mkdir_touch,
-    "truncate": mkdir_touch,
-    "fallocate": mkdir_touch,
-    "cp": copy_move,
-    "mv": copy_move,
-    "ln": copy_move,
-    "link": link,
-    "install": copy_move,
-    "chmod": chmod_chown,
-    "chown": chmod_chown,
-    "chgrp": chmod_chown,
-    "shred": shred,
-    "dd": dd,
-    "tar": tar,
     "bsdtar": tar,
     "gtar": tar,
-    "unzip": unzip,
-    "zip": zip_cmd,
-    "gzip": compress,
-    "gunzip": compress,
-    "bzip2": compress,
-    "bunzip2": compress,
-    "xz": compress,
-    "unxz": compress,
-    "zstd": compress,
-    "unzstd": compress,
-    "lz4": compress,
-    "patch": patch,
-    "split": split_cmd,
-    "csplit": split_cmd,
     "husky": git_hook_tools,
 }

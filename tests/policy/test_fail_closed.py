@@ -8,7 +8,7 @@ import pytest
 
 from cairn.policy import Rules, evaluate
 from cairn.policy.shell.analysis import MAX_CHARS
-from cairn.policy.shell.state import MAX_UNITS
+from cairn.policy.shell.bash.state import MAX_UNITS
 
 UNCHECKABLE = {
     "too-long": "echo " + "a" * (MAX_CHARS - 4),

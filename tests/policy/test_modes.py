@@ -24,13 +24,21 @@ FETCH = ("web_fetch", {"url": "https://93.184.216.34/", "prompt": "x"})
 TASK = ("task", {"prompt": "look around"})
 MEMORY_ADD = ("memory", {"action": "add", "note": "x"})
 MEMORY_VIEW = ("memory", {"action": "view"})
+GITIGNORE_CHECK = ("gitignore", {"action": "check", "path": "src/app.py"})
+GITIGNORE_ADD = ("gitignore", {"action": "add", "patterns": ["build/"]})
+KILL_BASH = ("kill_bash", {"task_id": "b1"})
 
-#: call -> expected decision per mode (default, accept-edits, plan, bypass)
+#: call -> expected decision per mode (default, accept-edits, plan, bypass).  Plan mode offers
+#: bash, memory, gitignore and kill_bash (tests/policy/test_tool_facts.py checks the graph binds
+#: them): their read-only calls run there and their writing calls are denied.
 TABLE = [
     (READ, ("allow", "allow", "allow", "allow")),
     (GREP, ("allow", "allow", "allow", "allow")),
     (BASH_READ, ("allow", "allow", "allow", "allow")),
     (MEMORY_VIEW, ("allow", "allow", "allow", "allow")),
+    (GITIGNORE_CHECK, ("allow", "allow", "allow", "allow")),
+    (KILL_BASH, ("allow", "allow", "allow", "allow")),
+    (GITIGNORE_ADD, ("ask", "allow", "deny", "allow")),
     (EDIT, ("ask", "allow", "deny", "allow")),
     (WRITE_NEW, ("ask", "allow", "deny", "allow")),
     (BASH_WRITE, ("ask", "allow", "deny", "allow")),

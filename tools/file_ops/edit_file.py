@@ -6,7 +6,7 @@ from typing import Any
 
 from pydantic import Field
 
-from cairn.tools.base import ArgsModel, RiskLevel, Tool, ToolContext, ToolResult
+from cairn.tools.base import LEAN_AND_FULL, ArgsModel, RiskLevel, Tool, ToolContext, ToolResult
 from cairn.tools.file_ops.edit_match import (
     closest_region,
     find_occurrences,
@@ -46,6 +46,11 @@ class EditFileArgs(ArgsModel):
 
 class EditFileTool(Tool):
     name = "edit_file"
+    plan_mode = False
+    path_arg = "file_path"
+    profiles = LEAN_AND_FULL
+    lean_fields = ("file_path", "old_string", "new_string", "replace_all")
+    core = True
     description = (
         "Replace an exact string in a file. old_string must match the file character for character "
         "(indentation included) and be unique unless replace_all=true; read the file first. Line endings "
@@ -55,7 +60,7 @@ class EditFileTool(Tool):
     args_schema = EditFileArgs
     risk_level = RiskLevel.MEDIUM
     reversible = True
-    aliases = ("Edit", "FileEdit", "str_replace", "StrReplace")
+    aliases = ("Edit", "MultiEdit", "FileEdit", "str_replace", "StrReplace")
     search_hint = "edit modify change replace text string in file patch"
 
     def _plan(self, params: Any) -> tuple[Plan, int, int]:

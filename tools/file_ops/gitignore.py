@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any, Literal
 
 from pydantic import Field
 
-from cairn.tools.base import ArgsModel, RiskLevel, Tool, ToolContext, ToolResult
+from cairn.tools.base import ArgsModel, RiskLevel, Tool, ToolAction, ToolContext, ToolResult
 from cairn.tools.file_ops.ignore import (
     DEFAULT_EXCLUDES_LABEL,
     IgnoreFile,
@@ -54,6 +55,13 @@ class GitignoreTool(Tool):
     )
     args_schema = GitignoreArgs
     risk_level = RiskLevel.MEDIUM
+    plan_mode = True  # for "check" only
+    actions = MappingProxyType(
+        {
+            "check": ToolAction(RiskLevel.LOW, "only reads", plan_mode=True),
+            "add": ToolAction(RiskLevel.MEDIUM, "changes .gitignore", accept_edits=True),
+        }
+    )
     reversible = True
     idempotent = True
     search_hint = "gitignore ignore patterns exclude files from git check ignored"

@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic import Field
 
-from cairn.tools.base import ArgsModel, RiskLevel, Tool, ToolContext, ToolResult
+from cairn.tools.base import LEAN_AND_FULL, ArgsModel, RiskLevel, Tool, ToolContext, ToolResult
 from cairn.tools.file_ops import ripgrep
 from cairn.tools.file_ops.fmt import bounded_rows, human_size, plural
 from cairn.tools.file_ops.globs import compile_glob, literal_prefix, rg_name_glob
@@ -35,6 +35,11 @@ class GlobArgs(ArgsModel):
 
 class GlobTool(Tool):
     name = "glob"
+    plan_mode = True
+    path_arg = "path"
+    profiles = LEAN_AND_FULL
+    lean_fields = ("pattern", "path")
+    core = True
     description = (
         "Find files by name pattern (e.g. '**/*.py', 'src/**/*.{ts,tsx}'). Honours .gitignore files at every "
         "level and skips .git, node_modules, __pycache__, .venv, dist, build and *.pyc unless "

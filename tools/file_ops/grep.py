@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from cairn.tools.base import ArgsModel, RiskLevel, Tool, ToolContext, ToolResult
+from cairn.tools.base import LEAN_AND_FULL, ArgsModel, RiskLevel, Tool, ToolContext, ToolResult
 from cairn.tools.file_ops import grep_py, grep_rg, ripgrep
 from cairn.tools.file_ops.fmt import plural
 from cairn.tools.file_ops.globs import path_filter, rg_name_glob, split_top_level
@@ -51,6 +51,11 @@ class GrepArgs(ArgsModel):
 
 class GrepTool(Tool):
     name = "grep"
+    plan_mode = True
+    path_arg = "path"
+    profiles = LEAN_AND_FULL
+    lean_fields = ("pattern", "path", "glob")
+    core = True
     description = (
         "Search file contents with a regular expression (ripgrep). Searches the workspace (or `path`) "
         "recursively, honouring .gitignore files and skipping binary files and .git, node_modules, "

@@ -29,6 +29,8 @@ class ListDirArgs(ArgsModel):
 
 class ListDirTool(Tool):
     name = "ls"
+    plan_mode = True
+    path_arg = "path"
     description = (
         "List one directory: subdirectories first (with a trailing /), then files with their sizes, then "
         "symlinks with their targets. .git and entries ignored by .gitignore or the default excludes "
@@ -40,7 +42,7 @@ class ListDirTool(Tool):
     read_only = True
     concurrency_safe = True
     idempotent = True
-    aliases = ("LS", "ListDir", "list_dir", "list_directory")
+    aliases = ("LS", "ListDir", "List", "list_dir", "list_directory")
     search_hint = "list directory folder contents files ls dir"
 
     def run(self, params: Any, ctx: ToolContext) -> ToolResult:

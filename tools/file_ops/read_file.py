@@ -11,7 +11,7 @@ from typing import Any
 
 from pydantic import Field
 
-from cairn.tools.base import ArgsModel, RiskLevel, Tool, ToolContext, ToolResult
+from cairn.tools.base import LEAN_AND_FULL, ArgsModel, RiskLevel, Tool, ToolContext, ToolResult
 from cairn.tools.file_ops.binary import SNIFF_BYTES, FileKind, sniff
 from cairn.tools.file_ops.fmt import human_size, plural
 from cairn.tools.file_ops.images import ImageTooLarge, prepare_image
@@ -39,6 +39,11 @@ class ReadFileArgs(ArgsModel):
 
 class ReadFileTool(Tool):
     name = "read_file"
+    plan_mode = True
+    path_arg = "file_path"
+    profiles = LEAN_AND_FULL
+    lean_fields = ("file_path", "offset", "limit")
+    core = True
     description = (
         "Read a file. Text comes back as numbered lines (`cat -n` style: line number, tab, text), at most "
         "`limit` lines (default 2000) from line `offset`; lines over 2000 characters are cut. The note at "

@@ -6,7 +6,7 @@ from typing import Any
 
 from pydantic import Field
 
-from cairn.tools.base import ArgsModel, RiskLevel, Tool, ToolContext, ToolResult
+from cairn.tools.base import LEAN_AND_FULL, ArgsModel, RiskLevel, Tool, ToolContext, ToolResult
 from cairn.tools.file_ops.fmt import plural
 from cairn.tools.file_ops.textio import split_lines, to_newline
 from cairn.tools.file_ops.writing import WriteRefused, commit, load_current, make_plan, preview_result
@@ -21,6 +21,11 @@ class WriteFileArgs(ArgsModel):
 
 class WriteFileTool(Tool):
     name = "write_file"
+    plan_mode = False
+    path_arg = "file_path"
+    profiles = LEAN_AND_FULL
+    lean_fields = ("file_path", "content")
+    core = True
     description = (
         "Write a file with the given content, creating parent directories as needed. Overwriting an "
         "existing file requires having read it with read_file first (and it must not have changed since); "

@@ -6,7 +6,7 @@ from typing import Any
 
 from pydantic import Field
 
-from cairn.tools.base import ArgsModel, RiskLevel, Tool, ToolContext, ToolResult
+from cairn.tools.base import LEAN_AND_FULL, ArgsModel, RiskLevel, Tool, ToolContext, ToolResult
 from cairn.tools.shell.command import RunningCommand
 from cairn.tools.shell.parse import programs, short_command
 from cairn.tools.shell.progress import LineFeed
@@ -63,6 +63,10 @@ def bash_label(command: str, risk: str | None = None) -> str:
 
 class BashTool(Tool):
     name = "bash"
+    plan_mode = True  # the policy allows only read-only commands there
+    profiles = LEAN_AND_FULL
+    lean_fields = ("command", "timeout")
+    core = True
     description = DESCRIPTION
     args_schema = BashArgs
     risk_level = RiskLevel.HIGH

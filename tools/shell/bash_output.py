@@ -53,6 +53,7 @@ def unknown_task(task_id: str, known: list[str]) -> ToolResult:
 
 class BashOutputTool(Tool):
     name = "bash_output"
+    plan_mode = True
     description = (
         "Read a background task's output produced since the previous read, with its status "
         "(running, exited, killed, timed_out) and exit code. Tasks are started with "

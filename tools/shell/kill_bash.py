@@ -18,6 +18,7 @@ class KillBashArgs(ArgsModel):
 
 class KillBashTool(Tool):
     name = "kill_bash"
+    plan_mode = True  # stops only background tasks the agent started (read-only ones in plan mode)
     description = (
         "Stop a background task started with bash(run_in_background=true): SIGTERM to its whole "
         "process group, then SIGKILL if it has not exited after 5 seconds."

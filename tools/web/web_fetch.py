@@ -47,6 +47,7 @@ class WebFetchArgs(ArgsModel):
 
 class WebFetchTool(Tool):
     name = "web_fetch"
+    plan_mode = True
     description = DESCRIPTION
     args_schema = WebFetchArgs
     risk_level = RiskLevel.MEDIUM

@@ -50,6 +50,8 @@ class WebSearchArgs(ArgsModel):
 
 class WebSearchTool(Tool):
     name = "web_search"
+    plan_mode = True
+    counted = False  # registered only with a search provider
     description = DESCRIPTION
     args_schema = WebSearchArgs
     risk_level = RiskLevel.LOW

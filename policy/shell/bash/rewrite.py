@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 
-from cairn.policy.shell.scanner import ASSIGN_RE, KEEP_CMD_POS, Heredoc, Rewritten, WordScanner
+from cairn.policy.shell.bash.scanner import ASSIGN_RE, KEEP_CMD_POS, Heredoc, Rewritten, WordScanner
 
 __all__ = ["HEREDOC_RE", "Heredoc", "Rewritten", "rewrite", "skip_to_close"]
 
@@ -62,37 +62,22 @@ class _Scanner(WordScanner):
                     self.i += len(op)
                     return "".join(out)
                 if op == ")":
+                    self.i += 1
                     if depth > 0:
                         depth -= 1
                         out.append(")")
-                        self.i += 1
                         cmd_pos = False
                         continue
                     if closer == ")":
-                        self.i += 1
                         return "".join(out)
                     self.fail("unbalanced ')'")
                     out.append(")")
-                    self.i += 1
                     continue
-                if op == "(":
-                    if cmd_pos and self.peek(1) == "(":
-                        out.append(self.arith_command())
-                        cmd_pos = False
-                        continue
-                    if cmd_pos:
-                        self.i += 1
-                        out.append("(" + self.scan_list(")") + ")")
-                        cmd_pos = False
-                        continue
-                    depth += 1
-                    out.append("(")
-                    self.i += 1
-                    continue
-                if op in ("<", ">") and self.peek(1) == "(":
-                    self.i += 2
-                    out.append(op + "(" + self.scan_list(")") + ")")
-                    cmd_pos = False
+                opened = self.open_paren(op, cmd_pos)
+                if opened is not None:
+                    text, cmd_pos, more = opened
+                    out.append(text)
+                    depth += more
                     continue
                 if op in ("<<", "<<-"):
                     out.append(self.heredoc_operator(op))
@@ -127,6 +112,21 @@ class _Scanner(WordScanner):
         if case_body:
             self.fail("unterminated case statement")
         return "".join(out)
+
+    def open_paren(self, op: str, cmd_pos: bool) -> tuple[str, bool, int] | None:
+        """``(`` (a subshell at command position, else a grouping), ``((``, ``<(`` and ``>(`` at
+        the scanner's position: (text, still at command position, depth change), or ``None``."""
+        if op == "(":
+            if cmd_pos and self.peek(1) == "(":
+                return self.arith_command(), False, 0
+            self.i += 1
+            if cmd_pos:
+                return "(" + self.scan_list(")") + ")", False, 0
+            return "(", cmd_pos, 1
+        if op in ("<", ">") and self.peek(1) == "(":
+            self.i += 2
+            return op + "(" + self.scan_list(")") + ")", False, 0
+        return None
 
     def keyword(self, raw: str, word: str) -> tuple[str, bool] | None:
         """Rewrite a reserved word at command position; returns (text, still at command position)."""
@@ -223,7 +223,10 @@ class _Scanner(WordScanner):
             self.i = save
             if self.peek() == "(":
                 self.i += 1
+            start = self.i
             self.skip_balanced(")")  # the pattern list
+            if re.search(r"\$\(|`|<\(|>\(", self.src[start : self.i]):
+                self.note("a case pattern contains a substitution, which runs when it is matched")
             body = self.scan_list(case_body=True)
             parts.append("{ : ; " + body + "\n} ;")
         self.fail("unterminated case statement")

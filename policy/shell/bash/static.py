@@ -101,7 +101,7 @@ def prescan(text: str) -> list[str]:
 
 def heredoc_substitutions(body: str) -> tuple[list[str], bool]:
     """Command substitutions in an unquoted here-doc body (they run in the outer shell)."""
-    from cairn.policy.shell.rewrite import skip_to_close
+    from cairn.policy.shell.bash.rewrite import skip_to_close
 
     found: list[str] = []
     unsafe = False

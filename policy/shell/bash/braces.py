@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 
-from cairn.policy.shell.rewrite import skip_to_close
+from cairn.policy.shell.bash.rewrite import skip_to_close
 
 __all__ = ["brace_expand"]
+
+_MAX_RANGE = 1024  # more items than any caller keeps: the caller sees that the list was cut
 
 
 def brace_expand(raw: str, limit: int = 16) -> list[str]:
@@ -72,10 +75,10 @@ def _find_brace(raw: str) -> tuple[int, int, list[str]] | None:
                 if m and m.group(1) is not None:
                     a, b = int(m.group(1)), int(m.group(2))
                     step = 1 if b >= a else -1
-                    return i, j, [str(n) for n in range(a, b + step, step)][:16]
+                    return i, j, [str(n) for n in itertools.islice(range(a, b + step, step), _MAX_RANGE)]
                 if m:
                     a, b = ord(m.group(3)), ord(m.group(4))
                     step = 1 if b >= a else -1
-                    return i, j, [chr(n) for n in range(a, b + step, step)][:16]
+                    return i, j, [chr(n) for n in range(a, b + step, step)]
         i += 1
     return None

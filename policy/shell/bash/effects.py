@@ -14,10 +14,11 @@ from cairn.policy.paths import (
     resolve_path,
     sensitive_read_reason,
 )
+from cairn.policy.shell.bash.state import Base, Ctx, Cwds
+from cairn.policy.shell.bash.static import backstop
+from cairn.policy.shell.bash.words import UNKNOWN
 from cairn.policy.shell.result import PathEffect
-from cairn.policy.shell.state import Base, Ctx, Cwds
-from cairn.policy.shell.static import backstop
-from cairn.policy.shell.words import UNKNOWN
+from cairn.policy.shell.treescan import MAX_GLOB, glob_matches, names_secret, outside_link
 
 __all__ = ["EffectsMixin"]
 
@@ -85,6 +86,8 @@ class EffectsMixin(Base):
     ) -> None:
         if word in ("-", ""):
             return
+        if kind == "read" and UNKNOWN not in word and _GLOB.search(word):
+            self.glob_reads(word, cwds, source, index)
         infos = self.resolve(word, cwds)
         seen: set[str] = set()
         for info in infos:
@@ -98,6 +101,31 @@ class EffectsMixin(Base):
                 if reason:
                     self.s.credentials.append(reason)
                     self.check_exfiltration()
+
+    def glob_reads(self, pattern: str, cwds: Cwds, source: str, index: int | None) -> None:
+        """Every path the glob names now is read (and judged); a glob that can spell a
+        credential's name asks even before such a file exists."""
+        secret = names_secret(pattern)
+        if secret:
+            self.r.add_ask(
+                HIGH, f"the glob {pattern} can name {secret}, a file that holds credentials: {source}"
+            )
+        for cwd in sorted(cwds) if cwds is not None else []:
+            matches, more = glob_matches(pattern, cwd)
+            if more:
+                self.r.add_ask(HIGH, f"the glob {pattern} names more than {MAX_GLOB} paths: {source}")
+            for match in matches:
+                if not _GLOB.search(match):
+                    self.effect("read", os.path.join(cwd, match), frozenset({cwd}), source, index)
+
+    def followed_links(self, name: str, words: list[str], cwds: Cwds, source: str) -> None:
+        """A recursive reader that follows symlinks asks when one under it leaves the workspace."""
+        for word in words or ["."]:
+            for info in self.resolve(word, cwds):
+                why = outside_link(info.path, self.ws) if info is not None and info.inside else None
+                if why:
+                    self.r.add_ask(HIGH, f"{name} follows symlinks and {why}: {source}")
+                    return
 
     def critical(self, word: str, action: str, cwds: Cwds, source: str) -> None:
         if UNKNOWN in word:

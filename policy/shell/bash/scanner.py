@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from cairn.policy.shell.ansi import decode_ansi_c, single_quote
+from cairn.policy.shell.bash.ansi import decode_ansi_c, single_quote
 
 __all__ = ["ASSIGN_RE", "KEEP_CMD_POS", "OPERATORS", "OP_CHARS", "Heredoc", "Rewritten", "WordScanner"]
 
@@ -54,6 +54,7 @@ class Rewritten:
 
 
 #: Characters with no special meaning inside a word (everything scan_word handles one by one).
+_RUNS_CODE = re.compile(r"\$\(|`|<\(|>\(")
 _PLAIN_RUN = re.compile(r"[^\s\\'\"`$;&|()<>]+")
 
 
@@ -99,7 +100,12 @@ class WordScanner:
                 if ch == "(" and out and out[-1][-1:] in ("@", "!", "+", "*", "?"):
                     out[-1] = out[-1][:-1]
                     self.i += 1
+                    start = self.i
                     self.skip_balanced(")")
+                    if _RUNS_CODE.search(self.src[start : self.i]):
+                        self.note(
+                            "an extglob pattern @(…)/!(…) contains a substitution, which runs when it is matched"
+                        )
                     out.append("*")
                     continue
                 if ch == "(" and ASSIGN_RE.fullmatch("".join(out)):
@@ -201,6 +207,10 @@ class WordScanner:
             self.i = end + 1
             return single_quote(decoded)
         if nxt == '"' and not in_double:
+            self.note(
+                'locale translation $"…" is replaced at run time from a message catalog '
+                "(TEXTDOMAINDIR), and the translation is expanded again"
+            )
             self.i += 2
             return '"' + self.scan_double_quoted() + '"'
         if self.src.startswith("$((", self.i):

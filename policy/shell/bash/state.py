@@ -8,9 +8,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from cairn.policy.shell.bash.rewrite import Rewritten
+from cairn.policy.shell.bash.words import UNKNOWN, WordExp
+from cairn.policy.shell.bash.wordtypes import MAX_CANDIDATES
 from cairn.policy.shell.result import ShellAnalysis, StageInfo
-from cairn.policy.shell.rewrite import Rewritten
-from cairn.policy.shell.words import WordExp
 from cairn.tools.workspace import Workspace
 
 __all__ = ["MAX_UNITS", "Base", "Ctx", "Cwds", "Shared", "argv_candidates", "short", "union", "walk_parts"]
@@ -29,9 +30,14 @@ class Shared:
     env: dict[str, list[str]] = field(default_factory=dict)
     taint: dict[str, str] = field(default_factory=dict)  # variable -> "downloaded"/"decoded"
     functions: set[str] = field(default_factory=set)
+    calls: dict[str, set[str]] = field(default_factory=dict)  # function -> functions it calls
     downloaded: set[str] = field(default_factory=set)
     network: list[str] = field(default_factory=list)
     credentials: list[str] = field(default_factory=list)
+    exported: list[str] = field(default_factory=list)
+    fds: dict[str, str] = field(
+        default_factory=dict
+    )  # file descriptor -> the file opened on it  # NAME=value exported for later commands
     input_vars: set[str] = field(default_factory=set)  # filled from input by read/mapfile/getopts
     arith: list[str] = field(default_factory=list)  # texts evaluated as arithmetic
     units: int = 0
@@ -114,5 +120,7 @@ def argv_candidates(exps: list[WordExp]) -> list[list[str]]:
                 candidate = argv + fields
                 if candidate not in nxt:
                     nxt.append(candidate)
-        argvs = nxt[:8]
+        if len(nxt) > MAX_CANDIDATES:  # the rest was not checked: one candidate stands for it
+            nxt = [*nxt[: MAX_CANDIDATES - 1], [*nxt[MAX_CANDIDATES - 1][:1], UNKNOWN]]
+        argvs = nxt
     return argvs

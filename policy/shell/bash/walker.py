@@ -10,18 +10,19 @@ effects in the shared :class:`ShellAnalysis`.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from cairn.policy.levels import RiskLevel
-from cairn.policy.shell.commands import classify
-from cairn.policy.shell.effects import EffectsMixin
-from cairn.policy.shell.process import ProcessMixin
+from cairn.policy.shell.bash.effects import EffectsMixin
+from cairn.policy.shell.bash.process import ProcessMixin
+from cairn.policy.shell.bash.state import Ctx, Cwds, Shared, argv_candidates, short, union
+from cairn.policy.shell.bash.static import backstop
+from cairn.policy.shell.bash.wordctx import WordsMixin
+from cairn.policy.shell.bash.words import UNKNOWN
+from cairn.policy.shell.bash.wordtypes import capped
+from cairn.policy.shell.commands import classify, command_name
+from cairn.policy.shell.resources import bounded
 from cairn.policy.shell.result import StageInfo
-from cairn.policy.shell.state import Ctx, Cwds, Shared, argv_candidates, short, union
-from cairn.policy.shell.static import backstop
-from cairn.policy.shell.wordctx import WordsMixin
-from cairn.policy.shell.words import UNKNOWN
 
 __all__ = ["Ctx", "Shared", "Walker"]
 
@@ -56,6 +57,10 @@ class Walker(EffectsMixin, WordsMixin, ProcessMixin):
             return self.visit_command(node, cwds, ctx)
         if kind == "compound":
             return self.visit_compound(node, cwds, ctx)
+        if kind in ("while", "until", "for") and _has_background(node):
+            self.r.add_hard_deny(
+                f"starts background jobs in a loop (it can fill the process table): {short(self.text(node))}"
+            )
         if kind in ("if", "while", "until"):
             return self.visit_branches(node, cwds)
         if kind == "for":
@@ -155,7 +160,7 @@ class Walker(EffectsMixin, WordsMixin, ProcessMixin):
                 continue
             body.append(part)
         if name:
-            self.assign(name, (values or [UNKNOWN])[:8])
+            self.assign(name, capped(values or [UNKNOWN]))
         cur = cwds
         for part in body:
             succ, _ = self.visit(part, cur, Ctx())
@@ -168,12 +173,18 @@ class Walker(EffectsMixin, WordsMixin, ProcessMixin):
         self.s.functions.add(name)
         body = node.parts[-1]
         before = len(self.r.units)
+        outer = self.s.env.get("FUNCNAME")
+        self.s.env["FUNCNAME"] = [name]  # "$FUNCNAME" in the body is the function itself
         self.visit(body, cwds, Ctx())
-        calls = [u for u in self.r.units[before:] if u.argv[:1] == [name]]
-        body_text = self.text(body)
-        if calls and re.search(r"(^|[^|])\|([^|]|$)|&\s*(\}|$|;)", body_text):
+        if outer is None:
+            self.s.env.pop("FUNCNAME", None)
+        else:
+            self.s.env["FUNCNAME"] = outer
+        called = {u.argv[0] for u in self.r.units[before:] if u.argv}
+        self.s.calls[name] = called
+        if _reaches(name, self.s.calls):
             self.r.add_hard_deny(
-                f"the function {name} calls itself in a pipe or in the background (a fork bomb)"
+                f"the function {name} calls itself (recursion without a bound; with & or | a fork bomb)"
             )
         return cwds, StageInfo(text=self.text(node))
 
@@ -221,6 +232,13 @@ class Walker(EffectsMixin, WordsMixin, ProcessMixin):
             after = self.process(argv, cls, cwds, ctx, parent=None, source=source)
             succ = after if k == 0 else union(succ, after)
             info = self.stage_info(cls, info, self.r.effects[before_effects:])
+            name = command_name(argv[0])[0]
+            if (
+                name == "yes"
+                or (name == "seq" and "inf" in (a.lower().lstrip("+") for a in argv[1:]))
+                or (self.endless_input(cls, ctx) and not bounded(name, argv[1:]))
+            ):
+                info.endless = True
             for unit in self.r.units[before_units:]:
                 unit.deny_forms.append(" ".join(source.split()))
         tainted = [
@@ -232,3 +250,29 @@ class Walker(EffectsMixin, WordsMixin, ProcessMixin):
         for redirect in redirects:
             self.redirect(redirect, cwds, ctx, source, info)
         return succ, info
+
+
+def _has_background(node: Any) -> bool:
+    """Whether ``node`` runs something in the background (``&``) anywhere inside it."""
+    stack = [node]
+    while stack:
+        part = stack.pop()
+        if part.kind == "operator" and getattr(part, "op", "") == "&":
+            return True
+        stack.extend(getattr(part, "parts", None) or [])
+        stack.extend(getattr(part, "list", None) or [])
+    return False
+
+
+def _reaches(name: str, calls: dict[str, set[str]]) -> bool:
+    """Whether function ``name`` can call itself, directly or through other functions."""
+    seen: set[str] = set()
+    todo = list(calls.get(name, ()))
+    while todo:
+        callee = todo.pop()
+        if callee == name:
+            return True
+        if callee not in seen:
+            seen.add(callee)
+            todo.extend(calls.get(callee, ()))
+    return False

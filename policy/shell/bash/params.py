@@ -6,7 +6,7 @@ import fnmatch
 import re
 from typing import Any
 
-from cairn.policy.shell.wordtypes import _NAME, MAX_CANDIDATES, UNKNOWN, Env, SubstEval, WordExp
+from cairn.policy.shell.bash.wordtypes import _NAME, UNKNOWN, Env, SubstEval, WordExp, capped
 
 __all__ = ["Expander"]
 
@@ -33,7 +33,7 @@ class Expander:
                         # ${!x} evaluates x's value as a name: 'a[$(cmd)]' runs cmd
                         self.r.evaluates = f"${{!{name}}} uses a variable name only known at run time"
                     out.extend(self.lookup(t) if _NAME.fullmatch(t) else [UNKNOWN])
-                return out[:MAX_CANDIDATES] or [UNKNOWN]
+                return capped(out) or [UNKNOWN]
             if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*(\*|@|\[[@*]\])", name):
                 self.r.evaluates = f"${{!{name}}} is an indirect expansion the policy cannot follow"
             return [UNKNOWN]
@@ -102,7 +102,7 @@ class Expander:
             return [UNKNOWN]
         if any(UNKNOWN in v for v in values):
             self.r.unknown = True
-        return list(values)[:MAX_CANDIDATES]
+        return capped(list(values))
 
     def sub_word(self, raw: str) -> list[str]:
         """Expand the word inside ``${x:-word}`` (quotes removed, no splitting)."""
@@ -127,7 +127,7 @@ def _dedupe(values: list[str]) -> list[str]:
     for v in values:
         if v not in out:
             out.append(v)
-    return out[:MAX_CANDIDATES]
+    return capped(out)
 
 
 def _substring(value: str, off: int, length: int | None) -> str:

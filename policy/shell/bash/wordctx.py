@@ -10,14 +10,14 @@ import bashlex
 
 from cairn.policy.levels import RiskLevel
 from cairn.policy.paths import home_dir
-from cairn.policy.shell.arith import input_in_arithmetic
+from cairn.policy.shell.bash.arith import input_in_arithmetic
+from cairn.policy.shell.bash.rewrite import HEREDOC_RE
+from cairn.policy.shell.bash.state import Base, Ctx, Cwds, short, walk_parts
+from cairn.policy.shell.bash.static import evaluate_argv_chain, heredoc_substitutions
+from cairn.policy.shell.bash.words import UNKNOWN, WordExp, expand_word
 from cairn.policy.shell.commands import classify
-from cairn.policy.shell.envvars import dangerous_env
+from cairn.policy.shell.envvars import dangerous_env, harmless_env
 from cairn.policy.shell.result import StageInfo
-from cairn.policy.shell.rewrite import HEREDOC_RE
-from cairn.policy.shell.state import Base, Ctx, Cwds, short, walk_parts
-from cairn.policy.shell.static import evaluate_argv_chain, heredoc_substitutions
-from cairn.policy.shell.words import UNKNOWN, WordExp, expand_word
 
 __all__ = ["WordsMixin"]
 
@@ -61,7 +61,14 @@ class WordsMixin(Base):
         values = [" ".join(v) for v in exp.values] or [""]
         if exp.evaluates:
             self.r.add_fail(f"{exp.evaluates} (a value such as a[$(cmd)] would run cmd): {short(source)}")
-        if dangerous_env(name, values[0] if len(values) == 1 else None):
+        value = values[0] if len(values) == 1 and UNKNOWN not in values[0] else None
+        if not persist and not harmless_env(name, value):
+            self.r.add_ask(
+                HIGH,
+                f"sets {name} for the command; only locale, time zone, colour and terminal "
+                f"variables may stand before a command without asking: {short(source)}",
+            )
+        elif dangerous_env(name, value):
             self.r.add_ask(HIGH, f"sets {name}, which can make commands run other code: {short(source)}")
         if persist:
             self.assign(name, values)
@@ -80,7 +87,7 @@ class WordsMixin(Base):
     def assign(self, name: str, values: list[str]) -> None:
         old = self.s.env.get(name, [])
         merged = old + [v for v in values if v not in old]
-        self.s.env[name] = merged[-8:]
+        self.s.env[name] = merged if len(merged) <= 8 else [UNKNOWN, *merged[-7:]]
 
     def env_view(self, cwds: Cwds) -> dict[str, list[str]]:
         env: dict[str, list[str]] = {"HOME": [str(home_dir())], "IFS": [" \t\n"]}
@@ -161,7 +168,13 @@ class WordsMixin(Base):
                 return
             ctx.stdin_text = target.word
         elif kind == "<" and hasattr(target, "word"):
+            fd = getattr(redirect, "input", None)
+            if fd not in (None, 0, "0"):  # exec 3</dev/zero: read later through <&3
+                self.s.fds[str(fd)] = target.word
+                return
             ctx.stdin_file = target.word
+        elif kind == "<&" and str(target) in self.s.fds and getattr(redirect, "input", 0) in (None, 0, "0"):
+            ctx.stdin_file = self.s.fds[str(target)]
 
     def redirect(self, node: Any, cwds: Cwds, ctx: Ctx, source: str, info: StageInfo | None = None) -> None:
         kind = node.type

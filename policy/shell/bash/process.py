@@ -6,14 +6,18 @@ import os
 from pathlib import Path
 
 from cairn.policy.levels import RiskLevel
-from cairn.policy.shell.arith import arith_texts, dynamic_name, input_names, subscript_code
+from cairn.policy.shell.bash.arith import arith_texts, dynamic_name, input_names, subscript_code
+from cairn.policy.shell.bash.state import MAX_UNITS, Base, Ctx, Cwds, short
+from cairn.policy.shell.bash.static import backstop
+from cairn.policy.shell.bash.words import UNKNOWN
+from cairn.policy.shell.cmdtables import SHELLS
 from cairn.policy.shell.commands import classify, command_name
-from cairn.policy.shell.envvars import dangerous_env
+from cairn.policy.shell.envvars import dangerous_env, harmless_env
 from cairn.policy.shell.gitrepo import shipped_repo
+from cairn.policy.shell.resources import holds_all_input, reads_endless
 from cairn.policy.shell.result import Classified, PathEffect, StageInfo, Unit
-from cairn.policy.shell.state import MAX_UNITS, Base, Ctx, Cwds, short
-from cairn.policy.shell.static import backstop
-from cairn.policy.shell.words import UNKNOWN
+from cairn.policy.shell.treescan import follows_links
+from cairn.policy.vocab import words
 
 __all__ = ["ProcessMixin"]
 
@@ -45,7 +49,13 @@ _READ_ONLY_FAMILY = frozenset(
         "fdfind",
     ]
 )
-_SHELL_NAMES = {"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "tcsh", "csh", "rbash", "yash"}
+#: Builtins and printers whose options cannot read, write or run anything: a word only known at
+#: run time is judged where it is used, not here (cd, export and the other "silent" builtins too).
+_OPTIONS_HARMLESS = words(
+    """echo test [ true false : sleep wait shift exit return break continue unset read getopts seq
+    expr basename dirname pwd whoami id groups logname uname arch nproc uptime tty locale getconf
+    clear tput jobs dirs times type which whereis help cal"""
+)
 
 
 class ProcessMixin(Base):
@@ -87,7 +97,7 @@ class ProcessMixin(Base):
             parent=parent,
             auto_edit=cls.auto_edit,
             destructive=cls.destructive,
-            escalated=cls.category == "exec" and name in _READ_ONLY_FAMILY,
+            escalated=cls.escalates or (cls.category == "exec" and name in _READ_ONLY_FAMILY),
         )
         self.r.units.append(unit)
         index = len(self.r.units) - 1
@@ -95,6 +105,35 @@ class ProcessMixin(Base):
         for reason in cls.hard_deny:
             self.r.add_hard_deny(f"{reason}: {where}")
         self.mentions(argv, cwds)
+        self.argument_checks(name, argv, cls, cwds, where)
+        self.path_effects(name, argv, cls, cwds, ctx, where, index)
+        for code in cls.inline_code:
+            for found in backstop(code):
+                self.r.add_hard_deny(f"inline code contains {found}: {where}")
+        for path in cls.exec_files:
+            self.executes(path, cwds, where)
+        for path in cls.download_files:
+            for eff in self.resolve(path, cwds):
+                if eff is not None:
+                    self.s.downloaded.add(str(eff.path))
+        if cls.stdin_code:
+            self.code_from_stdin(ctx, cwds, where, shell=command_name(argv[0])[0] in SHELLS)
+        for code in cls.nested_code:
+            self.nested(code, cwds, f"code run by {name}")
+        succ = cwds
+        if cls.cd is not None:
+            succ = self.change_dir(cls.cd, cwds, where, index)
+        if cls.inner:
+            self.follow_inner(cls, name, cwds, ctx, index, source)
+        return succ
+
+    def argument_checks(self, name: str, argv: list[str], cls: Classified, cwds: Cwds, where: str) -> None:
+        """Unknown words, git's repository, hidden code in arguments, network use, environment."""
+        if cls.risk == LOW and _options_matter(name, cls, argv) and any(UNKNOWN in a for a in argv[1:]):
+            self.r.add_ask(
+                HIGH,
+                f"a word only known at run time stands where an option or a path can go: {where}",
+            )
         if name == "git":
             self.git_repository(argv[1:], cwds, where)
         hidden = subscript_code(name, argv[1:]) or dynamic_name(name, argv[1:], UNKNOWN)
@@ -105,12 +144,19 @@ class ProcessMixin(Base):
         if cls.network:
             self.s.network.append(where)
             self.check_exfiltration()
-        if cls.assignments:
-            for item in cls.assignments:
-                var, _, value = item.partition("=")
-                if dangerous_env(var, value):
-                    self.r.add_ask(HIGH, f"sets {var}, which can make commands run other code: {where}")
-        # paths
+        if self.s.exported and cls.category != "silent" and name not in _OPTIONS_HARMLESS:
+            self.r.add_ask(
+                HIGH,
+                f"{self.s.exported[0]} is exported to the commands after it; only locale, time zone, "
+                f"colour and terminal variables may be set for a command without asking: {where}",
+            )
+        self.environment(name, argv, cls, where)
+
+    def path_effects(
+        self, name: str, argv: list[str], cls: Classified, cwds: Cwds, ctx: Ctx, where: str, index: int
+    ) -> None:
+        """The paths the command reads and writes (placeholders filled in), endless input,
+        followed symlinks, xargs operands and the destructive targets."""
         reads, writes = list(cls.reads), list(cls.writes)
         if ctx.placeholder:
             reads = [r for r in reads if ctx.placeholder not in r]
@@ -120,11 +166,15 @@ class ProcessMixin(Base):
                     writes.extend(ctx.placeholder_paths)
                 else:
                     reads.extend(ctx.placeholder_paths)
+        if self.endless_input(cls, ctx) and holds_all_input(name):
+            self.r.add_hard_deny(f"{name} keeps all of an endless input (it exhausts memory): {where}")
         for word in reads:
             self.effect("read", word, cwds, where, index)
+        if follows_links(name, argv[1:]):
+            self.followed_links(name, [w for w in reads if UNKNOWN not in w], cwds, where)
         for word in writes:
             self.effect("write", word, cwds, where, index)
-        if ctx.extra_operands and unit.category not in ("neutral", "silent"):
+        if ctx.extra_operands and cls.category not in ("neutral", "silent"):
             upstream = ctx.upstream[-1] if ctx.upstream else None
             if not (upstream and upstream.lists_inside):
                 kind = "write" if cls.category == "write" else "read"
@@ -140,25 +190,36 @@ class ProcessMixin(Base):
                     self.critical(path, action, cwds, where)
                 continue
             self.critical(word, action, cwds, where)
-        for code in cls.inline_code:
-            for found in backstop(code):
-                self.r.add_hard_deny(f"inline code contains {found}: {where}")
-        for path in cls.exec_files:
-            self.executes(path, cwds, where)
-        for path in cls.download_files:
-            for eff in self.resolve(path, cwds):
-                if eff is not None:
-                    self.s.downloaded.add(str(eff.path))
-        if cls.stdin_code:
-            self.code_from_stdin(ctx, cwds, where, shell=command_name(argv[0])[0] in _SHELL_NAMES)
-        for code in cls.nested_code:
-            self.nested(code, cwds, f"code run by {name}")
-        succ = cwds
-        if cls.cd is not None:
-            succ = self.change_dir(cls.cd, cwds, where, index)
-        if cls.inner:
-            self.follow_inner(cls, name, cwds, ctx, index, source)
-        return succ
+
+    def endless_input(self, cls: Classified, ctx: Ctx) -> bool:
+        """Whether the command reads /dev/zero-like devices or a stage that never ends."""
+        upstream = ctx.upstream[-1] if ctx.upstream else None
+        fed = [self.procsubs[w] for w in cls.reads if w in self.procsubs]  # sort <(cat /dev/zero)
+        return (
+            reads_endless(cls.reads, ctx.stdin_file if upstream is None else None)
+            or bool(upstream and upstream.endless)
+            or any(info.endless for info in fed)
+        )
+
+    def environment(self, name: str, argv: list[str], cls: Classified, where: str) -> None:
+        """``env NAME=v cmd`` asks unless NAME is harmless; ``export``/``declare -x`` of such a name
+        asks at the next command (alone it changes nothing: exports end with the call)."""
+        exported = name == "export" or (
+            name in ("declare", "typeset", "local", "readonly")
+            and any(a.startswith("-") and "x" in a for a in argv[1:])
+        )
+        for item in cls.assignments:
+            var, _, value = item.partition("=")
+            if name == "env" and not harmless_env(var, value):
+                self.r.add_ask(
+                    HIGH,
+                    f"sets {var} for the command; only locale, time zone, colour and terminal "
+                    f"variables may be set for a command without asking: {where}",
+                )
+            elif dangerous_env(var, value):
+                self.r.add_ask(HIGH, f"sets {var}, which can make commands run other code: {where}")
+            elif exported and not harmless_env(var, value):
+                self.s.exported.append(var)
 
     def git_repository(self, args: list[str], cwds: Cwds, where: str) -> None:
         """git run in a repository the workspace ships asks (its config can run programs)."""
@@ -226,3 +287,13 @@ class ProcessMixin(Base):
                     argvs = [cls.inner + known]
         for argv in argvs:
             self.process(argv, classify(argv), cwds, inner_ctx, parent=index, source=source)
+
+
+def _options_matter(name: str, cls: Classified, argv: list[str]) -> bool:
+    """Whether an unknown word in ``argv`` could be an option that changes what runs or is read
+    (``printf -v a[$(cmd)]``: only printf's first word can be ``-v``)."""
+    if cls.category == "silent" or name in _OPTIONS_HARMLESS:
+        return False
+    if name == "printf":
+        return len(argv) > 1 and UNKNOWN in argv[1]
+    return True

@@ -6,10 +6,11 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-__all__ = ["MAX_CANDIDATES", "UNKNOWN", "Env", "SubstEval", "WordExp", "has_unknown"]
+__all__ = ["MAX_BRACE", "MAX_CANDIDATES", "UNKNOWN", "Env", "SubstEval", "WordExp", "capped", "has_unknown"]
 
 UNKNOWN = "\x00unknown\x00"
 MAX_CANDIDATES = 8
+MAX_BRACE = 64  # words one brace expression may produce before the rest counts as unknown
 Env = Mapping[str, Sequence[str]]
 SubstEval = Callable[[str], "str | None"]
 
@@ -19,6 +20,14 @@ _SPECIAL = set("@*#?$!-_0123456789")
 
 def has_unknown(text: str) -> bool:
     return UNKNOWN in text
+
+
+def capped(values: list[str], limit: int = MAX_CANDIDATES) -> list[str]:
+    """At most ``limit`` candidates; when some were dropped the last one is :data:`UNKNOWN`, so
+    what the policy did not check counts as unknown (and asks) instead of vanishing."""
+    if len(values) <= limit:
+        return list(values)
+    return [*values[: limit - 1], UNKNOWN]
 
 
 @dataclass

@@ -11,20 +11,23 @@ see" from a real one.  Each word yields at most a handful of candidate expansion
 from __future__ import annotations
 
 import itertools
+import os
 import re
 
-from cairn.policy.shell.braces import brace_expand
-from cairn.policy.shell.params import Expander
-from cairn.policy.shell.rewrite import skip_to_close
-from cairn.policy.shell.wordtypes import (
+from cairn.policy.shell.bash.braces import brace_expand
+from cairn.policy.shell.bash.params import Expander
+from cairn.policy.shell.bash.rewrite import skip_to_close
+from cairn.policy.shell.bash.wordtypes import (
     _NAME,
     _SPECIAL,
+    MAX_BRACE,
     MAX_CANDIDATES,
     UNKNOWN,
     Env,
     SubstEval,
     WordExp,
     _Piece,
+    capped,
     has_unknown,
 )
 
@@ -40,15 +43,10 @@ def _combine(raw: str, ex: Expander, assignment: bool) -> list[list[_Piece]]:
     while i < len(raw):
         ch = raw[i]
         if not quote and at_start and ch == "~":
-            m = re.match(r"~([A-Za-z0-9_.-]*)(?=/|$|:)", raw[i:])
+            m = _TILDE.match(raw, i)
             if m:
-                if m.group(1):
-                    import os
-
-                    seq.append([_Piece(os.path.expanduser("~" + m.group(1)), False)])
-                else:
-                    seq.append([_Piece(h, False) for h in ex.env.get("HOME", [UNKNOWN])[:MAX_CANDIDATES]])
-                i += m.end()
+                seq.append([_Piece(v, False) for v in _tilde(m.group(1), ex)])
+                i = m.end()
                 at_start = False
                 continue
         at_start = False
@@ -82,24 +80,7 @@ def _combine(raw: str, ex: Expander, assignment: bool) -> list[list[_Piece]]:
                 seq.append([_Piece(nxt, False)])
             i += 2
             continue
-        values: list[str] | None = None
-        if ch == "`":
-            j = i + 1
-            while j < len(raw) and raw[j] != "`":
-                j += 2 if raw[j] == "\\" else 1
-            values, i = ex.command(raw[i + 1 : j]), j + 1
-        elif ch == "$" and raw[i + 1 : i + 2] == "(":
-            end = skip_to_close(raw, i + 2, "$(")
-            values, i = ex.command(raw[i + 2 : end - 1]), end
-        elif ch == "$" and raw[i + 1 : i + 2] == "{":
-            end = skip_to_close(raw, i + 2, "${")
-            values, i = ex.param(raw[i + 2 : end - 1]), end
-        elif ch == "$" and _NAME.match(raw, i + 1):
-            m = _NAME.match(raw, i + 1)
-            assert m
-            values, i = ex.param(m.group()), m.end()
-        elif ch == "$" and raw[i + 1 : i + 2] and raw[i + 1] in _SPECIAL:
-            values, i = ex.param(raw[i + 1]), i + 2
+        values, i = _expansion(raw, i, ex)
         if values is not None:
             split = not quote and not assignment
             if split and any(c in v for v in values for c in "*?["):
@@ -115,9 +96,51 @@ def _combine(raw: str, ex: Expander, assignment: bool) -> list[list[_Piece]]:
         seq.append([_Piece(text, False)])
         i = j
     combos: list[list[_Piece]] = []
-    for combo in itertools.islice(itertools.product(*seq), MAX_CANDIDATES):
+    for combo in itertools.islice(itertools.product(*seq), MAX_CANDIDATES + 1):
         combos.append(list(combo))
     return combos or [[]]
+
+
+def _expansion(raw: str, i: int, ex: Expander) -> tuple[list[str] | None, int]:
+    """The values of the substitution or parameter starting at ``raw[i]`` and the index after
+    it, or ``(None, i)`` when none starts there."""
+    ch = raw[i]
+    if ch == "`":
+        j = i + 1
+        while j < len(raw) and raw[j] != "`":
+            j += 2 if raw[j] == "\\" else 1
+        return ex.command(raw[i + 1 : j]), j + 1
+    if ch != "$":
+        return None, i
+    nxt = raw[i + 1 : i + 2]
+    if nxt == "(":
+        end = skip_to_close(raw, i + 2, "$(")
+        return ex.command(raw[i + 2 : end - 1]), end
+    if nxt == "{":
+        end = skip_to_close(raw, i + 2, "${")
+        return ex.param(raw[i + 2 : end - 1]), end
+    m = _NAME.match(raw, i + 1)
+    if m:
+        return ex.param(m.group()), m.end()
+    if nxt and nxt in _SPECIAL:
+        return ex.param(nxt), i + 2
+    return None, i
+
+
+_TILDE = re.compile(r"~([+-]?[0-9]+|[+-]|[A-Za-z0-9_.-]*)(?=/|$|:)")
+
+
+def _tilde(prefix: str, ex: Expander) -> list[str]:
+    """A tilde prefix as bash resolves it: ``~`` is $HOME, ``~+`` $PWD, ``~-`` $OLDPWD, ``~N``
+    and ``~+N``/``~-N`` the directory stack (never known here), ``~user`` that user's home (the
+    word is left as it is when there is no such user)."""
+    if prefix == "":
+        return capped(list(ex.env.get("HOME", [UNKNOWN])))
+    if prefix in ("+", "-"):
+        return capped(list(ex.env.get("PWD" if prefix == "+" else "OLDPWD", [UNKNOWN])))
+    if prefix.lstrip("+-").isdigit():
+        return [UNKNOWN]
+    return [os.path.expanduser("~" + prefix)]
 
 
 def _split(pieces: list[_Piece], ifs: str) -> list[str]:
@@ -155,17 +178,26 @@ def expand_word(
     ex = Expander(env, subst, result, expand_word)
     ifs_values = env.get("IFS", [" \t\n"])
     ifs = ifs_values[0] if len(ifs_values) == 1 and UNKNOWN not in ifs_values[0] else " \t\n"
-    raws = brace_expand(raw) if not assignment else [raw]
-    for variant in raws:
+    variants = brace_expand(raw, MAX_BRACE + 1) if not assignment else [raw]
+    cut = len(variants) > MAX_BRACE
+    per_variant: list[list[list[str]]] = []
+    for variant in variants[:MAX_BRACE]:
+        if any(c in variant for c in "'\"\\"):
+            result.quoted = True
+        options: list[list[str]] = []
         for pieces in _combine(variant, ex, assignment):
-            if any(c in variant for c in "'\"\\"):
-                result.quoted = True
             fields = _split(pieces, ifs) if split else ["".join(p.text for p in pieces)]
             if not split and not fields:
                 fields = [""]
-            if fields not in result.values:
-                result.values.append(fields)
-            if len(result.values) >= MAX_CANDIDATES:
-                break
+            if fields not in options:
+                options.append(fields)
+        per_variant.append(options)
+    # a brace expression gives several words of one command line, not alternatives
+    for combo in itertools.islice(itertools.product(*per_variant), MAX_CANDIDATES + 1):
+        fields = [f for part in combo for f in part] + ([UNKNOWN] if cut else [])
+        if fields not in result.values:
+            result.values.append(fields)
+    if len(result.values) > MAX_CANDIDATES:  # candidates the policy did not check: unknown
+        result.values = [*result.values[: MAX_CANDIDATES - 1], [UNKNOWN]]
     result.unknown = result.unknown or any(UNKNOWN in f for v in result.values for f in v)
     return result

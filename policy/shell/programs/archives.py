@@ -1,0 +1,64 @@
+"""Archives and raw copies: only their listing and printing forms run unasked.
+
+One record per program (see :mod:`cairn.policy.shell.programs.record`); programs that
+share an option list (aliases, checksum tools) share one statement of it.
+"""
+
+from __future__ import annotations
+
+from cairn.policy.shell.programs.record import Program, program
+from cairn.policy.vocab import words
+
+__all__ = ["FAMILY", "RECORDS"]
+
+FAMILY = "archive"
+
+
+def _compressor(name: str, valued: str = "", long_valued: str = "") -> Program:
+    """gzip and friends: in place (asks) unless they write to stdout."""
+    return program(
+        name,
+        asks_valued=valued,
+        asks_long_valued=long_valued,
+        handler="archives.compress",
+        allow=(f"{name} < README.md",),
+        ask=(f"{name} README.md",),
+    )
+
+
+RECORDS: tuple[Program, ...] = (
+    program(
+        "dd",
+        handler="writecmds.dd",
+        allow=(),
+        ask=("dd if=/dev/zero of=src/app.py",),
+    ),
+    program(
+        "tar",
+        env=("TAR_OPTIONS",),
+        asks_valued="KLNTVXg",
+        asks_long_valued="""exclude-from files-from group mode owner transform to-command
+        use-compress-program rsh-command rmt-command info-script new-volume-script
+        checkpoint-action index-file""",
+        flags="tvzjJZaOwkpS",
+        valued="fCbH",
+        long="""auto-compress bzip2 full-time gunzip gzip help list lzma no-wildcards numeric-owner
+        to-stdout utc verbose version wildcards xz zstd""",
+        long_valued="blocking-factor directory exclude file format strip-components",
+        handler="archives.tar",
+        allow=("tar -tf src.tar",),
+        ask=("tar --to-command=sh -xf src.tar", "tar -xf src.tar"),
+        deny=("tar -xf src.tar -C /",),
+    ),
+    program(
+        "unzip",
+        asks_valued="Pdx",
+        flags="lvtZqpc",
+        handler="archives.unzip",
+        allow=("unzip -l src.zip",),
+        ask=("unzip src.zip -d /tmp/x",),
+    ),
+    program("zip", asks_valued="bnPtx", handler="archives.zip_cmd", ask=("zip out.zip README.md",)),
+    *(_compressor(n, "S", "suffix") for n in words("gzip gunzip xz unxz")),
+    *(_compressor(n) for n in words("bzip2 bunzip2 zstd unzstd lz4")),
+)

@@ -1,0 +1,95 @@
+"""Programs whose arguments embed code or commands: a handler parses every argument.
+
+git (config, aliases, pagers, hooks), sed (``e``, ``w``), awk (``system``, files, extensions),
+find (``-exec``, ``-delete``), xargs (runs a command), pytest (runs project code; ``--basetemp``
+deletes).  Their records carry no option list: the handler named in each record judges every
+option, resolving GNU abbreviations against the program's full option list (an option it does
+not know asks).
+"""
+
+from __future__ import annotations
+
+from cairn.policy.shell.programs.record import Program, program
+
+__all__ = ["RECORDS"]
+
+_SED = {
+    "handler": "sedawk.sed",
+    "options_by_handler": True,
+    "allow": ("sed -n 1,5p README.md", "sed --quiet 1p README.md", "sed --expression=s/a/b/ README.md"),
+    "ask": (
+        "sed -i s/a/b/ README.md",
+        "sed --in-pl -e s/a/b/ README.md",
+        "sed --exp='1e id' README.md",
+        "sed --fi=x.sed README.md",
+    ),
+}
+_AWK = {
+    "handler": "sedawk.awk",
+    "options_by_handler": True,
+    "allow": ("awk '{print $1}' README.md", "awk -F: '{print $2}' README.md"),
+    "ask": (
+        "awk -f prog.awk README.md",
+        "awk --exe=prog.awk README.md",
+        "awk 'BEGIN{system(\"id\")}'",
+        "awk 'BEGIN{for (k in ENVIRON) print k}'",
+    ),
+}
+
+RECORDS: tuple[Program, ...] = (
+    program(
+        "git",
+        "vcs",
+        handler="gitcmd.git",
+        options_by_handler=True,
+        env=(
+            "GIT_DIR",
+            "GIT_COMMON_DIR",
+            "GIT_CONFIG_*",
+            "GIT_TEST_FSMONITOR",
+            "GIT_EXTERNAL_DIFF",
+            "GIT_PAGER",
+        ),
+        allow=("git status", "git log --oneline -5", "git diff HEAD~1 --stat"),
+        ask=("git -c core.pager=sh log", "git push", "GIT_TEST_FSMONITOR=./x.sh git status"),
+        deny=("git -C . commit --no-verify -m x && rm -rf /",),
+    ),
+    program("sed", "text", **_SED),
+    program("gsed", "text", **_SED),
+    program("awk", "text", **_AWK),
+    program("gawk", "text", **_AWK),
+    program("mawk", "text", **_AWK),
+    program("nawk", "text", **_AWK),
+    program(
+        "find",
+        "search",
+        handler="findcmd.find",
+        options_by_handler=True,
+        allow=("find src -name '*.py'", "find . -type f -newer README.md"),
+        ask=("find . -name x -exec touch {} \\;", "find /etc -name x", "find . -name x -fprint out.txt"),
+        deny=("find / -delete", "find . -exec rm {} +"),
+    ),
+    program(
+        "xargs",
+        "wrapper",
+        handler="wrappers.xargs",
+        options_by_handler=True,
+        # every option GNU xargs has (abbreviations resolve against them; any other asks)
+        flags="0prtx",
+        valued="aEeIiLlnPsd",
+        long="""null interactive open-tty no-run-if-empty verbose show-limits exit help version""",
+        long_valued="""arg-file eof replace max-lines max-args max-procs max-chars delimiter
+        process-slot-var""",
+        allow=("echo README.md | xargs wc -l",),
+        ask=("xargs --arg-f=/etc/passwd echo", "echo x | xargs rm"),
+    ),
+    program(
+        "pytest",
+        "build",
+        handler="pytestcmd.pytest",
+        options_by_handler=True,
+        env=("PYTEST_ADDOPTS", "PYTHONPATH"),
+        ask=("pytest -q", "pytest --basetemp=src"),
+        deny=("pytest --basetemp=.git",),
+    ),
+)

@@ -1,0 +1,56 @@
+"""Downloaders and remote copies: every use contacts the network and asks; their records state what they read,
+write and send, so the handler (which follows URLs and upload syntax) keeps no option table.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from cairn.policy.shell.programs.record import Program, program
+
+__all__ = ["FAMILY", "RECORDS"]
+
+FAMILY = "network"
+
+_WGET: dict[str, Any] = dict(
+    asks_valued="OoaPiUeTtwQBDlI",
+    asks_long_valued="""output-document output-file append-output directory-prefix input-file
+        user-agent execute timeout tries wait quota base domains post-data post-file body-file
+        body-data header config user password load-cookies save-cookies method level
+        include-directories""",
+    reads_with="-i --input-file --post-file --body-file --load-cookies",
+    writes_with="-o --output-file -a --append-output --save-cookies",
+    runs_with="-e --execute --config",
+    handler="download.wget",
+    ask=("wget https://example.com/x.tar.gz",),
+    deny=("wget -O ~/.bashrc https://example.com/x",),
+)
+
+_REMOTE_COPY: dict[str, Any] = dict(
+    asks_long_valued="""exclude include exclude-from include-from files-from filter log-file
+        backup-dir temp-dir partial-dir chmod""",
+    handler="network.copy_remote",
+)
+
+RECORDS: tuple[Program, ...] = (
+    program(
+        "curl",
+        asks_valued="oKdFTbcDEHuwXAeUxrYyzCmQ",
+        asks_long_valued="""output config data data-binary data-raw data-urlencode data-ascii form
+        form-string upload-file cookie cookie-jar dump-header cert key cacert capath header user
+        write-out request user-agent referer proxy trace trace-ascii stderr json url output-dir
+        netrc-file variable max-time connect-timeout retry range quote time-cond speed-time
+        speed-limit limit-rate max-filesize resolve connect-to interface dns-servers unix-socket
+        abstract-unix-socket""",
+        reads_with="-E --cert --key --cacert --netrc-file -b --cookie",
+        writes_with="-o --output -c --cookie-jar -D --dump-header --trace --trace-ascii --stderr --output-dir",
+        runs_with="-K --config",
+        handler="download.curl",
+        ask=("curl https://example.com",),
+        deny=("curl -o ~/.bashrc https://example.com/x",),
+    ),
+    program("wget", **_WGET),
+    program("wget2", **_WGET),
+    program("rsync", asks_valued="eTBf", **_REMOTE_COPY, ask=("rsync -a src/ host:dst/",)),
+    program("scp", asks_valued="eiPoFSlJ", **_REMOTE_COPY, ask=("scp README.md host:",)),
+)

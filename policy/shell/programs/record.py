@@ -1,0 +1,155 @@
+"""One program's record: what the shell classifier knows about it, stated once.
+
+A record says which family the program belongs to (``reader``, ``lister``, ``search``, ``text``,
+``archive``, ``vcs`` …), how the classifier treats its operands (``operands``: ``"read"`` when
+they are files it reads, ``"list"`` when it lists them, ``"write"`` when it writes them,
+``"command"`` when they are a command it runs), every option that runs without a person
+with its arity (no value, a required value in the next word or after ``=``, or an optional
+``=VALUE``), whether GNU long-option abbreviations are accepted (they are not: only exact names
+are on the list, so an abbreviation asks), the environment variables that change what it runs or
+loads, the handler that judges arguments embedding code, and example commands with the decision
+each gets in the default mode (checked by ``tests/policy/test_programs.py``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from cairn.policy.vocab import words
+
+__all__ = ["Option", "Program", "program"]
+
+
+@dataclass(frozen=True)
+class Option:
+    """One option that runs without asking: ``-n``, ``--lines`` and whether it takes a value."""
+
+    name: str
+    value: str = ""  # "" none, "required" (next word or =VALUE), "optional" (only =VALUE)
+
+    @property
+    def text(self) -> str:
+        if self.value == "required":
+            return f"{self.name}=VALUE" if self.name.startswith("--") else f"{self.name} VALUE"
+        if self.value == "optional":
+            return f"{self.name}[=VALUE]"
+        return self.name
+
+
+@dataclass(frozen=True)
+class Program:
+    """A program's record (see the module docstring)."""
+
+    name: str
+    category: str
+    module: str
+    operands: str = ""  # "read", "list", or "" when its handler decides what it reads
+    flags: str = ""  # short options without a value
+    valued: str = ""  # short options taking a value
+    long: frozenset[str] = frozenset()  # long options without a value (``--x=V`` is accepted too)
+    long_valued: frozenset[str] = frozenset()  # long options taking a value
+    #: Options that always ask but whose value the handler must find (``sort -o FILE``,
+    #: ``less --log-file=FILE``, ``rg --pre=CMD``): their arity, stated here and nowhere else.
+    asks_valued: str = ""
+    asks_long_valued: frozenset[str] = frozenset()
+    numeric: bool = False  # -20 (head -20)
+    plus: bool = False  # +5 (tail +5)
+    plus_text: bool = False  # +FORMAT (date +%F)
+    abbreviations: bool = False  # GNU abbreviations are not resolved: an abbreviation asks
+    env: tuple[str, ...] = ()  # variables that change what it runs or loads
+    handler: str = ""  # module.function judging arguments that embed code
+    #: For the generic judge (:mod:`cairn.policy.shell.judge`), programs without a handler:
+    kind: str = ""  # the category when it only reads ("read", "list", "search"; default operands)
+    says: str = "only reads"  # the reason then, after the program's name
+    reads_with: frozenset[str] = frozenset()  # options whose value is a file it reads
+    writes_with: frozenset[str] = frozenset()  # options whose value is a file it writes
+    runs_with: frozenset[str] = frozenset()  # options whose value is a program it runs
+    decodes_with: frozenset[str] = frozenset()  # options that make stdout decoded data
+    decodes: bool = False  # stdout is always transformed data (rev, tr)
+    writes_second: bool = False  # ``uniq IN OUT``: a second file operand is written
+    pattern_with: frozenset[str] | None = None  # set: the first operand is a pattern unless these
+    here: bool = False  # reads "." when given no file operand
+    here_with: frozenset[str] = frozenset()  # ... only with one of these options (grep -r)
+    destructive: bool = False  # operands="write": what it writes cannot be restored (shred)
+    edits: bool = False  # operands="write": a plain file edit accept-edits may allow (touch)
+    skip: int = 0  # operands="command": operands before the command (timeout's DURATION)
+    skip_number: bool = False  # ... and then a number, when one follows (chrt's priority)
+    options_by_handler: bool = False  # the handler parses every option (no option list here)
+    allow: tuple[str, ...] = ()
+    ask: tuple[str, ...] = ()
+    deny: tuple[str, ...] = ()
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def options(self) -> tuple[Option, ...]:
+        """Every option of the record, short ones first."""
+        out = [Option(f"-{c}") for c in self.flags]
+        out += [Option(f"-{c}", "required") for c in self.valued]
+        out += [Option(f"--{n}", "optional" if n in _OPTIONAL else "") for n in sorted(self.long)]
+        out += [Option(f"--{n}", "required") for n in sorted(self.long_valued)]
+        return tuple(out)
+
+    @property
+    def examples(self) -> dict[str, tuple[str, ...]]:
+        return {"allow": self.allow, "ask": self.ask, "deny": self.deny}
+
+
+#: Long flags that accept ``=VALUE`` but never take the next word (``--color[=WHEN]``).
+_OPTIONAL = words("color colour output hyperlink classify indicator-style debug")
+
+
+def program(
+    name: str,
+    category: str = "",
+    *,
+    module: str = "",
+    operands: str = "",
+    flags: str = "",
+    valued: str = "",
+    long: str = "",
+    long_valued: str = "",
+    asks_valued: str = "",
+    asks_long_valued: str = "",
+    allow: tuple[str, ...] = (),
+    ask: tuple[str, ...] = (),
+    deny: tuple[str, ...] = (),
+    env: tuple[str, ...] = (),
+    handler: str = "",
+    notes: tuple[str, ...] = (),
+    reads_with: str = "",
+    writes_with: str = "",
+    runs_with: str = "",
+    decodes_with: str = "",
+    pattern_with: str | None = None,
+    here_with: str = "",
+    **kw: Any,
+) -> Program:
+    """A record from the compact spelling the family modules use (option names as words).
+
+    ``category`` and ``module`` default to the family module's (filled in by ``records()``)."""
+    return Program(
+        name=name,
+        category=category,
+        module=module,
+        operands=operands,
+        flags=flags,
+        valued=valued,
+        long=words(long),
+        long_valued=words(long_valued),
+        asks_valued=asks_valued,
+        asks_long_valued=words(asks_long_valued),
+        allow=allow,
+        ask=ask,
+        deny=deny,
+        env=env,
+        handler=handler,
+        notes=notes,
+        reads_with=words(reads_with),
+        writes_with=words(writes_with),
+        runs_with=words(runs_with),
+        decodes_with=words(decodes_with),
+        pattern_with=None if pattern_with is None else words(pattern_with),
+        here_with=words(here_with),
+        **kw,
+    )

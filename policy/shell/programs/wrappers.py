@@ -1,0 +1,76 @@
+"""Wrappers: programs that run the command given after their options (and a fixed operand).
+
+The wrapper itself is harmless; the command it runs is judged as its own unit, so a wrapper
+runs unasked exactly when its command does.  Programs that run code given as a string (watch,
+flock -c, su -c) or always ask (sudo and the other privilege wrappers) keep a handler; their
+records state their option arity.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from cairn.policy.shell.programs.record import Program, program
+
+__all__ = ["FAMILY", "RECORDS"]
+
+FAMILY = "wrapper"
+
+
+def _wrapper(name: str, allow: str, **kw: Any) -> Program:
+    """A wrapper record; its examples show that the wrapped command decides."""
+    return program(name, operands="command", allow=(allow,), ask=(f"{name} rm -rf src",), **kw)
+
+
+def _privileged(name: str, valued: str) -> Program:
+    """sudo and friends: always ask; the record states their arity so the command is found."""
+    return program(
+        name,
+        asks_valued=valued,
+        asks_long_valued="""user group chdir host prompt role type close-from other-user
+        command-timeout""",
+        handler="wrappers.privilege",
+        ask=(f"{name} ls",),
+    )
+
+
+RECORDS: tuple[Program, ...] = (
+    _wrapper("caffeinate", "caffeinate -t 5 ls", valued="tw"),
+    _wrapper("chrt", "chrt 0 ls", skip=1, skip_number=True),
+    _wrapper("ionice", "ionice -c 3 ls", valued="cnp", long_valued="class classdata pid"),
+    _wrapper("nice", "nice -n 10 ls", valued="n", long_valued="adjustment"),
+    _wrapper("nohup", "nohup ls"),
+    _wrapper("setsid", "setsid ls"),
+    _wrapper("stdbuf", "stdbuf -o L ls", valued="ioe", long_valued="input output error"),
+    _wrapper("taskset", "taskset 1 ls", skip=1),
+    _wrapper(
+        "time", "command time -f %e ls", valued="fo", long_valued="format output", writes_with="-o --output"
+    ),
+    _wrapper("timeout", "timeout 5 ls", valued="ks", long_valued="kill-after signal", skip=1),
+    _wrapper("unbuffer", "unbuffer ls"),
+    program(
+        "flock",
+        valued="wEc",
+        long_valued="wait timeout conflict-exit-code command",
+        handler="wrappers.flock",
+        allow=("flock .lock ls",),
+        ask=("flock .lock rm -r src",),
+    ),
+    program(
+        "watch",
+        valued="nqd",
+        long_valued="interval differences chgexit",
+        handler="wrappers.watch",
+        allow=("watch -n 5 ls",),
+        ask=("watch rm -r src",),
+    ),
+    *(_privileged(n, "ugCDhpRrtTU") for n in ("sudo", "sudoedit")),
+    *(_privileged(n, "uC") for n in ("doas", "pkexec", "run0")),
+    program(
+        "su",
+        asks_valued="cgGsw",
+        asks_long_valued="command group shell whitelist-environment",
+        handler="wrappers.privilege",
+        ask=("su -c ls",),
+    ),
+)

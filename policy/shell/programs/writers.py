@@ -1,0 +1,94 @@
+"""Writers: programs that create, change or delete the files they are given (they always ask).
+
+Their records state which options take a value (so an option never swallows the file after it:
+``rm --interactive /`` names ``/``) and what the generic judge or their handler writes; no
+option of theirs runs without a person.
+"""
+
+from __future__ import annotations
+
+from cairn.policy.shell.programs.record import Program, program
+
+__all__ = ["FAMILY", "RECORDS"]
+
+FAMILY = "write"
+
+_CP = "target-directory suffix no-preserve sparse"
+_RM = dict(handler="writecmds.rm")
+_OWNER = dict(asks_long_valued="from reference", handler="writecmds.chmod_chown")
+
+
+def _simple(name: str, says: str, valued: str = "", long_valued: str = "", **kw: bool) -> Program:
+    """A program that writes its file operands, judged from this record alone."""
+    return program(
+        name,
+        operands="write",
+        says=says,
+        asks_valued=valued,
+        asks_long_valued=long_valued,
+        reads_with="-r --reference",
+        ask=(f"{name} src/x",),
+        deny=(f"{name} /etc/x",),
+        **kw,
+    )
+
+
+RECORDS: tuple[Program, ...] = (
+    program("chgrp", **_OWNER, ask=("chgrp staff src/x",)),
+    program("chmod", **_OWNER, ask=("chmod +x src/x",), deny=("chmod -R 777 /",)),
+    program("chown", **_OWNER, ask=("chown me src/x",)),
+    program("cp", asks_valued="tS", asks_long_valued=_CP, handler="writecmds.copy_move", ask=("cp a b",)),
+    program(
+        "csplit",
+        asks_valued="bfn",
+        asks_long_valued="prefix suffix-format digits",
+        handler="writecmds.split_cmd",
+        ask=("csplit README.md 2",),
+    ),
+    _simple("fallocate", "changes", "lo", "length offset"),
+    program(
+        "install",
+        asks_valued="tSmog",
+        asks_long_valued=_CP + " mode owner group strip-program",
+        handler="writecmds.copy_move",
+        ask=("install a b",),
+    ),
+    program("link", handler="writecmds.link", ask=("link a b",)),
+    program(
+        "ln",
+        asks_valued="tS",
+        asks_long_valued="target-directory suffix",
+        handler="writecmds.copy_move",
+        ask=("ln -s a b",),
+    ),
+    _simple("mkdir", "changes", "m", "mode", edits=True),
+    _simple("mkfifo", "changes", "m", "mode"),
+    program(
+        "mv",
+        asks_valued="tS",
+        asks_long_valued="target-directory suffix",
+        handler="writecmds.copy_move",
+        ask=("mv a b",),
+    ),
+    program(
+        "patch",
+        asks_valued="pdioBDFrVYz",
+        asks_long_valued="directory input output reject-file strip prefix",
+        handler="writecmds.patch",
+        ask=("patch -p1 -i x.diff",),
+    ),
+    program("rm", **_RM, ask=("rm src/x",), deny=("rm -rf /",)),
+    program("rmdir", **_RM, ask=("rmdir src",)),
+    _simple("shred", "destroys", "ns", "iterations size random-source", destructive=True),
+    program(
+        "split",
+        asks_valued="abCdlnt",
+        asks_long_valued="additional-suffix bytes line-bytes lines number",
+        handler="writecmds.split_cmd",
+        ask=("split README.md part",),
+    ),
+    _simple("tee", "writes", edits=True),
+    _simple("touch", "changes", "dtr", "date reference", edits=True),
+    _simple("truncate", "changes", "sro", "size reference", destructive=True),
+    program("unlink", **_RM, ask=("unlink src/x",)),
+)

@@ -1,0 +1,154 @@
+"""Every program record's example commands get the decision the record states (default mode).
+
+The examples are data handed to ``policy.evaluate``; nothing here runs a shell.  The records
+are the one statement of the options each program may run with (``policy/shell/programs/``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import astuple
+from pathlib import Path
+
+import pytest
+
+from cairn.policy import evaluate
+from cairn.policy.shell.programs import Program, record, records
+from cairn.policy.shell.safeflags import SPECS, value_options
+
+RECORDS = records()
+EXAMPLES = [
+    (r.name, decision, command)
+    for r in RECORDS
+    for decision, commands in r.examples.items()
+    for command in commands
+]
+
+
+@pytest.fixture
+def project(ws: Path) -> Path:
+    (ws / "README.md").write_text('{"name": "x", "version": "1"}\n')
+    return ws
+
+
+@pytest.mark.parametrize(("name", "decision", "command"), EXAMPLES, ids=[f"{n}:{c}" for n, _, c in EXAMPLES])
+def test_record_example(project: Path, name: str, decision: str, command: str) -> None:
+    verdict = evaluate("bash", {"command": command}, workspace=project)
+    assert str(verdict.decision) == decision, f"{name}: {command!r} -> {verdict.decision} ({verdict.reason})"
+
+
+def test_every_record_has_an_example_that_asks_or_is_refused() -> None:
+    missing = [r.name for r in RECORDS if not (r.ask or r.deny)]
+    assert not missing, missing
+
+
+def test_the_read_api_has_the_shape_the_cli_reads() -> None:
+    cat = record("cat")
+    assert isinstance(cat, Program)
+    assert cat.category == "reader" and cat.operands == "read"
+    assert "-n" in [o.text for o in cat.options]
+    assert cat.examples["allow"] and set(cat.examples) == {"allow", "ask", "deny"}
+    assert record("git") is not None and record("git").category == "vcs"  # type: ignore[union-attr]
+    assert record("no-such-program") is None
+    assert [r.name for r in RECORDS] == sorted(r.name for r in RECORDS)
+
+
+def test_option_arity_is_stated_once_per_program() -> None:
+    """A letter is either a flag or takes a value, and a long name is one or the other."""
+    for r in RECORDS:
+        assert not set(r.flags) & set(r.valued), r.name
+        assert not set(r.asks_valued) & set(r.flags + r.valued), r.name
+        assert not r.long & r.long_valued, r.name
+        assert not r.asks_long_valued & (r.long | r.long_valued), r.name
+        assert len(r.flags) == len(set(r.flags)) and len(r.valued) == len(set(r.valued)), r.name
+
+
+def test_the_classifier_tables_are_derived_from_the_records() -> None:
+    for r in RECORDS:
+        if r.options_by_handler:
+            assert r.name not in SPECS and r.handler, r.name
+            continue
+        spec = SPECS[r.name]
+        assert astuple(spec)[:4] == (r.flags, r.valued, r.long, r.long_valued)
+        short, long = value_options(r.name)
+        assert short == r.valued + r.asks_valued
+        assert long == {"--" + n for n in r.long_valued | r.asks_long_valued}
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["bat -p /etc/passwd", "column -t /etc/passwd", "ls --color ..", "diff --color /etc/passwd x"],
+)
+def test_a_flag_never_swallows_the_path_after_it(project: Path, command: str) -> None:
+    """The drift the one table removes: these were allowed while the same command without the
+    flag asked, because a second table said the flag took a value."""
+    verdict = evaluate("bash", {"command": command}, workspace=project)
+    assert str(verdict.decision) == "ask", verdict.reason
+    assert "outside the workspace" in verdict.reason
+
+
+ENV_CASES = [(r.name, var, r.allow[0]) for r in RECORDS if r.allow for var in r.env if "*" not in var]
+
+
+@pytest.mark.parametrize(("name", "var", "base"), ENV_CASES, ids=[f"{n}:{v}" for n, v, _ in ENV_CASES])
+def test_a_variable_the_record_names_asks_before_the_command(
+    project: Path, name: str, var: str, base: str
+) -> None:
+    """The variables a record lists change what the program runs or loads: set before it, they ask."""
+    verdict = evaluate("bash", {"command": f"{var}=./x.sh {base}"}, workspace=project)
+    assert str(verdict.decision) == "ask", f"{var}=./x.sh {base}: {verdict.reason}"
+
+
+def test_the_generic_judge_reads_the_record() -> None:
+    """Programs without a handler are judged from their record's data alone."""
+    from cairn.policy.shell.judge import judge, judged
+
+    sort, uniq, grep, tr = (record(n) for n in ("sort", "uniq", "grep", "tr"))
+    assert sort and uniq and grep and tr and all(judged(r) for r in (sort, uniq, grep, tr))
+    assert not judged(record("sed")) and not judged(None)
+    out = judge(sort, ["-o", "out.txt", "-k", "2", "in.txt"])
+    assert (out.category, out.writes, out.reads) == ("write", ["out.txt"], ["in.txt"])
+    assert judge(sort, ["--compress-program=sh", "x"]).category == "exec"
+    assert judge(uniq, ["a", "b"]).writes == ["b"]
+    assert judge(grep, ["-r", "TODO"]).reads == ["."]
+    assert judge(grep, ["-e", "x", "a", "-f", "pats"]).reads == ["a", "pats"]
+    assert judge(tr, ["a-z", "A-Z"]).reads == [] and judge(tr, ["a", "b"]).decoder
+
+
+@pytest.mark.parametrize("command", ["uudecode x.uu", "ack TODO src"])
+def test_programs_without_a_record_ask(project: Path, command: str) -> None:
+    """uudecode writes the file its input names; ack loads a project .ackrc (--pager runs code)."""
+    assert str(evaluate("bash", {"command": command}, workspace=project).decision) == "ask"
+
+
+@pytest.mark.parametrize(
+    ("command", "decision"),
+    [
+        ("rm -r --interactive /", "deny"),  # --interactive[=WHEN] does not take the next word
+        ("rm --interactive -r ~", "deny"),
+        ("shred -x /etc/hosts", "deny"),  # -x is --exact, not a value-taking option
+        ("tee --output-error /etc/hosts", "deny"),
+        ("mkdir --context /etc/x", "deny"),
+    ],
+)
+def test_writer_records_state_arity_as_getopt_parses_it(project: Path, command: str, decision: str) -> None:
+    assert str(evaluate("bash", {"command": command}, workspace=project).decision) == decision
+
+
+def test_git_subcommands_are_data() -> None:
+    """What a git subcommand does and its option list are stated once, in programs/git.py."""
+    from cairn.policy.shell.programs.git import subcommand
+
+    status, show, push = subcommand("status"), subcommand("show"), subcommand("push")
+    assert status and status.kind == "read" and status.short == ("sbuvzM", "")
+    assert show and show.like == "log" and show.short == subcommand("log").short  # type: ignore[union-attr]
+    assert push and push.kind == "network" and "--receive-pack" in push.runs
+    assert subcommand("no-such-alias") is None
+
+
+@pytest.mark.parametrize(
+    ("command", "decision"),
+    [("git blame --contents=/etc/passwd README.md", "ask"), ("git blame --contents=README.md README.md", "ask")],
+)
+def test_git_blame_contents_is_judged_not_a_crash(project: Path, command: str, decision: str) -> None:
+    verdict = evaluate("bash", {"command": command}, workspace=project)
+    assert str(verdict.decision) == decision and "could not evaluate" not in verdict.reason
