@@ -101,10 +101,11 @@ def open_store(location: str | os.PathLike[str] | None = None) -> Store:
             f"unsupported database location {loc!r}: use a file path, ':memory:' or a postgresql:// URL"
         )
     else:
+        from cairn.checkpoints.lossless_serde import LosslessSerializer
         from cairn.checkpoints.sqlite import CompactSqliteSaver, connect
 
         conn = connect(loc)
-        saver = CompactSqliteSaver(conn)
+        saver = CompactSqliteSaver(conn, serde=LosslessSerializer())
         saver.setup()
         db = Database(conn, saver.lock)
     try:

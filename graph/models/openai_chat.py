@@ -16,7 +16,10 @@ new messages), keyed by object identity and dropped once a call no longer contai
 
 The body is then serialized with orjson instead of the SDK's ``json.dumps`` (the next largest
 cost), through the client's own hook for it, ``_prepare_options``: the finished JSON goes out as
-the request's ``content``.  What orjson cannot serialize is left to the SDK.
+the request's ``content``.  Strings holding lone surrogates (text that was not valid UTF-8, kept by ``surrogateescape``)
+cannot be encoded as UTF-8 by any JSON encoder: they are sent in ``text_escape``'s escaped form
+(``\\xff``), the form the file tools show and accept.  What orjson cannot serialize otherwise
+is left to the SDK.
 """
 
 from __future__ import annotations
@@ -32,6 +35,8 @@ from langchain_core.messages import AIMessage, BaseMessage
 from langchain_openai import ChatOpenAI
 from langchain_openai.chat_models.base import _convert_from_v1_to_chat_completions, _convert_message_to_dict
 from pydantic import PrivateAttr, model_validator
+
+from cairn.checkpoints.text_escape import escape_data
 
 #: Parameters that are large and plain JSON: they bypass the SDK's typed transform.
 UNTYPED_KEYS = ("messages", "tools")
@@ -115,6 +120,9 @@ class OrjsonOpenAI(openai.OpenAI):
         try:
             content = orjson.dumps(merged)
         except (TypeError, orjson.JSONEncodeError):
-            return options  # something only the SDK's encoder knows: let it do the whole body
+            try:  # a lone surrogate (an undecodable byte in a prompt, a name, a tool result)
+                content = orjson.dumps(escape_data(merged))
+            except (TypeError, orjson.JSONEncodeError):
+                return options  # something only the SDK's encoder knows: let it do the whole body
         options.content, options.json_data, options.extra_json = content, None, None
         return options
