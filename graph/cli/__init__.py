@@ -19,6 +19,7 @@ def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     command, rest = split_command(argv)
     _plain_warnings()
+    _escaping_streams()
     if command is None:
         typo = typo_of_command(argv)
         if typo is not None:
@@ -56,6 +57,31 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     except Exception as exc:  # storage trouble and the unexpected: one line, traceback with -v
         return _unexpected(exc, verbose="-v" in argv or "--verbose" in argv)
+
+
+def _escaping_streams() -> None:
+    """stdout and stderr write a lone surrogate (an undecodable name in a tool's arguments, a
+    Latin-1 byte in a prompt) as ``\\xff`` instead of failing with UnicodeEncodeError."""
+    import codecs
+
+    from cairn.tools.file_ops.names import escape_text
+
+    def escape(error: UnicodeError) -> tuple[str, int]:
+        if not isinstance(error, UnicodeEncodeError):
+            raise error
+        text = escape_text(error.object[error.start : error.end])
+        if not text.isascii():  # a character the stream's encoding lacks (an ASCII locale)
+            text = text.encode("ascii", "backslashreplace").decode("ascii")
+        return text, error.end
+
+    codecs.register_error("cairn-escape", escape)
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            try:
+                reconfigure(errors="cairn-escape")
+            except (ValueError, OSError):  # a closed or unusual stream: leave it as it is
+                pass
 
 
 def _plain_warnings() -> None:

@@ -8,6 +8,7 @@ from typing import Any
 
 from cairn.graph.cli.exits import ERROR, USAGE, CliError
 from cairn.graph.cli.options import Options
+from cairn.tools.file_ops.names import escape_data
 
 
 def run_rewind(ns: Any, opts: Options) -> int:
@@ -40,7 +41,7 @@ def run_rewind(ns: Any, opts: Options) -> int:
     finally:
         session.close()
     if ns.json:
-        json.dump(result.to_json(), sys.stdout, indent=2, default=str)
+        json.dump(escape_data(result.to_json()), sys.stdout, indent=2, default=str)
         sys.stdout.write("\n")
     else:
         print(result.summary())

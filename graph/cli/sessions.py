@@ -10,6 +10,7 @@ from cairn.graph.cli import fmt
 from cairn.graph.cli.exits import CliError
 from cairn.graph.cli.options import Options
 from cairn.graph.cli.term import colors_enabled
+from cairn.tools.file_ops.names import escape_data
 
 _STATUS_COLOR = {
     "done": "32",
@@ -70,7 +71,7 @@ def session_rows(opts: Options, *, all_workspaces: bool, color: bool = False) ->
 def run_sessions(ns: Any, opts: Options) -> int:
     if ns.json:
         records = load(opts, all_workspaces=ns.all)
-        json.dump([r.to_dict() for r in records], sys.stdout, ensure_ascii=False, indent=2)
+        json.dump(escape_data([r.to_dict() for r in records]), sys.stdout, ensure_ascii=False, indent=2)
         sys.stdout.write("\n")
         return 0
     for row in session_rows(opts, all_workspaces=ns.all, color=colors_enabled(sys.stdout)):

@@ -18,6 +18,7 @@ from rich.text import Text
 from cairn.graph.cli.exits import CliError
 from cairn.graph.cli.fmt import visible
 from cairn.graph.cli.options import Options
+from cairn.tools.file_ops.names import escape_data
 
 #: The role of the message that hands the model the images tools returned (not the person).
 TOOL_IMAGES = "tool-images"
@@ -182,6 +183,7 @@ def dump_json(doc: Any) -> str:
         | orjson.OPT_PASSTHROUGH_DATACLASS
         | orjson.OPT_PASSTHROUGH_SUBCLASS
     )
+    doc = escape_data(doc)  # lone surrogates (undecodable names) as \xff escapes: valid UTF-8
     try:
         return orjson.dumps(doc, default=str, option=options).decode("utf-8")
     except (TypeError, orjson.JSONEncodeError):  # e.g. integers beyond 64 bits

@@ -14,6 +14,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from cairn.graph.display.markdown import MAX_SHOWN_CHARS, fence, md_code, md_inline
+from cairn.tools.file_ops.names import escape_text
 from cairn.tools.output import truncate_middle
 
 if TYPE_CHECKING:
@@ -46,7 +47,8 @@ _SUMMARY_KEYS = ("command", "file_path", "path", "pattern", "url", "query", "she
 
 
 def esc(value: Any) -> str:
-    return html.escape(str(value), quote=True)
+    """HTML-escaped text; lone surrogates (undecodable names) as ``\\xff`` escapes."""
+    return html.escape(escape_text(str(value)), quote=True)
 
 
 def call_status(call: ToolCallInfo) -> str:

@@ -24,6 +24,11 @@ from cairn.tools.file_ops.write_file import WriteFileTool
 from cairn.tools.services import ToolServices
 from cairn.tools.shell.bash import BashTool
 from cairn.tools.workspace import Workspace
+from tests.cli import conftest as cli
+from tests.cli.conftest import call
+
+# the CLI fixtures, used by name through request.getfixturevalue
+cli_env, run_cairn, script = cli.cli_env, cli.run_cairn, cli.script
 
 BAD = b"bad\xff.txt"  # not UTF-8 at all
 LATIN = b"caf\xe9.txt"  # a Latin-1 name
@@ -145,3 +150,101 @@ def test_bash_output_with_undecodable_names_is_text_with_escapes(hostile):
     assert r"bad\xff.txt" in lines and r"caf\xe9.txt" in lines and r"sub\xfe" in lines
     content = run(BashTool, hostile, {"command": "cat caf*"})
     assert content.output.splitlines()[0] == r"caf\xe9 needle"
+
+
+# -- every output format: the real ``cairn`` command and the notebook display -------------------
+
+BAD_ARG = "bad\udcff.txt"  # what a model may send: the raw surrogate, not the escape
+
+
+def hostile_turns() -> list[dict]:
+    calls = [
+        call("ls", "c1", path="."),
+        call("glob", "c2", pattern="*.txt"),
+        call("grep", "c3", pattern="needle"),
+        call("read_file", "c4", file_path=r"bad\xff.txt"),
+        call("bash", "c5", command="ls"),
+        call("read_file", "c6", file_path=BAD_ARG),
+    ]
+    return [{"content": "Looking.", "tool_calls": calls}, {"content": f"Found {BAD_ARG}."}]
+
+
+def utf8(data: str) -> str:
+    """``data`` as the bytes a reader gets: strict UTF-8, no surrogate in it."""
+    data.encode("utf-8")
+    return data
+
+
+@pytest.mark.slow
+@pytest.mark.usefixtures("db_location")  # on SQLite and PostgreSQL
+def test_json_stream_json_text_and_show_represent_undecodable_names(hostile, request):
+    run, make_script = request.getfixturevalue("run_cairn"), request.getfixturevalue("script")
+    model = ["--model", make_script(hostile_turns())]
+    p = run("-p", "look", *model, "--output-format", "json")
+    assert p.returncode == 0, p.stderr
+    doc = json.loads(utf8(p.stdout))
+    assert doc["status"] == "done" and doc["result"] == r"Found bad\xff.txt."
+    results = {c["call_id"]: c for c in doc["tool_calls"]}
+    assert all(c["status"] == "success" for c in results.values()), results
+    assert r"file  bad\xff.txt" in results["c1"]["result"] and r"caf\xe9.txt" in results["c2"]["result"]
+    assert r"bad\xff.txt:1:hello needle" in results["c3"]["result"]
+    assert "hello needle" in results["c4"]["result"] and "hello needle" in results["c6"]["result"]
+    assert r"bad\xff.txt" in results["c5"]["result"].splitlines()
+    assert results["c6"]["arguments"] == {"file_path": r"bad\xff.txt"}
+
+    p = run("-p", "look", *model, "--output-format", "stream-json")
+    assert p.returncode == 0, p.stderr
+    events = [json.loads(line) for line in utf8(p.stdout).splitlines()]
+    assert events[-1]["type"] == "result" and events[-1]["result"] == r"Found bad\xff.txt."
+
+    p = run("-p", "look", *model)
+    assert p.returncode == 0, p.stderr
+    assert utf8(p.stdout) == "Found bad\\xff.txt.\n"
+    assert r"read_file bad\xff.txt" in p.stderr and "caf\\xe9.txt" in p.stderr
+
+    sid = json.loads(run("sessions", "--json").stdout)[0]["session_id"]
+    shown = run("show", sid)
+    assert shown.returncode == 0, shown.stderr
+    assert r"read_file bad\xff.txt" in utf8(shown.stdout) and r"Found bad\xff.txt." in shown.stdout
+    as_json = run("show", sid, "--json")
+    assert as_json.returncode == 0, as_json.stderr
+    shown_calls = json.loads(utf8(as_json.stdout))["tool_calls"]
+    assert r"Read bad\xff.txt (lines 1-1 of 1)" in [c.get("display") for c in shown_calls]
+
+
+def test_notebook_html_and_markdown_represent_undecodable_names():
+    from cairn.graph.display import calls_table, run_result_html, run_result_markdown, run_result_text
+    from cairn.graph.display.parts import approval_html
+    from cairn.graph.session.result import RunResult
+    from cairn.graph.state import ToolCallInfo
+
+    done = ToolCallInfo(
+        call_id="c1",
+        tool_name="read_file",
+        arguments={"file_path": BAD_ARG},
+        status="success",
+        result=f"file {BAD_ARG}",
+        display=f"Read {BAD_ARG}",
+    )
+    waiting = ToolCallInfo(
+        call_id="c2",
+        tool_name="write_file",
+        arguments={"file_path": BAD_ARG, "content": "x"},
+        status="awaiting_approval",
+        reason=f"write_file writes {BAD_ARG}",
+    )
+    result = RunResult(
+        session_id="s",
+        status="awaiting_approval",
+        text=f"see {BAD_ARG}",
+        pending=[waiting],
+        tool_calls=[done],
+    )
+    for page in (
+        run_result_html(result),
+        run_result_markdown(result),
+        run_result_text(result),
+        calls_table([done])._repr_html_(),
+        approval_html(waiting),
+    ):
+        assert r"bad\xff.txt" in utf8(page)
