@@ -110,8 +110,15 @@ class SessionIndex:
         self, thread_id: str, *, status: str | None = None, title: str | None = None, mode: str | None = None
     ) -> None:
         """Set status/mode; the title is set once (from the first prompt, escaped: see ``text_escape``)."""
+        self.db.write(*self.update_statement(thread_id, status=status, title=title, mode=mode))
+
+    @staticmethod
+    def update_statement(
+        thread_id: str, *, status: str | None = None, title: str | None = None, mode: str | None = None
+    ) -> tuple[str, tuple]:
+        """``update``'s statement, for a caller that commits it with other writes."""
         title = escape_optional(title)
-        self.db.write(
+        return (
             "UPDATE cairn_sessions SET updated_at = ?, status = COALESCE(?, status), "
             "title = CASE WHEN title = '' AND CAST(? AS TEXT) IS NOT NULL THEN ? ELSE title END, "
             "mode = COALESCE(?, mode) WHERE thread_id = ?",

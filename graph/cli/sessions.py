@@ -20,6 +20,7 @@ _STATUS_COLOR = {
     "running": "36",
     "max_steps": "33",
     "loop": "33",
+    "incomplete": "33",
 }
 
 

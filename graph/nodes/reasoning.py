@@ -4,6 +4,12 @@ Appends the AIMessage to the transcript and turns its tool calls into
 ``pending`` ToolCallInfos.  Calls that cannot run at all (malformed JSON,
 unknown tool, invalid arguments) are answered at once with an error result the
 model can act on; the policy never sees them.
+
+A turn the model did not finish (``finish_reason: "length"``, a stream cut short:
+``cairn.graph.models.turn_end``) is never executed as complete: each of its calls is
+answered at once with an error telling the model it was cut off and to send it again,
+smaller if needed; a cut answer without calls ends the run ``incomplete`` (``/continue``
+asks the model again).
 """
 
 from __future__ import annotations
@@ -15,6 +21,7 @@ import uuid
 from typing import Any
 
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, SystemMessage, ToolMessage
+from langchain_core.messages.ai import add_ai_message_chunks
 from langgraph.runtime import Runtime
 
 from cairn.graph.agent_reports import undelivered_reports
@@ -78,8 +85,10 @@ def reasoning(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, An
             raise
         return {"head": head, "delivered_agents": delivered, **retry}
     from cairn.graph.models import recover_text_tool_calls
+    from cairn.graph.models.turn_end import cut_off
 
     active = ctx.active_registry(mode)
+    cut = None if stopped else cut_off(message, ctx.model)
     if stopped:
         # A reply cut off by the person: keep the text they saw, never its half-sent tool calls.
         if not message_text(message).strip():
@@ -92,6 +101,9 @@ def reasoning(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, An
             }
         message = AIMessage(content=message.content, usage_metadata=message.usage_metadata)
         pending, completed = [], []
+    elif cut is not None:
+        message, completed = _cut_calls(message, ctx, cut)
+        pending = []
     else:
         message = recover_text_tool_calls(message, active.names_and_aliases())
         message, pending, completed = _plan_calls(message, ctx, mode)
@@ -114,7 +126,8 @@ def reasoning(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, An
         "completed_tool_calls": dump_calls(completed),
         "run_steps": state.get("run_steps", 0) + 1,
         "counters": counters,
-        "paused": "stopped" if stopped else None,
+        "paused": "stopped" if stopped else ("incomplete" if cut is not None and not completed else None),
+        "pause_reason": cut if cut is not None and not completed else None,
         "activated_tools": activated,
         "context": compaction.after_model(prepared, usage),
         "delivered_agents": delivered,
@@ -156,32 +169,36 @@ def _call_model(model: Any, prompt: list[BaseMessage], ctx: AgentContext) -> tup
 
     The call runs on a worker thread so a stop (Ctrl-C) takes effect at once, even while a
     slow server has not sent its first token; the abandoned request finishes unseen.
+
+    Chunks are merged once, when the reply ends: adding each chunk to the reply so far
+    re-parsed every tool call's arguments so far (``AIMessageChunk.__add__``), quadratic in
+    their length (a 64 KB argument in 16-byte deltas cost ~10 s of CPU).
     """
     inbox: queue.Queue[tuple[str, Any]] = queue.Queue()
     worker = threading.Thread(
         target=contextvars.copy_context().run, args=(_produce, model, prompt, ctx, inbox), daemon=True
     )
     worker.start()
-    full: AIMessageChunk | None = None
+    chunks: list[AIMessageChunk] = []
     while True:
         try:
             kind, value = inbox.get(timeout=0.05)
         except queue.Empty:
             if ctx.cancel.is_set():
-                return _assemble(full), True
+                return _assemble(chunks), True
             continue
         if kind == "error":
             raise value
         if kind == "reply":
             return (value if isinstance(value, AIMessage) else AIMessage(content=str(value))), False
         if kind == "end":
-            return _assemble(full), ctx.cancel.is_set()
+            return _assemble(chunks), ctx.cancel.is_set()
         text = value.content if isinstance(value.content, str) else ""
         if text:
             ctx.emit("token", text=text)
-        full = value if full is None else full + value
+        chunks.append(value)
         if ctx.cancel.is_set():
-            return _assemble(full), True
+            return _assemble(chunks), True
 
 
 def _produce(model: Any, prompt: list[BaseMessage], ctx: AgentContext, inbox: queue.Queue) -> None:
@@ -198,9 +215,10 @@ def _produce(model: Any, prompt: list[BaseMessage], ctx: AgentContext, inbox: qu
         inbox.put(("error", exc))
 
 
-def _assemble(full: AIMessageChunk | None) -> AIMessage:
-    if full is None:
+def _assemble(chunks: list[AIMessageChunk]) -> AIMessage:
+    if not chunks:
         return AIMessage(content="")
+    full = chunks[0] if len(chunks) == 1 else add_ai_message_chunks(chunks[0], *chunks[1:])
     return AIMessage(
         content=full.content,
         tool_calls=full.tool_calls,
@@ -211,6 +229,44 @@ def _assemble(full: AIMessageChunk | None) -> AIMessage:
     )
 
 
+def _cut_calls(message: AIMessage, ctx: AgentContext, why: str) -> tuple[AIMessage, list[ToolCallInfo]]:
+    """A cut-off turn's calls, none of them run: each answered by an error naming the cut.
+
+    Their (possibly truncated) arguments are not kept: the model is asked to send the call again.
+    """
+    from cairn.graph.models.turn_end import cut_call_error
+
+    named = [(c.get("name") or "(unnamed)", c.get("id")) for c in message.tool_calls]
+    named += [(c.get("name") or "(unnamed)", c.get("id")) for c in message.invalid_tool_calls]
+    if not named:
+        return message, []
+    ids = _unique_ids(ctx, [call_id for _, call_id in named])
+    fixed = [
+        {"name": name, "args": {}, "id": call_id, "type": "tool_call"}
+        for (name, _), call_id in zip(named, ids, strict=True)
+    ]
+    completed = [
+        _failed(call_id, name, {}, cut_call_error(name, why))
+        for (name, _), call_id in zip(named, ids, strict=True)
+    ]
+    return message.model_copy(update={"tool_calls": fixed, "invalid_tool_calls": []}), completed
+
+
+def _unique_ids(ctx: AgentContext, given: list[str | None]) -> list[str]:
+    """Session-unique call ids: an id the model reuses, omits or cannot store is replaced."""
+    from cairn.checkpoints.text_escape import needs_escape
+
+    known = ctx.store.journal.get_many(ctx.thread_id, [i for i in given if i])
+    seen: set[str] = set()
+    out: list[str] = []
+    for call_id in given:
+        if not call_id or call_id in seen or call_id in known or needs_escape(call_id):
+            call_id = f"call_{uuid.uuid4().hex[:16]}"
+        seen.add(call_id)
+        out.append(call_id)
+    return out
+
+
 def _plan_calls(
     message: AIMessage, ctx: AgentContext, mode: str
 ) -> tuple[AIMessage, list[ToolCallInfo], list[ToolCallInfo]]:
@@ -219,20 +275,12 @@ def _plan_calls(
     pending: list[ToolCallInfo] = []
     completed: list[ToolCallInfo] = []
     fixed_calls = []
-    given = [c.get("id") for c in message.tool_calls] + [c.get("id") for c in message.invalid_tool_calls]
-    known = ctx.store.journal.get_many(ctx.thread_id, [i for i in given if i])
-    seen: set[str] = set()
-
-    def unique(call_id: str | None) -> str:
-        # The journal is keyed by call id: an id the model reuses (or omits) must not adopt
-        # an earlier call's result, so such ids are replaced by fresh ones.
-        if not call_id or call_id in seen or call_id in known:
-            call_id = f"call_{uuid.uuid4().hex[:16]}"
-        seen.add(call_id)
-        return call_id
+    # The journal is keyed by call id: an id the model reuses (or omits) must not adopt an
+    # earlier call's result, so such ids are replaced by fresh ones.
+    ids = iter(_unique_ids(ctx, [c.get("id") for c in [*message.tool_calls, *message.invalid_tool_calls]]))
 
     for call in message.tool_calls:
-        call_id = unique(call.get("id"))
+        call_id = next(ids)
         fixed_calls.append({**call, "id": call_id})
         name, args = call["name"], call.get("args") or {}
         checked = registry.validate(name, args)
@@ -247,7 +295,7 @@ def _plan_calls(
         tool, normalized = checked
         pending.append(ToolCallInfo(call_id=call_id, tool_name=tool.name, arguments=normalized))
     for bad in message.invalid_tool_calls:
-        call_id = unique(bad.get("id"))
+        call_id = next(ids)
         name = bad.get("name") or "(unnamed)"
         error = (
             f"Your call to {name} could not be parsed: {bad.get('error') or 'arguments are not valid JSON'}. "

@@ -8,6 +8,9 @@ End-to-end tests point the real ``langchain_openai.ChatOpenAI`` at it, so the wh
   number of assistant messages in the request, so a client restarted mid-session gets the right
   turn.  ``http_error``/``times`` in a turn answers that status N times first (with a tiny
   ``retry-after-ms`` so client retries are fast); ``error`` answers its status every time.
+  ``finish_reason`` states another finish reason (``length``); ``cut`` ends the stream without
+  one (no ``[DONE]`` either: a stream cut mid-arguments); ``empty_choices: N`` answers
+  ``choices: []`` N times first (``true``: always).
 - ``model_turns={"name": [...]}`` answers requests for that model from their own script (a
   second model of the session, e.g. web_fetch's page summaries); other models use ``turns``.
 - ``GET /v1/models``: one model, ``model_id`` (default ``scripted``), with ``context_length`` when
@@ -42,6 +45,8 @@ from tests.support.openai_wire import (
     context_length_error,
     count_assistant_messages,
     count_request_tokens,
+    empty_choices_body,
+    empty_choices_events,
     error_body,
     find_dangling_tool_calls,
     find_orphan_tool_messages,
@@ -164,6 +169,18 @@ class ScriptedOpenAIServer:
             self.rejected.append(body)
         return tokens
 
+    def serve_empty(self, body: dict[str, Any], index: int, turn: ScriptTurn) -> bool:
+        """Whether this attempt at turn ``index`` is answered with no choices (``empty_choices``)."""
+        if turn.empty_choices <= 0:
+            return False
+        key = (f"empty:{body.get('model', '')}", index)
+        with self._lock:
+            served = self._errors_served.get(key, 0)
+            if served >= turn.empty_choices:
+                return False
+            self._errors_served[key] = served + 1
+            return True
+
     def plan(self, body: dict[str, Any]) -> tuple[int, ScriptTurn, tuple[int, str] | None]:
         """The turn to answer and, if this attempt must fail, its (status, message)."""
         if is_summary_body(body):
@@ -240,18 +257,27 @@ class _Handler(BaseHTTPRequestHandler):
             self._send_json(
                 status, error_body(status, message), {"retry-after-ms": str(self.app.retry_after_ms)}
             )
+        elif self.app.serve_empty(body, index, turn):
+            if body.get("stream"):
+                self._stream_events(empty_choices_events(body, index), done=True)
+            else:
+                self._send_json(200, empty_choices_body(body, index))
         elif body.get("stream"):
             self._stream(body, turn, index)
         else:
             self._send_json(200, completion_body(body, turn, index))
 
     def _stream(self, body: dict[str, Any], turn: ScriptTurn, index: int) -> None:
+        # A cut turn's stream simply ends: no finish reason and no ``[DONE]``.
+        self._stream_events(stream_events(body, turn, index), done=not turn.cut)
+
+    def _stream_events(self, events: list[dict[str, Any]], *, done: bool) -> None:
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")
         self.send_header("Cache-Control", "no-cache")
         self.send_header("Transfer-Encoding", "chunked")
         self.end_headers()
-        payloads = [json.dumps(event) for event in stream_events(body, turn, index)] + ["[DONE]"]
+        payloads = [json.dumps(event) for event in events] + (["[DONE]"] if done else [])
         for payload in payloads:
             data = f"data: {payload}\n\n".encode()
             self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
