@@ -118,12 +118,24 @@ def _unexpected(exc: Exception, *, verbose: bool) -> int:
     return USAGE if config else ERROR
 
 
+def _writes(command: str | None, ns: object) -> bool:
+    """Whether ``command`` writes to the session store (a read-only one is then refused)."""
+    if command in ("sessions", "show"):
+        return False
+    if command == "agents":
+        return getattr(ns, "action", "list") != "list"
+    if command == "rewind":
+        return not getattr(ns, "dry_run", False)
+    return True
+
+
 def _dispatch(command: str | None, ns: object) -> int:
     from cairn.graph.cli.options import Options
 
     opts = Options.from_args(ns)  # type: ignore[arg-type]
     if command != "demo" and not getattr(ns, "version", False):
-        opts.check_storage(create=command not in ("sessions", "show", "rewind", "agents"))
+        readers = ("sessions", "show", "rewind", "agents")
+        opts.check_storage(create=command not in readers, writes=_writes(command, ns))
     if command is None:
         from cairn.graph.cli.run import run_main
 

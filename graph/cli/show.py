@@ -45,9 +45,7 @@ def load(session_id: str, opts: Options) -> Shown:
     location = resolve_location(opts.db)
     if location != ":memory:" and "://" not in location and not os.path.exists(location):
         raise CliError(f"no session matching {session_id!r} in {location}")
-    from cairn.checkpoints import open_store
-
-    store = open_store(opts.db)
+    store = open_for_reading(opts.db)
     try:
         record = store.sessions.get(session_id)
         if record is None:
@@ -72,6 +70,21 @@ def load(session_id: str, opts: Options) -> Shown:
         )
     finally:
         store.close()
+
+
+def open_for_reading(db: str | None) -> Any:
+    """The store, read-only when it is a SQLite file (a file or directory the person may only
+    read is shown all the same); Postgres through the full store."""
+    from cairn.checkpoints.location import resolve_location
+
+    location = resolve_location(db)
+    if location == ":memory:" or "://" in location:
+        from cairn.checkpoints import open_store
+
+        return open_store(db)
+    from cairn.checkpoints.readonly import open_readonly_store
+
+    return open_readonly_store(location)
 
 
 _ROLES = {"human": "user", "ai": "assistant", "tool": "tool", "system": "system"}
