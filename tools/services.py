@@ -78,6 +78,11 @@ class FileReadTracker:
         #: Called with every new record (the session persists them so they survive restarts).
         self.on_record = on_record
 
+    @staticmethod
+    def key(path: Path) -> str:
+        """The record's name for ``path``: undecodable bytes escaped, so the store can hold it."""
+        return escape_text(str(path))
+
     def seed(self, records: Iterable[tuple[str, int, int, str]]) -> None:
         """Restore records saved by an earlier process of the same session."""
         with self._lock:
@@ -88,7 +93,7 @@ class FileReadTracker:
         st = path.stat()
         if data is None:
             data = path.read_bytes()
-        rec = ReadRecord(_key(path), st.st_mtime_ns, st.st_size, hashlib.sha256(data).hexdigest())
+        rec = ReadRecord(self.key(path), st.st_mtime_ns, st.st_size, hashlib.sha256(data).hexdigest())
         with self._lock:
             self._records[rec.path] = rec
         if self.on_record is not None:
@@ -97,11 +102,11 @@ class FileReadTracker:
 
     def get(self, path: Path) -> ReadRecord | None:
         with self._lock:
-            return self._records.get(_key(path))
+            return self._records.get(self.key(path))
 
     def forget(self, path: Path) -> None:
         with self._lock:
-            self._records.pop(_key(path), None)
+            self._records.pop(self.key(path), None)
 
     def stale_reason(self, path: Path) -> str | None:
         """Why overwriting ``path`` now would be unsafe, or ``None`` if it is fine.
@@ -128,11 +133,6 @@ class FileReadTracker:
             f"{path} was modified on disk since it was last read (by the user or another "
             "process). Read it again with read_file before changing it."
         )
-
-
-def _key(path: Path) -> str:
-    """The record's name for ``path``: undecodable bytes escaped, so the store can hold it."""
-    return escape_text(str(path))
 
 
 @dataclass
