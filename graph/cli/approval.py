@@ -1,8 +1,9 @@
 """Asking a person about gated calls: what it is, why it asks, and their decision.
 
 Awaiting approval: ``y`` yes · ``n`` no (with feedback for the model) · ``a`` always for this
-session · ``e`` edit the arguments ($EDITOR, or inline) · ``u`` yes, without the OS sandbox (shell
-commands that would run sandboxed) · ``Y``/``N`` for all remaining.
+session · ``e`` edit the arguments ($EDITOR, or inline) · ``!`` yes, without the OS sandbox (shell
+commands that would run sandboxed) · ``Y``/``N`` for all remaining.  ``!`` is not ``u``: at the idle
+prompt ``u`` undoes the newest change, and one key must never mean both.
 Interrupted: ``r`` retry · ``c`` cancel · ``R``/``C`` for all remaining.
 The answer is a ``{call_id: decision}`` map for ``Session.decide``.
 """
@@ -20,7 +21,7 @@ from cairn.graph.cli.edit import edit_arguments
 
 PREVIEW_LINES = 40
 ASK = "yneaYN"
-UNSANDBOXED = "u"
+UNSANDBOXED = "!"
 ASK_INTERRUPTED = "rcRC"
 
 
@@ -179,11 +180,11 @@ class Approver:
         sandboxed = getattr(call, "sandbox", None) not in (None, "off")
         if sandboxed:
             choices += UNSANDBOXED
-            items.insert(1, ("u", "yes, without sandbox"))
+            items.insert(1, (UNSANDBOXED, "yes, without sandbox"))
         prompt = _menu(items, many, "Y/N: all remaining", "Allow?")
         while True:
             key = self.prompter.key(prompt, choices)
-            if key == "u":
+            if key == UNSANDBOXED:
                 return {"action": "approve", "sandbox": "off"}, False
             if key in "yY":
                 return "approve", key == "Y"

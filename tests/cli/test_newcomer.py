@@ -43,3 +43,34 @@ def test_rewind_last_undoes_the_last_turn_of_the_latest_session(run_cairn, scrip
     assert not (ws / "first.txt").exists()
     both = run_cairn("rewind", sid, "c1", "--last")
     assert both.returncode == 2 and "not both" in both.stderr
+
+
+def test_unsandboxed_is_bang_at_the_approval_prompt_and_u_is_only_undo(pty_cairn, script, workspace, cli_env):
+    from tests.cli.test_interactive_pty import MENU_END, finish, show_json
+
+    turns = [
+        {"content": "", "tool_calls": [call("bash", "b1", command="touch made.txt")]},
+        {"content": "Touched."},
+    ]
+    child = pty_cairn("--model", script(turns), "touch a file")
+    child.expect("! yes, without sandbox")
+    child.expect(MENU_END)
+    child.send("u")  # not a key of this prompt: it is asked again, nothing runs
+    child.expect("choose one of")
+    assert not Path(workspace, "made.txt").exists()
+    child.expect(MENU_END)
+    child.send("!")
+    child.expect("Touched.")
+    child.expect(MENU_END)
+    child.sendline("/help")
+    child.expect("undo the newest change")
+    help_text = child.before + child.after
+    child.expect("without the OS sandbox")
+    help_text += child.before + child.after
+    assert "\n  u " in help_text.replace("\r", "")
+    assert "\n  !  " in help_text.replace("\r", "")
+    child.expect(MENU_END)
+    child.sendeof()
+    assert finish(child) == 0
+    [b1] = show_json(cli_env, workspace)["tool_calls"]
+    assert b1["sandbox"] == "off" and b1["decision"] == "approved without sandbox"

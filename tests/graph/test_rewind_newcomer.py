@@ -15,7 +15,11 @@ pytestmark = pytest.mark.usefixtures("db_location")  # on SQLite and PostgreSQL
 
 
 def edit(cid: str, old: str, new: str) -> dict:
-    return {"name": "edit_file", "args": {"file_path": "a.txt", "old_string": old, "new_string": new}, "id": cid}
+    return {
+        "name": "edit_file",
+        "args": {"file_path": "a.txt", "old_string": old, "new_string": new},
+        "id": cid,
+    }
 
 
 READ = {"name": "read_file", "args": {"file_path": "a.txt"}, "id": "read1"}
