@@ -269,7 +269,11 @@ class Session(DecisionsMixin, RewindMixin, WaitingMixin, ExtensionsMixin):
                 store.sessions.update_statement(self.id, title=_title(text), status="running"),
             ]
 
-        head = store.transcript.append(self.id, parent, [HumanMessage(text)], also=staged)
+        try:
+            head = store.transcript.append(self.id, parent, [HumanMessage(text)], also=staged)
+        except Exception:
+            self._forget_if_empty()
+            raise
         return self._run({"head": head, **FRESH_RUN}, stream, on_event, wait=(wait, wait_timeout))
 
     def continue_(
