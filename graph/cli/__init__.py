@@ -64,7 +64,7 @@ def _escaping_streams() -> None:
     Latin-1 byte in a prompt) as ``\\xff`` instead of failing with UnicodeEncodeError."""
     import codecs
 
-    from cairn.tools.file_ops.names import escape_text
+    from cairn.checkpoints.text_escape import escape_text  # light: `cairn sessions` loads no tools
 
     def escape(error: UnicodeError) -> tuple[str, int]:
         if not isinstance(error, UnicodeEncodeError):

@@ -17,6 +17,7 @@ _INVISIBLE = re.compile(
 STATUS_LOOK = {
     "success": ("✓", "+", "green"),
     "error": ("✗", "x", "red"),
+    "failed": ("✗", "x", "red"),  # a command that ran and exited non-zero
     "cancelled": ("–", "-", "yellow"),
     "denied": ("×", "x", "red"),
     "rejected": ("×", "x", "yellow"),

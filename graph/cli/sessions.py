@@ -6,11 +6,11 @@ import json
 import sys
 from typing import Any
 
+from cairn.checkpoints.text_escape import escape_data  # light: `cairn sessions` loads no tools
 from cairn.graph.cli import fmt
 from cairn.graph.cli.exits import CliError
 from cairn.graph.cli.options import Options
 from cairn.graph.cli.term import colors_enabled
-from cairn.tools.file_ops.names import escape_data
 
 _STATUS_COLOR = {
     "done": "32",

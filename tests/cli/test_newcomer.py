@@ -74,3 +74,34 @@ def test_unsandboxed_is_bang_at_the_approval_prompt_and_u_is_only_undo(pty_cairn
     assert finish(child) == 0
     [b1] = show_json(cli_env, workspace)["tool_calls"]
     assert b1["sandbox"] == "off" and b1["decision"] == "approved without sandbox"
+
+
+def test_a_failing_test_command_is_a_red_cross_not_a_green_tick(run_cairn, script, workspace):
+    from cairn.graph.display.parts import call_status
+    from cairn.graph.state import ToolCallInfo
+
+    turns = [
+        {
+            "content": "Testing.",
+            "tool_calls": [
+                call("bash", "t1", command="sh -c 'echo 1 failed; exit 1'"),
+                call("bash", "t2", command="echo all passed"),
+            ],
+        },
+        {"content": "One failed."},
+    ]
+    p = run_cairn("-p", "run the tests", "--model", script(turns), "--approval", "bypass")
+    assert p.returncode == 0, p.stderr
+    lines = {
+        line.split(" bash ")[1].split("  ")[0]: line for line in p.stderr.splitlines() if " bash " in line
+    }
+    failing, passing = lines["sh -c 'echo 1 failed; exit 1'"], lines["echo all passed"]
+    assert failing.lstrip().startswith("✗") and "exit 1" in failing
+    assert passing.lstrip().startswith("✓")
+    shown = run_cairn("show", "--last").stdout
+    assert any(line.lstrip().startswith("✗ bash sh -c") for line in shown.splitlines())
+
+    calls = {c["call_id"]: c for c in json.loads(run_cairn("show", "--last", "--json").stdout)["tool_calls"]}
+    assert calls["t1"]["status"] == "success"  # the call ran: the lifecycle status stays a fact
+    assert call_status(ToolCallInfo.model_validate(calls["t1"])) == "failed"
+    assert call_status(ToolCallInfo.model_validate(calls["t2"])) == "success"
