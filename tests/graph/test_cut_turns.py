@@ -4,6 +4,12 @@ tests' local server; an empty ``choices`` list is an error after one retry."""
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 
 from cairn import Session
@@ -126,3 +132,26 @@ def test_scripted_model_states_finish_reasons(harness):
     r = s.send("x")
     assert r.status == "incomplete" and r.text == "cut here"
     assert s.continue_().text == "rest"
+
+
+def test_cairn_p_exits_non_zero_on_a_cut_answer(tmp_path, db_location):
+    root = Path(__file__).resolve().parents[2]
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    turns = [{"content": "Half an answ", "finish_reason": "length"}, {"content": "er, finished."}]
+    with openai_server(turns) as server:
+        common = ["--base-url", server.base_url, "--model", "test-model", "--db", db_location, "-C", str(ws)]
+        env = {**os.environ, "PYTHONPATH": str(root)}
+
+        def cairn(*args: str) -> subprocess.CompletedProcess:
+            cmd = [sys.executable, "-m", "cairn.graph.cli", *args, *common, "--output-format", "json"]
+            return subprocess.run(cmd, cwd=root, env=env, capture_output=True, text=True, timeout=120)
+
+        out = cairn("-p", "answer me")
+        result = json.loads(out.stdout.strip().splitlines()[-1])
+        assert out.returncode == 1 and result["status"] == "incomplete", (out.returncode, out.stderr)
+        assert result["result"] == "Half an answ" and "length" in result["error"]
+        assert "resume" in out.stderr  # how to go on
+        again = cairn("resume", result["session_id"], "-p")
+        assert again.returncode == 0, again.stderr
+        assert json.loads(again.stdout.strip().splitlines()[-1])["result"] == "er, finished."
