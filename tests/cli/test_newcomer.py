@@ -105,3 +105,26 @@ def test_a_failing_test_command_is_a_red_cross_not_a_green_tick(run_cairn, scrip
     assert calls["t1"]["status"] == "success"  # the call ran: the lifecycle status stays a fact
     assert call_status(ToolCallInfo.model_validate(calls["t1"])) == "failed"
     assert call_status(ToolCallInfo.model_validate(calls["t2"])) == "success"
+
+
+# the sandbox fixtures: a workspace outside /tmp, each backend that works here
+from tests.shell.sandbox.conftest import area, backend, sandboxed  # noqa: E402, F401
+
+
+def test_a_writing_command_leaves_no_empty_placeholder_dirs(sandboxed):  # noqa: F811
+    tools = sandboxed
+    ws = tools.area.ws
+    (ws / ".git" / "hooks").rmdir()  # both placeholders missing before the command
+    assert not (ws / ".cairn").exists()
+    (ws / "src").mkdir()  # (Landlock cannot let a command create files in the root itself)
+    result = tools.run("echo hi > src/made.txt", "workspace-write")
+    assert result.ok, result.error
+    assert (ws / "src" / "made.txt").read_text() == "hi\n", result.output
+    assert not (ws / ".cairn").exists() and not (ws / ".git" / "hooks").exists()
+    # a protected directory that already exists is left alone
+    (ws / ".cairn").mkdir()
+    assert tools.run("echo again >> src/made.txt", "workspace-write").ok
+    assert (ws / ".cairn").is_dir()
+    # and one the command could not write into is still protected while it runs
+    blocked = tools.run("mkdir -p .cairn/x", "workspace-write")
+    assert not (ws / ".cairn" / "x").exists(), blocked.output
