@@ -128,3 +128,18 @@ def test_a_writing_command_leaves_no_empty_placeholder_dirs(sandboxed):  # noqa:
     # and one the command could not write into is still protected while it runs
     blocked = tools.run("mkdir -p .cairn/x", "workspace-write")
     assert not (ws / ".cairn" / "x").exists(), blocked.output
+
+
+def test_the_approval_widget_has_a_static_view_for_exported_html(monkeypatch):
+    import sys
+
+    from cairn.graph.notebook import approval_widget
+    from tests.notebooks.test_widgets import GATED, FakeSession, fake_ipywidgets
+
+    monkeypatch.setitem(sys.modules, "ipywidgets", fake_ipywidgets())
+    widget = approval_widget(FakeSession([GATED]))
+    assert widget.children  # the live buttons are still there
+    data = widget._repr_mimebundle_()
+    html = data["text/html"]
+    assert "edits a file" in html and "e1" in html and "session.approve(" in html
+    assert "need a running kernel" in html
