@@ -328,6 +328,10 @@ class Session(DecisionsMixin, RewindMixin, WaitingMixin, ExtensionsMixin):
         own = [
             c for c in calls(self._snapshot().values.get("pending_tool_calls")) if c.status in GATED_STATUSES
         ]
+        # -- (R2, issue 28) calls a SIGKILL cut off show as interrupted at once, not after continue_()
+        from cairn.graph.session.decisions import killed_in_flight
+
+        own += killed_in_flight(self)
         return with_child_asks(self, own)
 
     def tool_calls(self) -> list[ToolCallInfo]:

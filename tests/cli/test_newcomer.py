@@ -143,3 +143,26 @@ def test_the_approval_widget_has_a_static_view_for_exported_html(monkeypatch):
     html = data["text/html"]
     assert "edits a file" in html and "e1" in html and "session.approve(" in html
     assert "need a running kernel" in html
+
+
+def test_resume_after_sigkill_shows_the_killed_call_interrupted_at_once(tmp_path, db_location):
+    from cairn import Session
+    from tests.graph.test_recovery_kill import Harness, _finished_model, _tools
+    from tests.graph.test_recovery_kill import call as effect
+
+    h = Harness(
+        tmp_path, [{"tool_calls": [effect("effect", "slow", 60)]}, {"content": "finished"}], db_location
+    )
+    h.start_and_kill("--send", "go", marker="started-slow")
+    s = Session.resume(h.session_id, db=h.db, model=_finished_model(), tools=_tools(h))
+    try:
+        [killed] = s.pending()  # before any continue_(): nothing ran, nothing was recovered yet
+        assert killed.call_id == "call_slow" and killed.status == "interrupted"
+        assert "process stopped" in (killed.error_msg or "")
+        assert h.runs() == ["slow"]
+        result = s.cancel("call_slow")  # retry/cancel work on it directly
+        assert result.status == "done", result
+        assert h.runs() == ["slow"], "a cancelled call never runs again"
+        assert s.pending() == []
+    finally:
+        s.close()
