@@ -76,3 +76,20 @@ def test_sigint_from_outside_while_the_run_starts(tmp_path, db_location):
         time.sleep(0.005)
     proc.send_signal(signal.SIGINT)
     _check_stopped(proc, ws, db)
+
+
+def test_a_stop_before_the_run_starts_holds_until_that_run_ends(tmp_path, db_location):
+    from cairn.graph.models.scripted import ScriptedChatModel
+
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    model = ScriptedChatModel.from_turns([TURNS[0], TURNS[1]])
+    s = Session(ws, model=model, db=db_location, mode="accept-edits")
+    s.stop()  # what the Ctrl-C handler does when the signal beats the graph
+    r = s.send("write ran.txt")
+    assert r.status == "interrupted" and r.usage["model_calls"] == 0
+    assert not (ws / "ran.txt").exists()
+    assert not s.cancel_event.is_set()  # cleared once that run ended
+    r = s.send("now really")
+    assert r.status == "done" and (ws / "ran.txt").exists()
+    s.close()
