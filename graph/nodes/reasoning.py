@@ -115,6 +115,10 @@ def reasoning(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, An
         tool_calls=len(pending) + len(completed),
         call_ids=[c["id"] for c in message.tool_calls],  # the model's order, for surfaces to keep
     )
+    # (R2, issue 28) calls answered here (refused in plan mode, invalid, cut off) never reach
+    # tool_execution: surfaces get their tool_end now, or the live CLI shows no line for them.
+    for call in completed:
+        ctx.emit("tool_end", call=call.to_state())
     counters = dict(state.get("counters") or {})
     counters["model_calls"] = counters.get("model_calls", 0) + 1
     usage = getattr(message, "usage_metadata", None) or {}

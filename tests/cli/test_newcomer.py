@@ -166,3 +166,43 @@ def test_resume_after_sigkill_shows_the_killed_call_interrupted_at_once(tmp_path
         assert s.pending() == []
     finally:
         s.close()
+
+
+def screen_lines(child) -> list[str]:
+    """What the terminal showed, line by line: escapes removed, a redrawn line (``\\r``) split
+    into the frames drawn over each other."""
+    import re
+
+    text = re.sub(r"\x1b\[[0-?]*[ -/]*[@-~]", "", child.logfile_read.getvalue())
+    return [frame for line in text.split("\n") for frame in line.split("\r") if frame]
+
+
+PLAN_TURNS = [
+    {
+        "content": "Writing.",
+        "tool_calls": [
+            call("write_file", "w1", file_path="x.txt", content="x\n"),
+            call("bash", "b1", command="touch y"),
+        ],
+    },
+    {"content": "I could not write; here is the plan."},
+]
+
+
+@pytest.mark.parametrize("headless", [True, False], ids=["-p", "interactive"])
+def test_plan_mode_refusals_get_a_line_in_the_live_cli(pty_cairn, script, workspace, headless):
+    from tests.cli.test_interactive_pty import MENU_END, finish
+
+    args = ["--model", script(PLAN_TURNS), "--approval", "plan"]
+    prompt = ["-p", "write x"] if headless else ["write x"]
+    child = pty_cairn(*prompt, *args, cols=70)
+    child.expect("here is the plan")
+    if not headless:
+        child.expect(MENU_END)
+        child.sendeof()
+    assert finish(child) == 0
+    lines = [line for line in screen_lines(child) if "not available in plan" in line]
+    assert any("write_file x.txt" in line for line in lines), lines
+    assert any("bash touch y" in line for line in lines), lines
+    assert all(len(line) <= 70 for line in lines)
+    assert not Path(workspace, "x.txt").exists() and not Path(workspace, "y").exists()
