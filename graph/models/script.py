@@ -9,7 +9,8 @@ A script is ``{"turns": [...]}`` or a bare list of turns.  Each turn is one assi
      "http_error": 429, "times": 1,                 # fail N times, then answer normally
      "finish_reason": "length",                     # the reason stated (default: stop/tool_calls)
      "cut": true,                                   # the stream ends without a finish reason
-     "empty_choices": 2}                            # answer ``choices: []`` N times (true: always)
+     "empty_choices": 2,                            # answer ``choices: []`` N times (true: always)
+     "arg_delta": 16}                               # stream call arguments in deltas of N chars
 
 A tool call may give ``"raw_args": "<text>"`` instead of ``args`` to send arguments that are not
 valid JSON (to exercise malformed-call handling).  Which turn answers a request is derived from the
@@ -67,6 +68,7 @@ _TURN_KEYS = {
     "finish_reason",
     "cut",
     "empty_choices",
+    "arg_delta",
 }
 _CALL_KEYS = {"name", "args", "arguments", "raw_args", "id"}
 
@@ -107,6 +109,8 @@ class ScriptTurn:
     cut: bool = False
     #: Answer with no choices this many times (a very large number: always).
     empty_choices: int = 0
+    #: Stream each call's arguments in deltas of this many characters (0: three deltas).
+    arg_delta: int = 0
 
     @property
     def finish_reason(self) -> str | None:
@@ -185,6 +189,7 @@ def parse_turn(raw: Any, index: int) -> ScriptTurn:
         finish=str(raw["finish_reason"]) if raw.get("finish_reason") else None,
         cut=bool(raw.get("cut")),
         empty_choices=1_000_000 if empty is True else int(empty),
+        arg_delta=int(raw.get("arg_delta") or 0),
         chunks=chunks,
         tool_calls=calls,
         sleep=float(raw.get("sleep") or 0.0),

@@ -8,6 +8,10 @@ merges them once at the end; the old way, adding each chunk to the reply so far,
 every argument so far on each chunk (``AIMessageChunk.__add__``), which is also timed here
 as the baseline.  Printed per size: chunks, CPU seconds (this process), microseconds per
 byte, and the ratio of 64 KB's per-byte cost to 1 KB's (about 1 when linear).
+
+``--through-client`` times a whole ``Session.send(stream=True)`` (16, 64 and 128 KB) instead: the real ChatOpenAI
+client against the tests' local server (SSE deltas of ``--delta`` characters), the node, the
+journal and the transcript, with a cheap tool standing in for write_file.
 """
 
 from __future__ import annotations
@@ -68,13 +72,53 @@ def old_way(chunks: list[AIMessageChunk]) -> float:
     return spent
 
 
+def through_client(size: int, delta: int) -> float:
+    """CPU seconds of one streamed send whose single tool call carries ``size`` bytes of args."""
+    import tempfile
+
+    from cairn import Session
+    from cairn.graph.models import create_model
+    from tests.support.fixtures import openai_server
+
+    content = "x" * size
+    turns = [
+        {
+            "tool_calls": [{"name": "write_file", "args": {"file_path": "big.txt", "content": content}}],
+            "arg_delta": delta,
+        },
+        {"content": "done"},
+    ]
+    with tempfile.TemporaryDirectory(dir=ROOT / ".venv") as tmp, openai_server(turns) as server:
+        ws = Path(tmp) / "ws"
+        ws.mkdir()
+        model = create_model("bench", base_url=server.base_url, api_key="k", max_retries=0)
+        session = Session(ws, model=model, db=str(Path(tmp) / "c.db"), mode="accept-edits", snapshots=False)
+        start = time.process_time()
+        result = session.send("write it", stream=True)
+        spent = time.process_time() - start
+        session.close()
+    assert result.status == "done", result.error
+    return spent
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--delta", type=int, default=16, help="bytes per argument delta")
     parser.add_argument("--repeat", type=int, default=3, help="best of N")
     parser.add_argument("--skip-old", action="store_true", help="do not time the quadratic baseline")
+    parser.add_argument("--through-client", action="store_true", help="time Session.send over HTTP")
     args = parser.parse_args()
     sizes = (1024, 64 * 1024)
+    if args.through_client:
+        # A send has a fixed cost (prompt, journal, checkpoints): compare the marginal cost per byte.
+        spent = {}
+        for size in (16 * 1024, 64 * 1024, 128 * 1024):
+            spent[size] = min(through_client(size, args.delta) for _ in range(args.repeat))
+            print(f"send over HTTP  {size // 1024:3d} KB  {spent[size]:7.3f} s CPU")
+        low = (spent[64 * 1024] - spent[16 * 1024]) / (48 * 1024) * 1e6
+        high = (spent[128 * 1024] - spent[64 * 1024]) / (64 * 1024) * 1e6
+        print(f"marginal us/byte: 16->64 KB {low:.2f}, 64->128 KB {high:.2f} (equal when linear)")
+        return 0
     for label, fn in (("merged once (now)", new_way), ("added per chunk (before)", old_way)):
         if fn is old_way and args.skip_old:
             continue

@@ -146,7 +146,13 @@ def stream_events(body: dict[str, Any], turn: ScriptTurn, index: int) -> list[di
             "function": {"name": call.name, "arguments": ""},
         }
         events.append(event({"tool_calls": [head]}))
-        for piece in _split_in_three(call.arguments_text):
+        text = call.arguments_text
+        pieces = (
+            [text[j : j + turn.arg_delta] for j in range(0, len(text), turn.arg_delta)]
+            if turn.arg_delta > 0
+            else _split_in_three(text)
+        )
+        for piece in pieces:
             events.append(event({"tool_calls": [{"index": i, "function": {"arguments": piece}}]}))
     if turn.cut:  # the stream ends here: no finish reason, no usage (the server sends no [DONE])
         return events
