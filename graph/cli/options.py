@@ -122,10 +122,21 @@ class Options:
         if spec.startswith("script:"):  # absolute, so resuming from another directory finds it
             path = spec.removeprefix("script:").strip()
             spec = "script:" + os.path.abspath(os.path.expanduser(path)) if path else spec
+        elif self.base_url:
+            spec = with_endpoint(spec, self.base_url)
         return spec
 
     def resume_command(self, session_id: str, *extra: str) -> str:
         return shlex.join(["cairn", "resume", session_id, *self.explicit, *extra])
+
+
+def with_endpoint(spec: str, base_url: str | None) -> str:
+    """``NAME via URL``: the model and the endpoint it is served from, recorded together so
+    ``cairn resume`` talks to the same server (the banner shows both)."""
+    from cairn.graph.models.factory import ENDPOINT_SEP, split_spec
+
+    name, _ = split_spec(spec)
+    return f"{name}{ENDPOINT_SEP}{base_url}" if base_url else name
 
 
 def _absolute_db(db: str) -> str:

@@ -206,3 +206,32 @@ def test_plan_mode_refusals_get_a_line_in_the_live_cli(pty_cairn, script, worksp
     assert any("bash touch y" in line for line in lines), lines
     assert all(len(line) <= 70 for line in lines)
     assert not Path(workspace, "x.txt").exists() and not Path(workspace, "y").exists()
+
+
+def test_resume_keeps_the_sessions_endpoint_and_model_and_says_when_overridden(
+    run_cairn, make_openai_server, workspace
+):
+    first = make_openai_server([{"content": "one"}, {"content": "two"}])
+    other = make_openai_server([{"content": "-"}, {"content": "-"}, {"content": "three"}])  # by turn number
+    key = {"OPENAI_API_KEY": "dummy"}
+    p = run_cairn(
+        "-p", "hi", "--model", "test-model", "--base-url", first.base_url, "--output-format", "json", env=key
+    )
+    assert p.returncode == 0, p.stderr
+    sid = json.loads(p.stdout)["session_id"]
+    [record] = json.loads(run_cairn("sessions", "--json").stdout)
+    assert record["model"] == f"test-model via {first.base_url}"  # shown by `sessions` and the banner
+
+    # $OPENAI_BASE_URL now names another server: the session still talks to its own
+    p = run_cairn("resume", sid, "-p", "again", env={**key, "OPENAI_BASE_URL": other.base_url})
+    assert p.returncode == 0, p.stderr
+    assert p.stdout == "two\n" and len(first.requests) == 2 and not other.requests
+    assert first.requests[1]["model"] == "test-model"
+    assert "instead of" not in p.stderr
+
+    # an explicit --base-url/--model overrides it for that run, and says so
+    p = run_cairn("resume", sid, "-p", "elsewhere", "--base-url", other.base_url, "--model", "m2", env=key)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout == "three\n" and other.requests[0]["model"] == "m2"
+    assert f"endpoint {other.base_url} instead of {first.base_url}" in p.stderr
+    assert "model m2 instead of the session's test-model" in p.stderr
