@@ -235,3 +235,43 @@ def test_resume_keeps_the_sessions_endpoint_and_model_and_says_when_overridden(
     assert p.stdout == "three\n" and other.requests[0]["model"] == "m2"
     assert f"endpoint {other.base_url} instead of {first.base_url}" in p.stderr
     assert "model m2 instead of the session's test-model" in p.stderr
+
+
+LONG_COMMAND = "echo hi > notes.txt && ls -la tests/some_rather_long_directory_name/ src/another_dir"
+
+
+def test_approval_block_wraps_between_words_at_70_columns_and_answers_have_no_doubled_blank_lines(
+    pty_cairn, script, workspace
+):
+    from tests.cli.test_interactive_pty import MENU_END, finish
+
+    turns = [
+        {"content": "", "tool_calls": [call("bash", "b1", command=LONG_COMMAND)]},
+        {"content": "Done.\n\n\n\nSecond paragraph.\n\n\n- item\n\n```\nx = 1\n\n\ny = 2\n```\n\n\nEnd."},
+    ]
+    child = pty_cairn("--model", script(turns), "go", cols=70)
+    child.expect("Allow\\?")
+    child.expect(MENU_END)
+    block = screen_lines(child)
+    start = max(i for i, line in enumerate(block) if "? bash" in line)
+    block = [line.rstrip() for line in block[start:] if line.strip()]
+    assert all(len(line) <= 70 for line in block), block
+    shown = " ".join(block).split()
+    assert set(LONG_COMMAND.split()) <= set(shown), block  # every word whole, none cut in two
+    menu = " ".join(line.strip() for line in block if "Allow?" in line or line.startswith("    "))
+    assert "once (no always rule fits)" in " ".join(block) and "write_file" not in menu
+    assert not any(
+        line.rstrip().endswith((" a", " y", " n", " e", " !")) for line in block
+    )  # no key without its label
+    child.send("y")
+    child.expect("End.")
+    child.expect(MENU_END)
+    child.sendeof()
+    assert finish(child) == 0
+    import re
+
+    raw = re.sub(r"\x1b\[[0-?]*[ -/]*[@-~]", "", child.logfile_read.getvalue()).replace("\r\n", "\n")
+    answer = raw[raw.index("Done.") : raw.index("End.") + 4]
+    prose = answer.split("```")
+    assert "\n\n\n" not in prose[0] and "\n\n\n" not in prose[-1], answer  # one blank line at most
+    assert "Second paragraph." in prose[0] and "x = 1\n\n\ny = 2" in answer  # the code keeps its own
