@@ -3,8 +3,11 @@
 The system prompt is byte-identical for every session in a mode and profile: no path, date or
 note in it.  With the tool schemas right after it, that is the prefix llama.cpp, vLLM and hosted
 prompt caches can reuse from turn to turn and from one session to the next.  What differs per
-session (workspace, OS, date, project instructions, memory) is the *session context*, sent at the
-top of the first user message of every request (``with_session_context``) and never stored.
+session (workspace, OS, date, project instructions, memory) is the *session context*, sent after
+the person's text in the first user message of every request (``with_session_context``) and never
+stored.  After, not before: small models (Qwen2.5-Coder-1.5B on llama.cpp) that saw the block at
+the top of the message echoed it, and then the tool schemas, until the client timed out; with the
+person's request first they answered it (issue 31).
 """
 
 from __future__ import annotations
@@ -30,10 +33,10 @@ _MODE_TEXT = {
 }
 
 _LEAN_GUIDANCE = """\
-You are cairn, a coding agent in the person's workspace. Use tools to read, search, edit and run
-code: read_file, glob, grep to look; edit_file (exact old_string) or write_file to change; bash to
-run tests and commands. Read a file before editing it. Never repeat a call that already worked.
-When done, answer briefly with what you did."""
+You are cairn, a coding agent in the person's workspace. Look with read_file, glob and grep; change
+files with edit_file (exact old_string) or write_file; run commands with bash. Asked where something
+is, grep or glob for it first; never guess a path. Read a file before editing it. Never repeat a
+call that worked. When done, answer briefly with what you found or did."""
 
 _GUIDANCE = """\
 You are cairn, a careful coding agent working in the person's workspace.
@@ -96,15 +99,17 @@ def build_session_context(
 
 
 def with_session_context(messages: list[BaseMessage], context: str | None) -> list[BaseMessage]:
-    """``messages`` with ``context`` at the top of the first user message (a copy; not stored)."""
+    """``messages`` with ``context`` after the person's text in the first user message (a copy;
+    not stored).  The first user message keeps its place, so the prefix before it (system prompt,
+    tools) stays the same for every session and every turn."""
     if not context:
         return messages
     for index, message in enumerate(messages):
         if isinstance(message, HumanMessage):
             content = message.content
             if isinstance(content, str):
-                merged: Any = f"{context}\n\n{content}"
+                merged: Any = f"{content}\n\n{context}"
             else:
-                merged = [{"type": "text", "text": context}, *content]
+                merged = [*content, {"type": "text", "text": context}]
             return [*messages[:index], message.model_copy(update={"content": merged}), *messages[index + 1 :]]
     return [HumanMessage(context), *messages]
