@@ -15,6 +15,7 @@ End-to-end tests point the real ``langchain_openai.ChatOpenAI`` at it, so the wh
   second model of the session, e.g. web_fetch's page summaries); other models use ``turns``.
 - ``GET /v1/models``: one model, ``model_id`` (default ``scripted``), with ``context_length`` when
   the server has a ``context_limit``.
+- ``props={...}``: ``GET /props`` answers it (llama.cpp's ``n_ctx`` report); without it, 404.
 - ``context_limit=N``: a chat request over N prompt tokens (words of its messages) is answered
   HTTP 400 with OpenAI's ``context_length_exceeded`` body, as a real provider does.
 - cairn's compaction summary requests are answered by ``summary`` (a script turn; default: a
@@ -76,6 +77,7 @@ class ScriptedOpenAIServer:
         context_limit: int | None = None,
         summary: ScriptTurn | None = None,
         model_id: str = "scripted",
+        props: dict[str, Any] | None = None,
     ) -> None:
         self.turns = turns
         self.model_turns = dict(model_turns or {})
@@ -84,6 +86,8 @@ class ScriptedOpenAIServer:
         self.context_limit = context_limit
         self.summary = summary or ScriptTurn(chunks=(SCRIPTED_SUMMARY,))
         self.model_id = model_id
+        #: What ``GET /props`` answers (llama.cpp reports the served window there), or None: 404.
+        self.props = props
         self.summary_requests: list[dict[str, Any]] = []
         self.rejected: list[dict[str, Any]] = []
         self.retry_after_ms = retry_after_ms
@@ -230,6 +234,8 @@ class _Handler(BaseHTTPRequestHandler):
                 model["context_length"] = self.app.context_limit
             model.update(self.app.model_info)
             self._send_json(200, {"object": "list", "data": [model]})
+        elif self.path.rstrip("/") == "/props" and self.app.props is not None:
+            self._send_json(200, self.app.props)
         else:
             self._send_json(404, error_body(404, f"no route {self.path}"))
 
