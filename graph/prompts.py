@@ -17,9 +17,12 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from langchain_core.messages import BaseMessage, HumanMessage
+from langchain_core.messages import BaseMessage, HumanMessage, ToolMessage
 
 INSTRUCTION_FILES = ("AGENTS.md", "CONTEXT.md")
+#: What the nudge after an empty reply quotes of each tool result (the last few of the run).
+NUDGE_RESULT_CHARS = 600
+NUDGE_RESULTS = 3
 MAX_INSTRUCTION_CHARS = 20_000
 
 _MODE_TEXT = {
@@ -113,3 +116,24 @@ def with_session_context(messages: list[BaseMessage], context: str | None) -> li
                 merged = [*content, {"type": "text", "text": context}]
             return [*messages[:index], message.model_copy(update={"content": merged}), *messages[index + 1 :]]
     return [HumanMessage(context), *messages]
+
+
+def empty_reply_nudge(messages: list[BaseMessage]) -> str:
+    """What a model that answered with nothing is told (once; issue 31): the person's question
+    again and what this run's tools found, so a small model that lost the thread can answer."""
+    question, found = "", []
+    for message in reversed(messages):
+        if isinstance(message, ToolMessage) and len(found) < NUDGE_RESULTS:
+            text = message.content if isinstance(message.content, str) else str(message.content)
+            found.append(f"- {message.name or 'tool'}: {' '.join(text.split())[:NUDGE_RESULT_CHARS]}")
+        elif isinstance(message, HumanMessage) and isinstance(message.content, str):
+            question = message.content.split("\n\n<session-context>", 1)[0].strip()
+            break
+    lines = ["Your last reply was empty. Answer the person's request now, in a few sentences."]
+    if question:
+        lines.append(f"The request: {question}")
+    if found:
+        lines.append("What the tools found (latest first):")
+        lines += found
+    lines.append("If you still need to look something up, call a tool; otherwise answer in text.")
+    return "\n".join(lines)

@@ -21,6 +21,7 @@ _STATUS_COLOR = {
     "max_steps": "33",
     "loop": "33",
     "incomplete": "33",
+    "no_answer": "33",
 }
 
 

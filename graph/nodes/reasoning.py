@@ -10,6 +10,13 @@ A turn the model did not finish (``finish_reason: "length"``, a stream cut short
 answered at once with an error telling the model it was cut off and to send it again,
 smaller if needed; a cut answer without calls ends the run ``incomplete`` (``/continue``
 asks the model again).
+
+Small models (issue 31): every call carries an output-token cap and a time budget
+(``cairn.graph.models.call_limits``); a reply that starts repeating the prompt is cut while it
+streams (``cairn.graph.models.runaway``), the model is told and asked once more, then the run
+pauses ``incomplete``; a call over its time budget is retried once with another seed and
+temperature, never unchanged; an empty final answer gets one nudge (the question and what the
+tools found), then the run ends ``no_answer``.
 """
 
 from __future__ import annotations
@@ -17,10 +24,18 @@ from __future__ import annotations
 import contextvars
 import queue
 import threading
+import time
 import uuid
 from typing import Any
 
-from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, SystemMessage, ToolMessage
+from langchain_core.messages import (
+    AIMessage,
+    AIMessageChunk,
+    BaseMessage,
+    HumanMessage,
+    SystemMessage,
+    ToolMessage,
+)
 from langchain_core.messages.ai import add_ai_message_chunks
 from langgraph.runtime import Runtime
 
@@ -78,12 +93,22 @@ def reasoning(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, An
     activated = list(state.get("activated_tools") or [])
     model = ctx.bound_model(mode, activated)
     try:
-        message, stopped = _call_model(model, prepared.messages, ctx)
+        message, stopped, failed = _reply(model, prepared.messages, ctx)
     except Exception as exc:
         retry = compaction.on_model_error(prepared, exc)
         if retry is None:
             raise
         return {"head": head, "delivered_agents": delivered, **retry}
+    if failed is not None:  # (issue 31) echoed the prompt twice, or no answer even after a nudge
+        return {
+            "head": head,
+            "paused": failed[0],
+            "pause_reason": failed[1],
+            "pending_tool_calls": [],
+            "completed_tool_calls": [],
+            "run_steps": state.get("run_steps", 0) + 1,
+            "delivered_agents": delivered,
+        }
     from cairn.graph.models import recover_text_tool_calls
     from cairn.graph.models.turn_end import cut_off
 
@@ -168,8 +193,80 @@ def dangling_tool_messages(history: list[BaseMessage]) -> list[ToolMessage]:
     return []
 
 
-def _call_model(model: Any, prompt: list[BaseMessage], ctx: AgentContext) -> tuple[AIMessage, bool]:
+def _reply(
+    model: Any, prompt: list[BaseMessage], ctx: AgentContext
+) -> tuple[AIMessage, bool, tuple[str, str] | None]:
+    """The model's reply, whether the person stopped it, and (pause, why) when the run must pause.
+
+    At most one extra call for each failure: an echo of the prompt (the model is told), a call
+    over its time budget (another seed and temperature), an empty answer (the nudge)."""
+    from cairn.graph.models import call_limits as limits_of
+    from cairn.graph.models.runaway import EchoGuard, RunawayReply, runaway_note
+    from cairn.graph.models.turn_end import cut_off
+    from cairn.graph.prompts import empty_reply_nudge
+
+    limits = limits_of.read_call_limits(ctx.workspace)
+    window = getattr(ctx.budget, "window", None)
+    cap = limits_of.output_cap(limits, window, self_hosted=limits_of.is_self_hosted(ctx.model))
+    model = limits_of.with_output_cap(ctx.model, model, cap)
+    sent, echoed, resampled, nudged = prompt, False, False, False
+    while True:
+        guard = EchoGuard.for_request(prompt, model)
+        try:
+            message, stopped = _call_model(model, sent, ctx, guard, limits.call_timeout)
+        except RunawayReply as exc:
+            if echoed:
+                why = f"the model's reply was cut twice because {exc.reason}; /continue asks it again"
+                return AIMessage(content=""), False, ("incomplete", why)
+            echoed, sent = True, [*prompt, HumanMessage(runaway_note(exc.reason))]
+            continue
+        except Exception as exc:
+            if not _timed_out(exc):
+                raise
+            message = None
+        if message is None:  # raised out here, so the timeout's own message is what people read
+            if resampled:
+                raise limits_of.ModelCallTimeout(limits.call_timeout)
+            resampled, model = True, limits_of.with_new_sampling(ctx.model, model)
+            continue
+        if stopped or cut_off(message, ctx.model) is not None or not _empty(message, guard):
+            return message, stopped, None
+        if nudged:
+            why = "the model's answer was empty, again after it was reminded of the question"
+            return message, False, ("no_answer", f"{why}; /continue asks it again")
+        nudged, sent = True, [*prompt, HumanMessage(empty_reply_nudge(prompt))]
+
+
+def _empty(message: AIMessage, guard: Any) -> bool:
+    """No call and no text (template tokens aside), or text that only restates the prompt."""
+    from cairn.graph.models.template_tags import strip_template_tags
+
+    if message.tool_calls or message.invalid_tool_calls:
+        return False
+    text = strip_template_tags(message_text(message)).strip()
+    return not text or guard.check(text) is not None
+
+
+class _CallTimedOut(TimeoutError):
+    """This attempt ran past the call's time budget (abandoned)."""
+
+
+def _timed_out(exc: BaseException) -> bool:
+    names = {cls.__name__ for cls in type(exc).__mro__}
+    return isinstance(exc, TimeoutError) or "APITimeoutError" in names
+
+
+def _call_model(
+    model: Any,
+    prompt: list[BaseMessage],
+    ctx: AgentContext,
+    guard: Any = None,
+    budget: float | None = None,
+) -> tuple[AIMessage, bool]:
     """The model's reply, and whether the person stopped it.
+
+    ``guard`` (a ``runaway.EchoGuard``) reads the text as it streams and ``budget`` bounds the
+    call's seconds: either abandons the call (``RunawayReply``, ``_CallTimedOut``).
 
     The call runs on a worker thread so a stop (Ctrl-C) takes effect at once, even while a
     slow server has not sent its first token; the abandoned request finishes unseen.
@@ -178,10 +275,16 @@ def _call_model(model: Any, prompt: list[BaseMessage], ctx: AgentContext) -> tup
     re-parsed every tool call's arguments so far (``AIMessageChunk.__add__``), quadratic in
     their length (a 64 KB argument in 16-byte deltas cost ~10 s of CPU).
     """
+    from cairn.graph.models.runaway import RunawayReply
+
     inbox: queue.Queue[tuple[str, Any]] = queue.Queue()
+    abandon = threading.Event()
     worker = threading.Thread(
-        target=contextvars.copy_context().run, args=(_produce, model, prompt, ctx, inbox), daemon=True
+        target=contextvars.copy_context().run,
+        args=(_produce, model, prompt, ctx, inbox, abandon),
+        daemon=True,
     )
+    deadline = time.monotonic() + budget if budget else None
     worker.start()
     chunks: list[AIMessageChunk] = []
     while True:
@@ -190,11 +293,18 @@ def _call_model(model: Any, prompt: list[BaseMessage], ctx: AgentContext) -> tup
         except queue.Empty:
             if ctx.cancel.is_set():
                 return _assemble(chunks), True
+            if deadline is not None and time.monotonic() > deadline:
+                abandon.set()
+                raise _CallTimedOut() from None
             continue
         if kind == "error":
             raise value
         if kind == "reply":
-            return (value if isinstance(value, AIMessage) else AIMessage(content=str(value))), False
+            reply = value if isinstance(value, AIMessage) else AIMessage(content=str(value))
+            why = guard.check(message_text(reply)) if guard is not None and not reply.tool_calls else None
+            if why is not None:
+                raise RunawayReply(why, len(message_text(reply)))
+            return reply, False
         if kind == "end":
             return _assemble(chunks), ctx.cancel.is_set()
         text = value.content if isinstance(value.content, str) else ""
@@ -203,16 +313,25 @@ def _call_model(model: Any, prompt: list[BaseMessage], ctx: AgentContext) -> tup
         chunks.append(value)
         if ctx.cancel.is_set():
             return _assemble(chunks), True
+        why = guard.feed(text) if guard is not None and text else None
+        if why is not None:
+            abandon.set()
+            raise RunawayReply(why, guard.chars)
+        if deadline is not None and time.monotonic() > deadline:
+            abandon.set()
+            raise _CallTimedOut()
 
 
-def _produce(model: Any, prompt: list[BaseMessage], ctx: AgentContext, inbox: queue.Queue) -> None:
+def _produce(
+    model: Any, prompt: list[BaseMessage], ctx: AgentContext, inbox: queue.Queue, abandon: threading.Event
+) -> None:
     try:
         if not ctx.stream:
             inbox.put(("reply", model.invoke(prompt)))
             return
         for chunk in model.stream(prompt):
             inbox.put(("chunk", chunk))
-            if ctx.cancel.is_set():
+            if ctx.cancel.is_set() or abandon.is_set():
                 break
         inbox.put(("end", None))
     except BaseException as exc:  # handed to the node's thread, which raises it

@@ -156,6 +156,8 @@ def build_result(
         status, error = "loop", values.get("pause_reason") or "the model kept repeating the same call"
     elif values.get("paused") == "incomplete":  # the model's answer was cut off (turn_end)
         status, error = "incomplete", values.get("pause_reason") or "the answer was cut off"
+    elif values.get("paused") == "no_answer":  # empty final reply, even after a nudge (issue 31)
+        status, error = "no_answer", values.get("pause_reason") or "the model gave no answer"
     elif values.get("paused") == "stopped":
         status = "interrupted"  # the person stopped the model's answer (or the run between steps)
     elif unfinished_steps(snap):

@@ -15,6 +15,8 @@ End-to-end tests point the real ``langchain_openai.ChatOpenAI`` at it, so the wh
   second model of the session, e.g. web_fetch's page summaries); other models use ``turns``.
 - ``GET /v1/models``: one model, ``model_id`` (default ``scripted``), with ``context_length`` when
   the server has a ``context_limit``.
+- ``sequential=True``: the n-th chat request gets turn n, however many assistant messages it
+  holds (a harness that asks again, e.g. after a cut runaway reply or an empty answer).
 - ``props={...}``: ``GET /props`` answers it (llama.cpp's ``n_ctx`` report); without it, 404.
 - ``context_limit=N``: a chat request over N prompt tokens (words of its messages) is answered
   HTTP 400 with OpenAI's ``context_length_exceeded`` body, as a real provider does.
@@ -78,6 +80,7 @@ class ScriptedOpenAIServer:
         summary: ScriptTurn | None = None,
         model_id: str = "scripted",
         props: dict[str, Any] | None = None,
+        sequential: bool = False,
     ) -> None:
         self.turns = turns
         self.model_turns = dict(model_turns or {})
@@ -88,6 +91,8 @@ class ScriptedOpenAIServer:
         self.model_id = model_id
         #: What ``GET /props`` answers (llama.cpp reports the served window there), or None: 404.
         self.props = props
+        self.sequential = sequential
+        self._answered = 0
         self.summary_requests: list[dict[str, Any]] = []
         self.rejected: list[dict[str, Any]] = []
         self.retry_after_ms = retry_after_ms
@@ -192,6 +197,9 @@ class ScriptedOpenAIServer:
                 self.summary_requests.append(body)
             return -1, self.summary, self.summary.error
         index = count_assistant_messages(body)
+        if self.sequential:
+            with self._lock:
+                index, self._answered = self._answered, self._answered + 1
         model = str(body.get("model", ""))
         turn = turn_at(self.model_turns.get(model, self.turns), index)
         if turn.error is not None:
