@@ -156,3 +156,26 @@ def test_the_guard_leaves_tool_calls_written_as_text_and_plain_answers_alone():
     assert guard.check('{"name": "read_file", "arguments": {"file_path": "a.py"}}') is None
     assert guard.check('{"name": "grep", "parameters": {"pattern": "def main"}}') is None
     assert guard.check("x is defined in config.py, line 3: x = 1.") is None
+
+
+def test_the_call_limits_are_settings_and_the_environment_wins(tmp_path, monkeypatch):
+    from cairn.graph.models.call_limits import DEFAULT_CALL_TIMEOUT, CallLimits, output_cap, read_call_limits
+    from cairn.policy.settings import project_settings_path
+    from cairn.tools import Workspace
+
+    monkeypatch.delenv("CAIRN_MAX_OUTPUT_TOKENS", raising=False)
+    monkeypatch.delenv("CAIRN_MODEL_CALL_TIMEOUT", raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("CAIRN_HOME", str(tmp_path / "home" / "state"))
+    ws = Workspace(tmp_path)
+    assert read_call_limits(ws) == CallLimits(None, DEFAULT_CALL_TIMEOUT)
+    settings = project_settings_path(ws)
+    settings.parent.mkdir(parents=True, exist_ok=True)
+    settings.write_text("[model]\nmax_output_tokens = 1_000\ncall_timeout = 42\n")
+    assert read_call_limits(ws) == CallLimits(1000, 42.0)
+    monkeypatch.setenv("CAIRN_MODEL_CALL_TIMEOUT", "7.5")
+    assert read_call_limits(ws).call_timeout == 7.5
+    assert output_cap(CallLimits(), 8192, self_hosted=True) == 2048
+    assert output_cap(CallLimits(), 131072, self_hosted=True) == 4096
+    assert output_cap(CallLimits(), 131072, self_hosted=False) is None
+    assert output_cap(CallLimits(500), 131072, self_hosted=False) == 500
