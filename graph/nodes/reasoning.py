@@ -100,7 +100,10 @@ def reasoning(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, An
             raise
         return {"head": head, "delivered_agents": delivered, **retry}
     if failed is not None:  # (issue 31) echoed the prompt twice, or no answer even after a nudge
+        counters = dict(state.get("counters") or {})
+        counters["model_calls"] = counters.get("model_calls", 0) + 1
         return {
+            "counters": counters,
             "head": head,
             "paused": failed[0],
             "pause_reason": failed[1],
