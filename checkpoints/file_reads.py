@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from cairn.checkpoints.db import Database
+from cairn.checkpoints.text_escape import load_key, store_key
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS cairn_file_reads (
@@ -34,15 +35,17 @@ class FileReadLog:
             "INSERT INTO cairn_file_reads (thread_id, path, mtime_ns, size, sha256) VALUES (?, ?, ?, ?, ?) "
             "ON CONFLICT (thread_id, path) DO UPDATE SET mtime_ns = excluded.mtime_ns, "
             "size = excluded.size, sha256 = excluded.sha256",
-            (thread_id, record.path, record.mtime_ns, record.size, record.sha256),
+            (thread_id, store_key(record.path), record.mtime_ns, record.size, record.sha256),
         )
 
     def forget(self, thread_id: str, path: str) -> None:
-        self.db.write("DELETE FROM cairn_file_reads WHERE thread_id = ? AND path = ?", (thread_id, path))
+        self.db.write(
+            "DELETE FROM cairn_file_reads WHERE thread_id = ? AND path = ?", (thread_id, store_key(path))
+        )
 
     def load(self, thread_id: str) -> list[tuple[str, int, int, str]]:
         return [
-            tuple(r)
+            (load_key(r[0]), *r[1:])
             for r in self.db.query(
                 "SELECT path, mtime_ns, size, sha256 FROM cairn_file_reads WHERE thread_id = ?", (thread_id,)
             )

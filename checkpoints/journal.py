@@ -7,6 +7,10 @@ running as ``interrupted`` instead of running them again.  The journal is also
 the session's call log (every call with its lifecycle status, risk, reason and
 a result summary), which ``cairn show`` and ``Session.tool_calls()`` read.
 
+Arguments, results and details are JSON (``fastjson``: any string round-trips, lone
+surrogates included); the descriptive text columns (summary, error, reason) hold
+``text_escape.escape_text`` of what they were given, so no string can make a write fail.
+
 Full outputs are kept only while a call is in flight; once the transcript holds
 its ToolMessage, ``compact`` drops the output and keeps the summary, so the
 database grows with the transcript, not twice as fast.
@@ -20,6 +24,7 @@ from typing import Any
 
 from cairn.checkpoints import fastjson
 from cairn.checkpoints.db import Database
+from cairn.checkpoints.text_escape import escape_optional, escape_text
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS cairn_tool_journal (
@@ -122,10 +127,10 @@ class ToolJournal:
                     thread_id,
                     call["call_id"],
                     seq,
-                    call["tool_name"],
+                    escape_text(call["tool_name"]),
                     fastjson.dumps(call.get("arguments") or {}),
-                    call.get("risk"),
-                    call.get("reason"),
+                    escape_optional(call.get("risk")),
+                    escape_optional(call.get("reason")),
                     time.time(),
                     attempt,
                 ),
@@ -159,14 +164,14 @@ class ToolJournal:
                     thread_id,
                     call["call_id"],
                     seq,
-                    call["tool_name"],
+                    escape_text(call["tool_name"]),
                     fastjson.dumps(call.get("arguments") or {}),
                     call["status"],
-                    call.get("risk"),
-                    call.get("reason"),
+                    escape_optional(call.get("risk")),
+                    escape_optional(call.get("reason")),
                     fastjson.dumps(result) if result is not None else None,
-                    call.get("summary"),
-                    call.get("error_msg"),
+                    escape_optional(call.get("summary")),
+                    escape_optional(call.get("error_msg")),
                     time.time(),
                     fastjson.dumps(details, default=str) if details is not None else None,
                 ),

@@ -34,6 +34,7 @@ def open_postgres(url: str) -> tuple[Any, Any]:
     import psycopg
 
     from cairn.checkpoints.errors import StoreError
+    from cairn.checkpoints.lossless_serde import LosslessSerializer
     from cairn.checkpoints.postgres_db import PostgresDatabase, translated_errors
 
     try:  # one direct attempt first: a clear message at once instead of a pool timeout
@@ -54,7 +55,7 @@ def open_postgres(url: str) -> tuple[Any, Any]:
     try:
         with translated_errors():
             pool.open(wait=True, timeout=POOL_TIMEOUT_S)
-            saver = PostgresSaver(pool)
+            saver = PostgresSaver(pool, serde=LosslessSerializer())
             _setup_saver(pool, saver)
     except BaseException:
         pool.close()

@@ -6,6 +6,7 @@ import time
 from dataclasses import asdict, dataclass
 
 from cairn.checkpoints.db import Database
+from cairn.checkpoints.text_escape import escape_optional, escape_text
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS cairn_sessions (
@@ -86,18 +87,38 @@ class SessionIndex:
         self.db.write(
             f"INSERT INTO cairn_sessions ({_COLS}, {_LINKS}) "
             "VALUES (?, ?, ?, ?, 'new', '', ?, ?, ?, ?, ?) ON CONFLICT (thread_id) DO NOTHING",
-            (thread_id, workspace, now, now, mode, model, parent_id, call_id, agent),
+            (
+                thread_id,
+                workspace,
+                now,
+                now,
+                mode,
+                escape_text(model),
+                parent_id,
+                call_id,
+                escape_text(agent),
+            ),
         )
 
     def set_agent(self, thread_id: str, agent: str) -> None:
         """Replace a sub-agent's request record (e.g. with its worktree's diff summary)."""
-        self.db.write("UPDATE cairn_sessions SET agent = ? WHERE thread_id = ?", (agent, thread_id))
+        self.db.write(
+            "UPDATE cairn_sessions SET agent = ? WHERE thread_id = ?", (escape_text(agent), thread_id)
+        )
 
     def update(
         self, thread_id: str, *, status: str | None = None, title: str | None = None, mode: str | None = None
     ) -> None:
-        """Set status/mode; the title is set once (from the first prompt)."""
-        self.db.write(
+        """Set status/mode; the title is set once (from the first prompt, escaped: see ``text_escape``)."""
+        self.db.write(*self.update_statement(thread_id, status=status, title=title, mode=mode))
+
+    @staticmethod
+    def update_statement(
+        thread_id: str, *, status: str | None = None, title: str | None = None, mode: str | None = None
+    ) -> tuple[str, tuple]:
+        """``update``'s statement, for a caller that commits it with other writes."""
+        title = escape_optional(title)
+        return (
             "UPDATE cairn_sessions SET updated_at = ?, status = COALESCE(?, status), "
             "title = CASE WHEN title = '' AND CAST(? AS TEXT) IS NOT NULL THEN ? ELSE title END, "
             "mode = COALESCE(?, mode) WHERE thread_id = ?",

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from cairn.checkpoints.db import Database
+from cairn.checkpoints.text_escape import escape_optional
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS cairn_snapshots (
@@ -97,7 +98,16 @@ class SnapshotLog:
                 "INSERT INTO cairn_snapshots (thread_id, call_id, phase, seq, tree, skipped, error, "
                 "created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
                 f"ON CONFLICT (thread_id, call_id, phase) {on_conflict}",
-                (thread_id, call_id, phase, seq, tree, json.dumps(skipped or {}), error, time.time()),
+                (
+                    thread_id,
+                    call_id,
+                    phase,
+                    seq,
+                    tree,
+                    json.dumps(skipped or {}),
+                    escape_optional(error),
+                    time.time(),
+                ),
             )
 
     def snapshots(self, thread_id: str) -> list[SnapshotRecord]:

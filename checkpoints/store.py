@@ -13,6 +13,7 @@ from cairn.checkpoints.db import Database
 from cairn.checkpoints.decisions import CHANNEL, DecisionLog
 from cairn.checkpoints.errors import StorageConfigError
 from cairn.checkpoints.file_reads import FileReadLog
+from cairn.checkpoints.inbox import PromptInbox
 from cairn.checkpoints.journal import ToolJournal
 from cairn.checkpoints.location import is_postgres_url, resolve_location
 from cairn.checkpoints.migrations import migrate
@@ -35,6 +36,7 @@ class Store:
     file_reads: FileReadLog
     snapshots: SnapshotLog
     decisions: DecisionLog
+    inbox: PromptInbox
 
     @property
     def backend(self) -> str:
@@ -71,6 +73,7 @@ class Store:
         self.file_reads.delete_thread(thread_id)
         self.snapshots.delete_thread(thread_id)
         self.decisions.delete_thread(thread_id)
+        self.inbox.delete_thread(thread_id)
 
     def close(self) -> None:
         """Close the SQLite connection or the Postgres pool (idempotent)."""
@@ -101,10 +104,11 @@ def open_store(location: str | os.PathLike[str] | None = None) -> Store:
             f"unsupported database location {loc!r}: use a file path, ':memory:' or a postgresql:// URL"
         )
     else:
+        from cairn.checkpoints.lossless_serde import LosslessSerializer
         from cairn.checkpoints.sqlite import CompactSqliteSaver, connect
 
         conn = connect(loc)
-        saver = CompactSqliteSaver(conn)
+        saver = CompactSqliteSaver(conn, serde=LosslessSerializer())
         saver.setup()
         db = Database(conn, saver.lock)
     try:
@@ -119,6 +123,7 @@ def open_store(location: str | os.PathLike[str] | None = None) -> Store:
             file_reads=FileReadLog(db),
             decisions=DecisionLog(db),
             snapshots=SnapshotLog(db),
+            inbox=PromptInbox(db),
         )
     except BaseException:
         closing: Any = getattr(saver, "conn", None)

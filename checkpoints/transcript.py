@@ -66,8 +66,19 @@ class Transcript:
     def new_id() -> str:
         return uuid.uuid4().hex
 
-    def append(self, thread_id: str, parent: str | None, messages: list[BaseMessage]) -> str | None:
-        """Store ``messages`` after ``parent``; returns the new head (``parent`` if none given)."""
+    def append(
+        self,
+        thread_id: str,
+        parent: str | None,
+        messages: list[BaseMessage],
+        *,
+        also: Callable[[str | None], list[tuple[str, tuple[Any, ...]]]] | None = None,
+    ) -> str | None:
+        """Store ``messages`` after ``parent``; returns the new head (``parent`` if none given).
+
+        ``also(new_head)``: more statements committed in the same transaction (e.g. staging
+        the message in ``cairn_inbox`` and marking the session running).
+        """
         if not messages:
             return parent
         statements: list[tuple[str, tuple[Any, ...]]] = []
@@ -84,6 +95,8 @@ class Transcript:
             )
             ids.append(mid)
             head = mid
+        if also is not None:
+            statements += also(head)
         self.db.write_many(statements)
         with self._cache_lock:
             base = self._cache.get((thread_id, parent)) if parent else ()

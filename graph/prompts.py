@@ -3,8 +3,11 @@
 The system prompt is byte-identical for every session in a mode and profile: no path, date or
 note in it.  With the tool schemas right after it, that is the prefix llama.cpp, vLLM and hosted
 prompt caches can reuse from turn to turn and from one session to the next.  What differs per
-session (workspace, OS, date, project instructions, memory) is the *session context*, sent at the
-top of the first user message of every request (``with_session_context``) and never stored.
+session (workspace, OS, date, project instructions, memory) is the *session context*, sent after
+the person's text in the first user message of every request (``with_session_context``) and never
+stored.  After, not before: small models (Qwen2.5-Coder-1.5B on llama.cpp) that saw the block at
+the top of the message echoed it, and then the tool schemas, until the client timed out; with the
+person's request first they answered it (issue 31).
 """
 
 from __future__ import annotations
@@ -14,9 +17,12 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from langchain_core.messages import BaseMessage, HumanMessage
+from langchain_core.messages import BaseMessage, HumanMessage, ToolMessage
 
 INSTRUCTION_FILES = ("AGENTS.md", "CONTEXT.md")
+#: What the nudge after an empty reply quotes of each tool result (the last few of the run).
+NUDGE_RESULT_CHARS = 600
+NUDGE_RESULTS = 3
 MAX_INSTRUCTION_CHARS = 20_000
 
 _MODE_TEXT = {
@@ -30,10 +36,10 @@ _MODE_TEXT = {
 }
 
 _LEAN_GUIDANCE = """\
-You are cairn, a coding agent in the person's workspace. Use tools to read, search, edit and run
-code: read_file, glob, grep to look; edit_file (exact old_string) or write_file to change; bash to
-run tests and commands. Read a file before editing it. Never repeat a call that already worked.
-When done, answer briefly with what you did."""
+You are cairn, a coding agent in the person's workspace. Look with read_file, glob and grep; change
+files with edit_file (exact old_string) or write_file; run commands with bash. Asked where something
+is, grep or glob for it first; never guess a path. Read a file before editing it. Never repeat a
+call that worked. When done, answer briefly with what you found or did."""
 
 _GUIDANCE = """\
 You are cairn, a careful coding agent working in the person's workspace.
@@ -96,15 +102,38 @@ def build_session_context(
 
 
 def with_session_context(messages: list[BaseMessage], context: str | None) -> list[BaseMessage]:
-    """``messages`` with ``context`` at the top of the first user message (a copy; not stored)."""
+    """``messages`` with ``context`` after the person's text in the first user message (a copy;
+    not stored).  The first user message keeps its place, so the prefix before it (system prompt,
+    tools) stays the same for every session and every turn."""
     if not context:
         return messages
     for index, message in enumerate(messages):
         if isinstance(message, HumanMessage):
             content = message.content
             if isinstance(content, str):
-                merged: Any = f"{context}\n\n{content}"
+                merged: Any = f"{content}\n\n{context}"
             else:
-                merged = [{"type": "text", "text": context}, *content]
+                merged = [*content, {"type": "text", "text": context}]
             return [*messages[:index], message.model_copy(update={"content": merged}), *messages[index + 1 :]]
     return [HumanMessage(context), *messages]
+
+
+def empty_reply_nudge(messages: list[BaseMessage]) -> str:
+    """What a model that answered with nothing is told (once; issue 31): the person's question
+    again and what this run's tools found, so a small model that lost the thread can answer."""
+    question, found = "", []
+    for message in reversed(messages):
+        if isinstance(message, ToolMessage) and len(found) < NUDGE_RESULTS:
+            text = message.content if isinstance(message.content, str) else str(message.content)
+            found.append(f"- {message.name or 'tool'}: {' '.join(text.split())[:NUDGE_RESULT_CHARS]}")
+        elif isinstance(message, HumanMessage) and isinstance(message.content, str):
+            question = message.content.split("\n\n<session-context>", 1)[0].strip()
+            break
+    lines = ["Your last reply was empty. Answer the person's request now, in a few sentences."]
+    if question:
+        lines.append(f"The request: {question}")
+    if found:
+        lines.append("What the tools found (latest first):")
+        lines += found
+    lines.append("If you still need to look something up, call a tool; otherwise answer in text.")
+    return "\n".join(lines)

@@ -1,8 +1,16 @@
 """``suggest_rule``: the narrow, readable rule an "always allow" decision adds.
 
-Never broader than the call: ``git commit -m x`` -> ``bash(git commit:*)``, ``npm run test`` ->
-``bash(npm run test)``, interpreters and destructive commands only ever exactly, an edited file
-by its own path, a fetched URL by its host.
+One scope rule (docs/policy.md, "Always allow"): the same tool doing the same kind of thing.
+
+- A shell command: its program, with its subcommand for tools that have them, and any
+  arguments: ``touch a`` -> ``bash(touch:*)``, ``git commit -m x`` -> ``bash(git commit:*)``,
+  ``npm run test`` -> ``bash(npm run test:*)``.  Programs that run arbitrary code, delete, move
+  or fetch (interpreters, ``rm``, ``mv``, ``sed``, ``curl`` ...), a path to a program
+  (``./run.sh``) and a command starting with an option are only ever allowed exactly.
+- A shell command that needed approval only for a file it writes (``echo hi > notes.txt``) or
+  reads outside the workspace gets no rule (``ValueError``; it is approved once): a bash rule
+  never covers files, and a ``write_file`` rule would allow another tool.
+- A file tool: the exact path.  ``web_fetch``: the host.  ``memory``/``gitignore``: the action.
 """
 
 from __future__ import annotations
@@ -82,9 +90,12 @@ def _bash_rule(command: str, ws: Workspace) -> str:
     tops = [u for u in analysis.units if u.parent is None]
     risky = next((u for u in tops if str(u.risk) != "LOW"), None)
     if risky is None and not analysis.hard_deny and not analysis.fail_closed:
-        path_rule = _effect_rule(analysis, ws)
-        if path_rule:  # `echo hi > notes.txt`, `cat /etc/hosts`: the path is what needs approval
-            return path_rule
+        path = _effect_path(analysis)
+        if path:  # `echo hi > notes.txt`, `cat /etc/hosts`: the path is what needs approval
+            raise ValueError(
+                f"no 'always' rule for {command!r}: it needs approval for the file {path}, and a bash "
+                "rule does not cover files (approve it once)"
+            )
     unit = risky or (tops[0] if tops else None)
     if unit is None or not unit.argv:
         return _exact(command.split() or [command])
@@ -92,25 +103,21 @@ def _bash_rule(command: str, ws: Workspace) -> str:
     name = os.path.basename(argv[0])
     if analysis.hard_deny or (unit.category == "exec" and len(argv) == 1) or analysis.fail_closed:
         return _exact([command.strip()])  # only this exact text: nothing narrower is safe
-    if name in _EXACT_ONLY or "/" in argv[0] or len(argv) == 1:
+    if name in _EXACT_ONLY or "/" in argv[0]:
         return _exact(argv)
-    if name in _SUBCOMMAND_TOOLS:
-        if argv[1].startswith("-"):
-            return _exact(argv)
-        size = 3 if (argv[1] in _RUN_WORDS and len(argv) > 2) else 2
-        if len(argv) <= size:
-            return _exact(argv)
-        return _rule(argv[:size], prefix=True)
+    if name in _SUBCOMMAND_TOOLS and len(argv) > 1:
+        if argv[1].startswith("-") or (argv[1] in _RUN_WORDS and len(argv) == 2):
+            return _exact(argv)  # `git -C dir ...`, `npm run` (lists scripts): nothing narrower fits
+        return _rule(argv[: 3 if argv[1] in _RUN_WORDS else 2], prefix=True)
     return _rule(argv[:1], prefix=True)
 
 
-def _effect_rule(analysis: ShellAnalysis, ws: Workspace) -> str | None:
-    """A path rule for the first write, or read outside the workspace, of read-only commands."""
+def _effect_path(analysis: ShellAnalysis) -> str | None:
+    """The first file read-only commands write, or read outside the workspace (what asks)."""
     for effect in analysis.effects:
         if effect.info is None or (effect.kind == "read" and effect.info.inside):
             continue
-        tool = "write_file" if effect.kind == "write" else "read_file"
-        return f"{tool}({_path_spec(str(effect.info.path), ws)})"
+        return str(effect.info.path)
     return None
 
 

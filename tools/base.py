@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from cairn.tools.file_ops.names import escape_data, escape_text
 from cairn.tools.services import ToolServices
 from cairn.tools.workspace import Workspace
 
@@ -75,6 +76,16 @@ class ToolResult(BaseModel):
             data = self.model_dump(mode="python", exclude={"metadata"})
             data["metadata"] = json.loads(json.dumps(self.metadata, default=str))
             return json.loads(json.dumps(data, default=str))
+
+    def escaped(self) -> ToolResult:
+        """This result with every lone surrogate (a file name's undecodable byte) written as an
+        escape, ``\\xff``: what leaves a tool always encodes as UTF-8 (see ``file_ops.names``)."""
+        fields = (self.output, self.display, self.error, self.metadata)
+        safe = escape_data(fields)
+        if safe == fields:
+            return self
+        output, display, error, metadata = safe
+        return ToolResult(output=output, display=display, error=error, metadata=metadata)
 
     def model_text(self) -> str | list[dict[str, Any]]:
         """The content the model sees for this result."""
@@ -217,9 +228,9 @@ class Tool(ABC):
         except ValidationError as exc:
             return ToolResult.fail(format_validation_error(self.name, exc))
         try:
-            return self.run(params, ctx)
+            return self.run(params, ctx).escaped()
         except Exception as exc:  # errors are data at the tool boundary
-            return ToolResult.fail(f"{self.name} failed: {type(exc).__name__}: {exc}")
+            return ToolResult.fail(escape_text(f"{self.name} failed: {type(exc).__name__}: {exc}"))
 
     def dry_run(self, args: Mapping[str, Any], ctx: ToolContext | None = None) -> ToolResult | None:
         """Validated preview; ``None`` if the tool has none, an error result if args are bad."""
@@ -231,9 +242,10 @@ class Tool(ABC):
         except ValidationError as exc:
             return ToolResult.fail(format_validation_error(self.name, exc))
         try:
-            return self.preview(params, ctx)
+            preview = self.preview(params, ctx)
         except Exception as exc:
-            return ToolResult.fail(f"{self.name} preview failed: {type(exc).__name__}: {exc}")
+            return ToolResult.fail(escape_text(f"{self.name} preview failed: {type(exc).__name__}: {exc}"))
+        return preview.escaped() if preview is not None else None
 
     def openai_schema(self) -> dict[str, Any]:
         """The OpenAI function-calling schema for ``bind_tools``."""

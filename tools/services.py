@@ -16,6 +16,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from cairn.tools.file_ops.names import escape_text
 from cairn.tools.workspace import Workspace
 
 if TYPE_CHECKING:
@@ -77,6 +78,11 @@ class FileReadTracker:
         #: Called with every new record (the session persists them so they survive restarts).
         self.on_record = on_record
 
+    @staticmethod
+    def key(path: Path) -> str:
+        """The record's name for ``path``: undecodable bytes escaped, so the store can hold it."""
+        return escape_text(str(path))
+
     def seed(self, records: Iterable[tuple[str, int, int, str]]) -> None:
         """Restore records saved by an earlier process of the same session."""
         with self._lock:
@@ -87,20 +93,20 @@ class FileReadTracker:
         st = path.stat()
         if data is None:
             data = path.read_bytes()
-        rec = ReadRecord(str(path), st.st_mtime_ns, st.st_size, hashlib.sha256(data).hexdigest())
+        rec = ReadRecord(self.key(path), st.st_mtime_ns, st.st_size, hashlib.sha256(data).hexdigest())
         with self._lock:
-            self._records[str(path)] = rec
+            self._records[rec.path] = rec
         if self.on_record is not None:
             self.on_record(rec)
         return rec
 
     def get(self, path: Path) -> ReadRecord | None:
         with self._lock:
-            return self._records.get(str(path))
+            return self._records.get(self.key(path))
 
     def forget(self, path: Path) -> None:
         with self._lock:
-            self._records.pop(str(path), None)
+            self._records.pop(self.key(path), None)
 
     def stale_reason(self, path: Path) -> str | None:
         """Why overwriting ``path`` now would be unsafe, or ``None`` if it is fine.

@@ -19,6 +19,7 @@ def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     command, rest = split_command(argv)
     _plain_warnings()
+    _escaping_streams()
     if command is None:
         typo = typo_of_command(argv)
         if typo is not None:
@@ -62,6 +63,31 @@ def main(argv: list[str] | None = None) -> int:
         return _unexpected(exc, verbose="-v" in argv or "--verbose" in argv)
 
 
+def _escaping_streams() -> None:
+    """stdout and stderr write a lone surrogate (an undecodable name in a tool's arguments, a
+    Latin-1 byte in a prompt) as ``\\xff`` instead of failing with UnicodeEncodeError."""
+    import codecs
+
+    from cairn.checkpoints.text_escape import escape_text  # light: `cairn sessions` loads no tools
+
+    def escape(error: UnicodeError) -> tuple[str, int]:
+        if not isinstance(error, UnicodeEncodeError):
+            raise error
+        text = escape_text(error.object[error.start : error.end])
+        if not text.isascii():  # a character the stream's encoding lacks (an ASCII locale)
+            text = text.encode("ascii", "backslashreplace").decode("ascii")
+        return text, error.end
+
+    codecs.register_error("cairn-escape", escape)
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            try:
+                reconfigure(errors="cairn-escape")
+            except (ValueError, OSError):  # a closed or unusual stream: leave it as it is
+                pass
+
+
 def _plain_warnings() -> None:
     """cairn's own warnings (no sandbox) as one plain stderr line, not Python's file:line form."""
     import warnings
@@ -96,12 +122,24 @@ def _unexpected(exc: Exception, *, verbose: bool) -> int:
     return USAGE if config else ERROR
 
 
+def _writes(command: str | None, ns: object) -> bool:
+    """Whether ``command`` writes to the session store (a read-only one is then refused)."""
+    if command in ("sessions", "show"):
+        return False
+    if command == "agents":
+        return getattr(ns, "action", "list") != "list"
+    if command == "rewind":
+        return not getattr(ns, "dry_run", False)
+    return True
+
+
 def _dispatch(command: str | None, ns: object) -> int:
     from cairn.graph.cli.options import Options
 
     opts = Options.from_args(ns)  # type: ignore[arg-type]
     if command != "demo" and not getattr(ns, "version", False):
-        opts.check_storage(create=command not in ("sessions", "show", "rewind", "agents"))
+        readers = ("sessions", "show", "rewind", "agents")
+        opts.check_storage(create=command not in readers, writes=_writes(command, ns))
     if command is None:
         from cairn.graph.cli.run import run_main
 

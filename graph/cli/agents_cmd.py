@@ -20,9 +20,14 @@ AT_WORK = ("new", "running", "awaiting_approval")
 
 
 def run_agents(ns: argparse.Namespace, opts: Options) -> int:
-    from cairn.checkpoints import open_store
+    if ns.action == "list":  # reading only: a read-only store is listed all the same
+        from cairn.graph.cli.show import open_for_reading
 
-    store = open_store(opts.db)
+        store = open_for_reading(opts.db)
+    else:
+        from cairn.checkpoints import open_store
+
+        store = open_store(opts.db)
     try:
         if ns.action == "list":
             return _list(store, ns, opts)

@@ -1,8 +1,9 @@
 """Asking a person about gated calls: what it is, why it asks, and their decision.
 
 Awaiting approval: ``y`` yes · ``n`` no (with feedback for the model) · ``a`` always for this
-session · ``e`` edit the arguments ($EDITOR, or inline) · ``u`` yes, without the OS sandbox (shell
-commands that would run sandboxed) · ``Y``/``N`` for all remaining.
+session · ``e`` edit the arguments ($EDITOR, or inline) · ``!`` yes, without the OS sandbox (shell
+commands that would run sandboxed) · ``Y``/``N`` for all remaining.  ``!`` is not ``u``: at the idle
+prompt ``u`` undoes the newest change, and one key must never mean both.
 Interrupted: ``r`` retry · ``c`` cancel · ``R``/``C`` for all remaining.
 The answer is a ``{call_id: decision}`` map for ``Session.decide``.
 """
@@ -10,6 +11,7 @@ The answer is a ``{call_id: decision}`` map for ``Session.decide``.
 from __future__ import annotations
 
 import json
+import textwrap
 from typing import Any
 
 from rich.text import Text
@@ -20,7 +22,7 @@ from cairn.graph.cli.edit import edit_arguments
 
 PREVIEW_LINES = 40
 ASK = "yneaYN"
-UNSANDBOXED = "u"
+UNSANDBOXED = "!"
 ASK_INTERRUPTED = "rcRC"
 
 
@@ -123,26 +125,36 @@ class Approver:
         line.append(f"  [{call.call_id}]", style="dim")
         self.console.print(line, soft_wrap=True)
         if call.status == "interrupted":
-            text = fmt.visible(call.error_msg or "interrupted")
-            self.console.print(Text(f"    {text}", style="yellow"), soft_wrap=True)
+            self._wrapped("    ", fmt.visible(call.error_msg or "interrupted"), "yellow")
         elif call.reason:
-            self.console.print(Text(f"    why: {fmt.visible(call.reason)}", style="dim"), soft_wrap=True)
+            self._wrapped("    why: ", fmt.visible(call.reason), "dim")
         self._details(call)
+
+    def _wrapped(self, first: str, body: str, style: str, *, hang: str = "      ") -> None:
+        """``first`` + ``body`` wrapped at spaces to the terminal's width, later lines indented
+        by ``hang``: at 70 columns a reason or a command never breaks in the middle of a word
+        (a word longer than a whole line still has to be cut)."""
+        width = max(24, self.console.width)
+        lines = textwrap.wrap(
+            body,
+            width=width,
+            initial_indent=first,
+            subsequent_indent=hang,
+            break_on_hyphens=False,
+            replace_whitespace=False,
+        )
+        self.console.print(Text("\n".join(lines) or first.rstrip(), style=style), soft_wrap=True)
 
     def _details(self, call: Any) -> None:
         args = call.arguments
         if call.tool_name == "bash" and isinstance(args.get("command"), str):
-            body = Text()
             for index, cmd_line in enumerate(fmt.visible(args["command"]).splitlines() or [""]):
-                body.append(
-                    ("\n" if index else "") + ("    $ " if index == 0 else "      ") + cmd_line, "bold"
-                )
+                self._wrapped("    $ " if index == 0 else "      ", cmd_line, "bold", hang="        ")
             if args.get("run_in_background"):
-                body.append("\n    (in the background)", style="dim")
-            self.console.print(body, soft_wrap=True)
+                self.console.print(Text("    (in the background)", style="dim"))
             sandbox = getattr(call, "sandbox", None)
             if sandbox and call.status != "interrupted":
-                self.console.print(Text(f"    sandbox: {sandbox_note(sandbox)}", style="dim"), soft_wrap=True)
+                self._wrapped("    sandbox: ", sandbox_note(sandbox), "dim")
             return
         if call.tool_name == "web_fetch" and args.get("url"):
             self.console.print(Text(f"    {fmt.visible(args['url'])}", style="underline"), soft_wrap=True)
@@ -150,9 +162,7 @@ class Approver:
         if call.tool_name == "web_search" and args.get(
             "query"
         ):  # the query leaves the machine: show it whole
-            self.console.print(
-                Text(f"    search: {fmt.visible(str(args['query']))}", style="bold"), soft_wrap=True
-            )
+            self._wrapped("    search: ", fmt.visible(str(args["query"])), "bold")
             return
         if call.preview:
             lines = call.preview.splitlines()
@@ -169,21 +179,27 @@ class Approver:
     def _ask_one(self, call: Any, kind: str, many: bool) -> tuple[Any, bool]:
         if kind == "interrupted":
             choices = ASK_INTERRUPTED if many else ASK_INTERRUPTED[:2]
-            prompt = _menu([("r", "retry"), ("c", "cancel")], many, "R/C: all remaining", "Run it again?")
+            prompt = _menu(
+                [("r", "retry"), ("c", "cancel")],
+                many,
+                "R/C: all remaining",
+                "Run it again?",
+                width=self.console.width,
+            )
             key = self.prompter.key(prompt, choices)
             return ("retry" if key.lower() == "r" else "cancel"), key.isupper()
         choices = ASK if many else ASK[:4]
         rule = self.rule_for(call)
-        always = f"always: {fmt.visible(rule)}" if rule else "always (this session)"
+        always = f"always: {fmt.visible(rule)}" if rule else "once (no always rule fits)"
         items = [("y", "yes"), ("n", "no, tell it why"), ("a", always), ("e", "edit")]
         sandboxed = getattr(call, "sandbox", None) not in (None, "off")
         if sandboxed:
             choices += UNSANDBOXED
-            items.insert(1, ("u", "yes, without sandbox"))
-        prompt = _menu(items, many, "Y/N: all remaining", "Allow?")
+            items.insert(1, (UNSANDBOXED, "yes, without sandbox"))
+        prompt = _menu(items, many, "Y/N: all remaining", "Allow?", width=self.console.width)
         while True:
             key = self.prompter.key(prompt, choices)
-            if key == "u":
+            if key == UNSANDBOXED:
                 return {"action": "approve", "sandbox": "off"}, False
             if key in "yY":
                 return "approve", key == "Y"
@@ -213,16 +229,26 @@ def sandbox_note(profile: str) -> str:
     )
 
 
-def _menu(items: list[tuple[str, str]], many: bool, bulk: str, question: str) -> Text:
+def _menu(items: list[tuple[str, str]], many: bool, bulk: str, question: str, *, width: int = 10_000) -> Text:
+    """The choices on one line, or where that does not fit, broken between choices (a key
+    never ends a line without its label), later lines indented."""
     text = Text("  ")
     text.append(f"{question} ", style="bold")
-    for index, (key, label) in enumerate(items):
-        if index:
-            text.append(" · ", style="dim")
-        text.append(key, style="bold cyan")
-        text.append(f" {label}")
+    column = len(text.plain)
+    parts = [(key, f" {label}", "") for key, label in items]
     if many:
-        text.append(f" · {bulk}", style="dim")
+        parts.append(("", bulk, "dim"))
+    for index, (key, label, style) in enumerate(parts):
+        size = len(key) + len(label)
+        if index and column + 3 + size + 3 > width:  # " · " before it, room for the closing " › "
+            text.append(" ·\n    ", style="dim")
+            column = 4 + size
+        else:
+            if index:
+                text.append(" · ", style="dim")
+            column += (3 if index else 0) + size
+        text.append(key, style="bold cyan")
+        text.append(label, style=style)
     text.append(" › ", style="bold")
     return text
 

@@ -326,8 +326,14 @@ def rewind_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
         parents=[common_flags()],
     )
-    parser.add_argument("session_id", metavar="SESSION_ID", help="id or unique prefix")
+    parser.add_argument("session_id", nargs="?", metavar="SESSION_ID", help="id or unique prefix")
     parser.add_argument("call_id", nargs="?", metavar="CALL_ID", help="rewind to just before this call")
+    parser.add_argument(
+        "--last",
+        action="store_true",
+        help="the most recent session of this workspace; with nothing else to go back to, its last turn "
+        "(`cairn rewind --last` undoes your last message and what it did)",
+    )
     parser.add_argument(
         "--turn", type=_positive_int, metavar="N", help="rewind to just before your N-th message"
     )

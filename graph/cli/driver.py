@@ -105,5 +105,9 @@ class Driver:
             )
         elif result.status == "loop":
             self.renderer.note(f"  paused: {result.error}; /continue goes on, or say what to do", "yellow")
+        elif result.status == "no_answer":
+            self.renderer.note(f"  no answer: {result.error}; /continue asks the model again", "yellow")
+        elif result.status == "incomplete":
+            self.renderer.note(f"  incomplete: {result.error}; /continue asks the model to go on", "yellow")
         if result.usage.get("model_calls") or result.elapsed_s >= 0.5:
             self.renderer.note(f"  {fmt.usage_line(result.usage, result.elapsed_s)}")

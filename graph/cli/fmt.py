@@ -17,6 +17,7 @@ _INVISIBLE = re.compile(
 STATUS_LOOK = {
     "success": ("✓", "+", "green"),
     "error": ("✗", "x", "red"),
+    "failed": ("✗", "x", "red"),  # a command that ran and exited non-zero
     "cancelled": ("–", "-", "yellow"),
     "denied": ("×", "x", "red"),
     "rejected": ("×", "x", "yellow"),
@@ -134,3 +135,45 @@ def ago(timestamp: float, now: float | None = None) -> str:
     if seconds < 7 * 86400:
         return f"{seconds // 86400}d ago"
     return time.strftime("%Y-%m-%d", time.localtime(timestamp))
+
+
+class BlankLines:
+    """Streamed text with each run of blank lines cut to one, outside code fences (where blank
+    lines belong to the code).  Text is passed on as it comes; only the whitespace of a line
+    that may turn out blank is held back until the line says what it is."""
+
+    def __init__(self) -> None:
+        self._line = ""  # the current line's text so far
+        self._held = ""  # its leading whitespace, not passed on yet
+        self._blank = 0  # blank lines passed on since the last line with text
+        self._fence = False
+
+    def feed(self, text: str) -> str:
+        out: list[str] = []
+        for part in re.split(r"(\n)", text):
+            if part == "\n":
+                if self._line.strip() or self._fence:
+                    out.append(self._held + "\n")
+                    self._blank = 0
+                elif self._blank == 0:
+                    out.append("\n")
+                    self._blank = 1
+                if self._line.lstrip().startswith(("```", "~~~")):
+                    self._fence = not self._fence
+                self._line = self._held = ""
+            elif part:
+                if not self._line.strip():
+                    stripped = part.lstrip(" \t")
+                    self._held += part[: len(part) - len(stripped)]
+                    if stripped:
+                        out.append(self._held + stripped)
+                        self._held = ""
+                else:
+                    out.append(part)
+                self._line += part
+        return "".join(out)
+
+
+def squeeze_blank_lines(text: str) -> str:
+    """``text`` with each run of blank lines outside code fences cut to one."""
+    return BlankLines().feed(text)

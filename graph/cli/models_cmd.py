@@ -47,7 +47,11 @@ def describe(report, profile: str) -> list[str]:
         lines.append(
             f"model        {report.model}  ({listed}; the server has: {', '.join(report.models[:8]) or '-'})"
         )
-        window = f"{report.context_window:,} tokens" if report.context_window else "not reported"
+        window = (
+            f"{report.context_window:,} tokens  (from {report.window_source})"
+            if report.context_window
+            else "not reported (not in /models, /props or /api/show)"
+        )
         lines.append(f"context      {window}")
         lines.append(f"tool calls   {report.tool_calls}")
         lines.append(f"streaming    {report.streaming}")
@@ -55,8 +59,7 @@ def describe(report, profile: str) -> list[str]:
     lines.append("")
     if report.usable:
         lines.append(
-            f"cairn will use the {profile} tool profile"
-            + (" (small context window)" if profile == "lean" else "")
+            f"cairn will use the {profile} tool profile{profile_reason(report.context_window, profile)}"
         )
         if report.tool_calls == "json-in-text":
             lines.append(
@@ -75,3 +78,14 @@ def describe(report, profile: str) -> list[str]:
     else:
         lines.append("cairn cannot work with this endpoint as it is: see the problems above")
     return lines
+
+
+def profile_reason(window: int | None, profile: str) -> str:
+    """Why ``auto`` chose ``profile`` for ``window`` (the rule is ``cairn.graph.profiles``)."""
+    from cairn.graph.profiles import SMALL_CONTEXT
+
+    if window is None:
+        return " (no window reported: cairn assumes a large one)"
+    if profile == "lean":
+        return f" (small context window): {window:,} tokens <= {SMALL_CONTEXT:,}"
+    return f": the {window:,}-token window is above {SMALL_CONTEXT:,}"

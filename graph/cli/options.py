@@ -88,10 +88,12 @@ class Options:
         """The session lives in a private in-memory database: gone when cairn exits."""
         return (self.db or os.environ.get("CAIRN_DB") or "") == ":memory:"
 
-    def check_storage(self, *, create: bool = True) -> None:
+    def check_storage(self, *, create: bool = True, writes: bool | None = None) -> None:
         """Fail with exit 2 (and a plain message) when the database cannot be opened or created.
 
         ``create=False`` for readers: a database that does not exist yet just has no sessions.
+        ``writes`` (default: ``create``): the command writes, so a read-only database file or
+        directory is refused up front with the reason, not half-way with SQLite's words.
         """
         from cairn.checkpoints.location import resolve_location
 
@@ -104,7 +106,7 @@ class Options:
                 raise CliError(f"cannot create the database at {location}: no directory {parent}", USAGE)
             if not create:
                 raise CliError(f"no database at {location} (nothing was saved there yet)", USAGE)
-        check_database_path(location, create=create)
+        check_database_path(location, create=create, writes=create if writes is None else writes)
 
     def workspace_root(self) -> str:
         path = os.path.realpath(os.path.abspath(os.path.expanduser(self.workspace)))
@@ -120,10 +122,21 @@ class Options:
         if spec.startswith("script:"):  # absolute, so resuming from another directory finds it
             path = spec.removeprefix("script:").strip()
             spec = "script:" + os.path.abspath(os.path.expanduser(path)) if path else spec
+        elif self.base_url:
+            spec = with_endpoint(spec, self.base_url)
         return spec
 
     def resume_command(self, session_id: str, *extra: str) -> str:
         return shlex.join(["cairn", "resume", session_id, *self.explicit, *extra])
+
+
+def with_endpoint(spec: str, base_url: str | None) -> str:
+    """``NAME via URL``: the model and the endpoint it is served from, recorded together so
+    ``cairn resume`` talks to the same server (the banner shows both)."""
+    from cairn.graph.models.factory import ENDPOINT_SEP, split_spec
+
+    name, _ = split_spec(spec)
+    return f"{name}{ENDPOINT_SEP}{base_url}" if base_url else name
 
 
 def _absolute_db(db: str) -> str:
@@ -133,7 +146,7 @@ def _absolute_db(db: str) -> str:
     return os.path.abspath(os.path.expanduser(db))
 
 
-def check_database_path(location: str, *, create: bool) -> None:
+def check_database_path(location: str, *, create: bool, writes: bool | None = None) -> None:
     path = location
     if os.path.isdir(path):
         raise CliError(f"cannot open the database at {path}: it is a directory", USAGE)
@@ -152,14 +165,44 @@ def check_database_path(location: str, *, create: bool) -> None:
         return
     import sqlite3
 
+    from cairn.checkpoints.readonly import connect_readonly
+
     try:
-        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=10)
+        conn = connect_readonly(path)
         try:
             conn.execute("PRAGMA schema_version").fetchone()
         finally:
             conn.close()
     except sqlite3.Error as exc:
         raise CliError(f"cannot open the database at {path}: {exc}", USAGE) from exc
+    if create if writes is None else writes:
+        why = read_only_reason(path)
+        if why is not None:
+            raise CliError(
+                f"cannot write to the database at {path}: {why}. This command writes to it "
+                "(`cairn sessions` and `cairn show` only read, and still work); "
+                "make it writable or pass --db with a writable file",
+                USAGE,
+            )
+
+
+def read_only_reason(path: str) -> str | None:
+    """Why SQLite could not write the database file ``path``, or ``None`` when it can.
+
+    The checks use the effective ids and capabilities (root without ``CAP_DAC_OVERRIDE`` is
+    refused like anyone else).  SQLite needs the directory too: it makes the ``-wal`` and
+    ``-shm`` files beside the database, unless they already exist and are writable.
+    """
+    check = {"effective_ids": True} if os.access in os.supports_effective_ids else {}
+    if not os.access(path, os.W_OK, **check):
+        return "the file is read-only"
+    parent = os.path.dirname(os.path.abspath(path))
+    if os.access(parent, os.W_OK | os.X_OK, **check):
+        return None
+    sidecars = [path + "-wal", path + "-shm"]
+    if all(os.path.exists(p) and os.access(p, os.W_OK, **check) for p in sidecars):
+        return None
+    return f"its directory {parent} is read-only"
 
 
 def preflight_model(spec: str) -> None:

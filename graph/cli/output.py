@@ -16,6 +16,7 @@ import threading
 from typing import Any, TextIO
 
 from cairn.graph.cli import fmt
+from cairn.tools.file_ops.names import escape_data, escape_text
 
 #: Keys dropped from call dicts in stream-json (person-facing rich data, as in json output).
 _DROP = ("metadata",)
@@ -69,7 +70,7 @@ class HeadlessOutput:
         if self.renderer is not None:
             self.renderer.finish()
         if self.format == "json":
-            self._write(json.dumps(result.to_json(), ensure_ascii=False) + "\n")
+            self._write(json.dumps(escape_data(result.to_json()), ensure_ascii=False) + "\n")
         elif self.format == "stream-json":
             doc = result.to_json()
             if result.pending:  # the run paused: a reader waiting for the result learns why first
@@ -101,7 +102,7 @@ class HeadlessOutput:
         doc = result.to_json() if result is not None else _standing(session)
         doc["error"] = message
         if self.format == "json":
-            self._write(json.dumps(doc, ensure_ascii=False, default=str) + "\n")
+            self._write(json.dumps(escape_data(doc), ensure_ascii=False, default=str) + "\n")
         elif self.format == "stream-json":
             self._line({"type": "result", **doc})
         for line in resume_hint:
@@ -120,10 +121,10 @@ class HeadlessOutput:
             if not console.no_color:
                 Renderer(console).print_answer(text)
                 return
-        self._write(text.rstrip("\n") + "\n")
+        self._write(escape_text(text).rstrip("\n") + "\n")
 
     def _line(self, obj: dict[str, Any]) -> None:
-        self._write(json.dumps(obj, ensure_ascii=False, default=str) + "\n")
+        self._write(json.dumps(escape_data(obj), ensure_ascii=False, default=str) + "\n")
 
     def _write(self, text: str) -> None:
         with self._lock:
@@ -177,7 +178,7 @@ def pause_hint(result: Any, resume: Any, *, in_memory: bool = False) -> list[str
             f"  {resume('--retry', 'all')}",
             f"  {resume('--cancel', 'all')}",
         ]
-    if result.status in ("error", "max_steps", "loop"):
+    if result.status in ("error", "max_steps", "loop", "incomplete", "no_answer"):
         why = {"error": "failed", "max_steps": "stopped at --max-steps"}.get(
             result.status, f"paused: {result.error}"
         )

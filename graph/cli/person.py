@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from cairn.graph.display.parts import failed_command
+
 #: Whole lines written to steer the model; never shown to the person.
 _FOR_MODEL = re.compile(
     r"^(?:Read its output with bash_output\(.*"
@@ -40,8 +42,11 @@ _DENIED = ("Denied by policy", "A person edited this call, but the edited call i
 
 def outcome(call: dict[str, Any]) -> str:
     """The status word a person reads: ``denied`` and ``rejected`` are told apart from
-    ``cancelled`` (which remains for interrupted calls a person chose not to run again)."""
+    ``cancelled`` (which remains for interrupted calls a person chose not to run again), and a
+    command that ran but exited non-zero is ``failed``, not ``success``."""
     status = str(call.get("status") or "pending")
+    if status == "success" and failed_command(call.get("metadata"), call.get("display")):
+        return "failed"
     if status != "cancelled":
         return status
     error = str(call.get("error_msg") or "")

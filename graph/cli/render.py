@@ -52,6 +52,7 @@ class Renderer:
         self._in_text = False
         self._streamed = False
         self._blocks = 0
+        self._blank_lines = fmt.BlankLines()  # plain streamed answers: one blank line at most
         self._splitter = BlockSplitter()
         self._state = LiveState(tail_lines=TAIL_LINES if verbose else 1, unicode=self.unicode)
         self._live: Any = None
@@ -75,7 +76,9 @@ class Renderer:
         self._streamed = True
         if not self.markdown:  # as written; no live region under a line still being written
             self._stop_live()
-            self.console.print(Text(fmt.visible(text)), end="", soft_wrap=True)
+            text = self._blank_lines.feed(text)  # a run of blank lines shows as one
+            if text:
+                self.console.print(Text(fmt.visible(text)), end="", soft_wrap=True)
             return
         for block in self._splitter.feed(text):
             self._print_block(block)
@@ -102,6 +105,7 @@ class Renderer:
         self._end_text()
         self._streamed = False
         self._blocks = 0
+        self._blank_lines = fmt.BlankLines()
         self._set_waiting("thinking" if tool_calls else None)
 
     def _on_compacted(self, **info: Any) -> None:
@@ -287,7 +291,7 @@ class Renderer:
         if self.markdown:
             self.console.print(markdown(fmt.visible(text)))
         else:
-            self.console.print(Text(fmt.visible(text)), soft_wrap=True)
+            self.console.print(Text(fmt.visible(fmt.squeeze_blank_lines(text))), soft_wrap=True)
 
     def _print_block(self, block: str) -> None:
         if self._blocks:

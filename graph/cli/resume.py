@@ -33,13 +33,45 @@ def resolve_id(ns: argparse.Namespace, opts: Options) -> str:
     return rows[0].session_id
 
 
+def _override(session_id: str, ns: argparse.Namespace, opts: Options) -> str | None:
+    """The spec for a resume given --model and/or --base-url, saying what it replaces."""
+    from cairn.graph.cli.options import with_endpoint
+    from cairn.graph.cli.sessions import list_records
+    from cairn.graph.models.factory import split_spec
+
+    record = next(
+        (r for r in list_records(opts.db, None, limit=10_000) if r.session_id.startswith(session_id)), None
+    )
+    recorded = record.model if record is not None else ""
+    old_name, old_url = split_spec(recorded) if recorded else ("", None)
+    if ns.model:
+        spec = opts.model_spec()
+        name, url = split_spec(spec) if not spec.startswith("script:") else (spec, None)
+    else:
+        name, url = old_name, old_url
+    if ns.base_url:
+        url = ns.base_url
+    spec = with_endpoint(name, url) if not name.startswith("script:") else name
+    if spec == recorded:
+        return None
+    said = []
+    if name != old_name:
+        said.append(f"model {name} instead of the session's {old_name or 'default'}")
+    if url != old_url and not name.startswith("script:"):
+        said.append(f"endpoint {url or 'the default'} instead of {old_url or 'the default'}")
+    if said:
+        print(f"cairn: this run uses {' and '.join(said)} (--model/--base-url given)", file=sys.stderr)
+    return spec
+
+
 def open_session(ns: argparse.Namespace, opts: Options) -> Any:
     sid = resolve_id(ns, opts)
     opts.apply_env()
     from cairn.graph.session.session import Session, SessionError
 
-    # Only an explicit --model replaces the recorded one ($CAIRN_MODEL is for new sessions).
-    model = opts.model_spec() if ns.model else None
+    # Only an explicit --model/--base-url replaces the recorded ones ($CAIRN_MODEL and
+    # $OPENAI_BASE_URL are for new sessions: a resume keeps the session's endpoint).
+    model = _override(sid, ns, opts) if ns.model or ns.base_url else None
     try:
         session = Session.resume(
             sid,

@@ -20,7 +20,9 @@ def run_main(ns: argparse.Namespace, opts: Options) -> int:
     if ns.print_prompt is not None:
         prompt = " ".join(p for p in (ns.print_prompt, positional) if p).strip()
         if not prompt and not is_tty(sys.stdin):
-            prompt = sys.stdin.read().strip()
+            # Bytes that are not UTF-8 (a Latin-1 prompt) are kept, not fatal (surrogateescape).
+            raw = getattr(sys.stdin, "buffer", None)
+            prompt = (raw.read().decode("utf-8", "surrogateescape") if raw else sys.stdin.read()).strip()
         if not prompt:
             raise CliError("-p needs a prompt: cairn -p 'what to do' (or pipe it on stdin)")
         from cairn.graph.cli.headless import run_prompt

@@ -6,6 +6,7 @@ import json
 import sys
 from typing import Any
 
+from cairn.checkpoints.text_escape import escape_data  # light: `cairn sessions` loads no tools
 from cairn.graph.cli import fmt
 from cairn.graph.cli.exits import CliError
 from cairn.graph.cli.options import Options
@@ -19,6 +20,8 @@ _STATUS_COLOR = {
     "running": "36",
     "max_steps": "33",
     "loop": "33",
+    "incomplete": "33",
+    "no_answer": "33",
 }
 
 
@@ -70,7 +73,7 @@ def session_rows(opts: Options, *, all_workspaces: bool, color: bool = False) ->
 def run_sessions(ns: Any, opts: Options) -> int:
     if ns.json:
         records = load(opts, all_workspaces=ns.all)
-        json.dump([r.to_dict() for r in records], sys.stdout, ensure_ascii=False, indent=2)
+        json.dump(escape_data([r.to_dict() for r in records]), sys.stdout, ensure_ascii=False, indent=2)
         sys.stdout.write("\n")
         return 0
     for row in session_rows(opts, all_workspaces=ns.all, color=colors_enabled(sys.stdout)):

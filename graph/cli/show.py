@@ -18,6 +18,7 @@ from rich.text import Text
 from cairn.graph.cli.exits import CliError
 from cairn.graph.cli.fmt import visible
 from cairn.graph.cli.options import Options
+from cairn.tools.file_ops.names import escape_data
 
 #: The role of the message that hands the model the images tools returned (not the person).
 TOOL_IMAGES = "tool-images"
@@ -44,9 +45,7 @@ def load(session_id: str, opts: Options) -> Shown:
     location = resolve_location(opts.db)
     if location != ":memory:" and "://" not in location and not os.path.exists(location):
         raise CliError(f"no session matching {session_id!r} in {location}")
-    from cairn.checkpoints import open_store
-
-    store = open_store(opts.db)
+    store = open_for_reading(opts.db)
     try:
         record = store.sessions.get(session_id)
         if record is None:
@@ -71,6 +70,21 @@ def load(session_id: str, opts: Options) -> Shown:
         )
     finally:
         store.close()
+
+
+def open_for_reading(db: str | None) -> Any:
+    """The store, read-only when it is a SQLite file (a file or directory the person may only
+    read is shown all the same); Postgres through the full store."""
+    from cairn.checkpoints.location import resolve_location
+
+    location = resolve_location(db)
+    if location == ":memory:" or "://" in location:
+        from cairn.checkpoints import open_store
+
+        return open_store(db)
+    from cairn.checkpoints.readonly import open_readonly_store
+
+    return open_readonly_store(location)
 
 
 _ROLES = {"human": "user", "ai": "assistant", "tool": "tool", "system": "system"}
@@ -182,6 +196,7 @@ def dump_json(doc: Any) -> str:
         | orjson.OPT_PASSTHROUGH_DATACLASS
         | orjson.OPT_PASSTHROUGH_SUBCLASS
     )
+    doc = escape_data(doc)  # lone surrogates (undecodable names) as \xff escapes: valid UTF-8
     try:
         return orjson.dumps(doc, default=str, option=options).decode("utf-8")
     except (TypeError, orjson.JSONEncodeError):  # e.g. integers beyond 64 bits

@@ -5,6 +5,9 @@ the middle of the graph: the handler asks the session to stop (the running tool'
 group is killed, the call becomes ``interrupted``, a streaming answer is cut) and the run
 returns normally.  A second Ctrl-C, during the stop or at the next prompt, exits at once
 with status 130; the checkpoint is already durable, so the session stays resumable.
+
+The session keeps a stop until its run ends (``Session.stop``), so a Ctrl-C that lands before
+the graph starts (a few ms after a send) still stops it; the flag is cleared when the action ends.
 """
 
 from __future__ import annotations
@@ -53,6 +56,11 @@ class CtrlC:
                 worker.join(0.05)
         finally:
             signal.signal(signal.SIGINT, previous)
+            # The action is over: a stop asked during it (even before its run began, or by an
+            # action that failed before running anything) must not carry over to the next one.
+            cancel = getattr(session, "cancel_event", None)
+            if cancel is not None:
+                cancel.clear()
         self.armed = self.stopped
         if "error" in box:
             raise box["error"]

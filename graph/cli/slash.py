@@ -16,7 +16,7 @@ HELP = """\
   /continue          continue the last run (after an error or --max-steps)
   /rewind            go back to before a turn or a call (files and/or conversation)
   /rewind redo       undo the last rewind
-  u                  (after a run that changed files) undo the newest change
+  u                  (at this prompt, after a run that changed files) undo the newest change
   /compact [FOCUS]   summarize older turns now to free context (FOCUS: what the summary must keep)
   /exit              leave (also Ctrl-D); the session can be resumed later
   Ctrl-C             stop the running tool or answer; twice to exit
@@ -27,6 +27,7 @@ approval keys (one key, no Enter):
   n                  do not run it, then tell the model why
   a                  run it and allow calls like it this session (the menu shows the rule)
   e                  edit the arguments ($VISUAL/$EDITOR, or inline), then run
+  !                  a sandboxed shell command: run it without the OS sandbox (not u: u is undo)
   Y / N              approve / reject every call still waiting
   r / c              an interrupted call: retry it / cancel it (R / C: all of them)
   background tasks on leaving: s stop them · k keep them running (output to a log file)"""

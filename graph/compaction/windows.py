@@ -1,17 +1,15 @@
 """How many tokens a model accepts: explicit setting, the endpoint's metadata, known defaults.
 
 Order: ``Session(context_window=N)`` / ``--context-window N`` / ``$CAIRN_CONTEXT_WINDOW``, then
-what the endpoint's ``GET /models`` reports for the model (read as ``cairn models check`` reads
-it: vLLM ``max_model_len``, llama.cpp ``meta.n_ctx_train``, LM Studio/OpenRouter
-``context_length``), then the defaults below by model-name
+what the endpoint serves, read as ``cairn models check`` reads it (``/models``: vLLM
+``max_model_len``, LM Studio/OpenRouter ``context_length``, the only model listed whatever the name;
+llama.cpp ``/props`` ``n_ctx``; Ollama ``/api/show``), then the defaults below by model-name
 prefix, then ``FALLBACK_WINDOW`` — small on purpose: compacting early is cheap, a 400 is not.
 """
 
 from __future__ import annotations
 
-import json
 import os
-import urllib.request
 from typing import Any
 
 FALLBACK_WINDOW = 32_768
@@ -71,16 +69,11 @@ def window_from_models(payload: dict[str, Any], model_name: str) -> int | None:
 def fetch_window(
     base_url: str, model_name: str, api_key: str | None = None, timeout: float = 3.0
 ) -> int | None:
-    """Ask ``{base_url}/models`` once; any failure means "not reported"."""
-    request = urllib.request.Request(base_url.rstrip("/") + "/models")
-    if api_key:
-        request.add_header("Authorization", f"Bearer {api_key}")
-    try:
-        with urllib.request.urlopen(request, timeout=timeout) as response:
-            payload = json.loads(response.read(1_000_000))
-    except Exception:
-        return None
-    return window_from_models(payload, model_name) if isinstance(payload, dict) else None
+    """What the server serves (``cairn.graph.models.probe.served_window``: ``/models``, llama.cpp
+    ``/props``, Ollama ``/api/show``), whatever the model's name; any failure: not reported."""
+    from cairn.graph.models.probe import fetch_served_window
+
+    return fetch_served_window(base_url, model_name, api_key, timeout)[0]
 
 
 def model_identity(model: Any) -> tuple[str | None, str | None, str | None]:

@@ -17,6 +17,8 @@ import re
 from functools import lru_cache
 from typing import Any
 
+from cairn.tools.file_ops.names import escape_text
+
 _SAFE_SCHEMES = ("http", "https", "mailto")
 _SCHEME = re.compile(r"^\s*([a-zA-Z][a-zA-Z0-9+.-]*):")
 
@@ -41,4 +43,4 @@ def _parser() -> Any:
 
 def answer_html(text: str) -> str:
     """``text`` (the model's Markdown) as safe HTML."""
-    return _parser().render(text)
+    return _parser().render(escape_text(text))

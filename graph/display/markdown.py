@@ -19,6 +19,7 @@ import re
 import string
 from typing import Any
 
+from cairn.tools.file_ops.names import escape_text
 from cairn.tools.output import truncate_middle
 
 #: Longest tool output shown in a cell (head and tail kept); the model's limit is separate.
@@ -33,7 +34,7 @@ _TICKS = re.compile(r"`+")
 
 def md_inline(text: Any) -> str:
     """Untrusted text inside Markdown prose: no raw HTML, no code, emphasis, links, tables or fences."""
-    return re.sub(r"([\\`*_\[\]|#~])", r"\\\1", html.escape(str(text), quote=False))
+    return re.sub(r"([\\`*_\[\]|#~])", r"\\\1", html.escape(escape_text(str(text)), quote=False))
 
 
 def md_cell(text: Any, limit: int = 80) -> str:
@@ -52,6 +53,7 @@ def md_code(text: Any) -> str:
 
 def fence(text: str, lang: str = "", *, limit: int | None = MAX_SHOWN_CHARS) -> str:
     """A fenced code block that ``text`` cannot close early, whatever backticks it holds."""
+    text = escape_text(text)
     body = truncate_middle(text, limit) if limit is not None else text
     longest = max((len(run) for run in re.findall(r"`+", body)), default=0)
     ticks = "`" * max(3, longest + 1)
@@ -64,7 +66,7 @@ def md_text(text: str) -> str:
     every bit of raw HTML outside code shown as text and no images (tracking pixels)."""
     blocks: list[str] = []
     prose: list[str] = []
-    lines = _NEWLINES.split(text)
+    lines = _NEWLINES.split(escape_text(text))
     i = 0
     while i < len(lines):
         opening = _FENCE_OPEN.fullmatch(lines[i])

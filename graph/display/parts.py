@@ -14,6 +14,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from cairn.graph.display.markdown import MAX_SHOWN_CHARS, fence, md_code, md_inline
+from cairn.tools.file_ops.names import escape_text
 from cairn.tools.output import truncate_middle
 
 if TYPE_CHECKING:
@@ -28,12 +29,15 @@ STATUS_STYLE: dict[str, tuple[str, str, str]] = {
     "executing": ("#1e40af", "#dbeafe", "▶"),
     "success": ("#166534", "#dcfce7", "✓"),
     "error": ("#991b1b", "#fee2e2", "✗"),
+    "failed": ("#991b1b", "#fee2e2", "✗"),
     "cancelled": ("#475569", "#e2e8f0", "–"),
     "denied": ("#991b1b", "#fee2e2", "×"),
     "interrupted": ("#6b21a8", "#f3e8ff", "■"),
     "done": ("#166534", "#dcfce7", "✓"),
     "max_steps": ("#92400e", "#fef3c7", "■"),
     "loop": ("#92400e", "#fef3c7", "■"),
+    "incomplete": ("#92400e", "#fef3c7", "■"),
+    "no_answer": ("#92400e", "#fef3c7", "■"),
 }
 _DENIED = ("Denied by policy", "A person edited this call, but the edited call is denied")
 RISK_STYLE = {"LOW": ("#166534", "#dcfce7"), "MEDIUM": ("#92400e", "#fef3c7"), "HIGH": ("#991b1b", "#fee2e2")}
@@ -46,14 +50,32 @@ _SUMMARY_KEYS = ("command", "file_path", "path", "pattern", "url", "query", "she
 
 
 def esc(value: Any) -> str:
-    return html.escape(str(value), quote=True)
+    """HTML-escaped text; lone surrogates (undecodable names) as ``\\xff`` escapes."""
+    return html.escape(escape_text(str(value)), quote=True)
 
 
 def call_status(call: ToolCallInfo) -> str:
-    """The status a person reads: ``denied`` for a call the policy refused, else its status."""
+    """The status a person reads: ``denied`` for a call the policy refused, ``failed`` for a
+    command that ran and exited non-zero (a failing test run is not a green tick), else its status."""
     if call.status == "cancelled" and (call.error_msg or "").startswith(_DENIED):
         return "denied"
+    if call.status == "success" and failed_command(call.metadata, call.display):
+        return "failed"
     return call.status
+
+
+_EXIT = re.compile(r" → exit (-?\d+) \(")
+
+
+def failed_command(metadata: Any, display: str | None) -> bool:
+    """Whether a call that ran (status ``success``) was a command that exited non-zero: from
+    the shell tool's ``exit_code`` metadata, or its display line (``Ran: pytest → exit 1 (2.0s)``)
+    where the metadata was not kept."""
+    code = metadata.get("exit_code") if isinstance(metadata, dict) else None
+    if code is None:
+        match = _EXIT.search(display or "")
+        code = int(match.group(1)) if match else None
+    return isinstance(code, int) and code != 0
 
 
 def status_text(status: str) -> str:

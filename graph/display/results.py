@@ -28,6 +28,7 @@ from cairn.graph.display.parts import (
     status_text,
     summary_line,
 )
+from cairn.tools.file_ops.names import escape_text
 
 if TYPE_CHECKING:
     from cairn.graph.state import ToolCallInfo
@@ -103,7 +104,7 @@ def run_result_markdown(result: RunResult) -> str:
         parts.extend(approval_markdown(c) for c in result.pending)
     if result.tool_calls:
         parts.append(CallsTable(result.tool_calls)._repr_markdown_())
-    return "\n\n".join(parts)
+    return escape_text("\n\n".join(parts))
 
 
 def run_result_text(result: RunResult) -> str:
@@ -117,7 +118,7 @@ def run_result_text(result: RunResult) -> str:
         lines.append(repr(PendingView(result.pending)))
     if result.text:
         lines.append(result.text)
-    return "\n".join(lines)
+    return escape_text("\n".join(lines))
 
 
 class CallsTable:
@@ -165,15 +166,17 @@ class CallsTable:
             cells += (md_cell(summary_line(c)), md_code(c.call_id))
             rows.append("| " + " | ".join(cells) + " |")
         pictures = images_markdown(self.calls) if self.show_images else ""
-        return "\n".join(rows) + (f"\n\n{pictures}" if pictures else "")
+        return escape_text("\n".join(rows)) + (f"\n\n{pictures}" if pictures else "")
 
     def __repr__(self) -> str:
         if not self.calls:
             return "(no tool calls)"
-        return "\n".join(
-            f"{status_text(call_status(c)):<20} {c.tool_name:<12} {c.risk or '-':<6} {summary_line(c)[:70]}"
-            f"  [{c.call_id}]"
-            for c in self.calls
+        return escape_text(
+            "\n".join(
+                f"{status_text(call_status(c)):<20} {c.tool_name:<12} {c.risk or '-':<6} {summary_line(c)[:70]}"
+                f"  [{c.call_id}]"
+                for c in self.calls
+            )
         )
 
 
@@ -204,7 +207,7 @@ class PendingView(CallsTable):
             lines.append("  args: " + json.dumps(c.arguments, ensure_ascii=False, default=str)[:300])
             if c.preview:
                 lines.extend("  " + line for line in c.preview.splitlines()[:40])
-        return "\n".join(lines) or "(nothing is waiting for a decision)"
+        return escape_text("\n".join(lines)) or "(nothing is waiting for a decision)"
 
 
 #: The name the design notes use.

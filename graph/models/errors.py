@@ -17,6 +17,16 @@ class ModelConfigError(ValueError):
     """The model cannot be created as configured (no key or endpoint, bad script file...)."""
 
 
+class EmptyReplyError(RuntimeError):
+    """The server answered without any choice (``choices: []``), again after one retry."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "the model server returned an empty reply (no choices) twice; "
+            "check the server's logs, then /continue to try again"
+        )
+
+
 _TRANSIENT_STATUS = {408, 409, 425, 429}
 _TIMEOUT_CLASSES = {"APITimeoutError", "ModelTimeoutError", "TimeoutException"}
 _CONNECTION_CLASSES = {"APIConnectionError", "ModelConnectionError", "NetworkError", "RemoteProtocolError"}
@@ -130,6 +140,6 @@ def describe_model_error(exc: BaseException) -> str:
             return f"the model server did not answer in time{_url_of(err)}"
         if names & _CONNECTION_CLASSES or isinstance(err, ConnectionError):
             return f"could not reach the model server{_url_of(err)}: {_detail(err)}"
-    if isinstance(exc, ModelConfigError):
+    if isinstance(exc, ModelConfigError | EmptyReplyError):
         return str(exc)
     return f"{type(exc).__name__}: {_detail(exc)}"

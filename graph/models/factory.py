@@ -65,6 +65,16 @@ def _default_timeout() -> float:
     return value if value > 0 else DEFAULT_TIMEOUT
 
 
+#: Joins a model name and the endpoint it is served from in a recorded spec (``NAME via URL``).
+ENDPOINT_SEP = " via "
+
+
+def split_spec(spec: str) -> tuple[str, str | None]:
+    """``("NAME", "URL")`` of a spec ``NAME via URL``; ``(spec, None)`` for one without an endpoint."""
+    name, sep, url = spec.partition(ENDPOINT_SEP)
+    return (name.strip(), url.strip() or None) if sep else (spec, None)
+
+
 def create_model(
     spec: str | None = None,
     *,
@@ -78,10 +88,13 @@ def create_model(
     spec = (spec or default_model_spec()).strip()
     if spec.startswith("script:"):
         return _scripted(spec.removeprefix("script:").strip())
-    name = spec.removeprefix("openai:").strip()
+    # (R2, issue 28) "NAME via URL": the endpoint a session was started with, recorded with it
+    # so a resume talks to the same server whatever $OPENAI_BASE_URL says now.
+    name, _, recorded = spec.removeprefix("openai:").partition(ENDPOINT_SEP)
+    name = name.strip()
     if not name:
         raise ModelConfigError("empty model name; pass --model NAME (or script:FILE)")
-    base_url = base_url or os.environ.get("OPENAI_BASE_URL") or None
+    base_url = base_url or recorded.strip() or os.environ.get("OPENAI_BASE_URL") or None
     api_key = api_key or os.environ.get("OPENAI_API_KEY") or None
     if not api_key and not base_url:
         raise ModelConfigError(_MISSING_ENDPOINT.format(model=name))

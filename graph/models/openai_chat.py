@@ -16,22 +16,32 @@ new messages), keyed by object identity and dropped once a call no longer contai
 
 The body is then serialized with orjson instead of the SDK's ``json.dumps`` (the next largest
 cost), through the client's own hook for it, ``_prepare_options``: the finished JSON goes out as
-the request's ``content``.  What orjson cannot serialize is left to the SDK.
+the request's ``content``.
+
+A reply without choices (``choices: []``, which some servers send on an internal failure) is
+asked for once more, then fails with ``EmptyReplyError``: it is not an empty answer.  Strings holding lone surrogates (text that was not valid UTF-8, kept by ``surrogateescape``)
+cannot be encoded as UTF-8 by any JSON encoder: they are sent in ``text_escape``'s escaped form
+(``\\xff``), the form the file tools show and accept.  What orjson cannot serialize otherwise
+is left to the SDK.
 """
 
 from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, Self
 
 import openai
 import orjson
 from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.outputs import ChatGenerationChunk, ChatResult
 from langchain_openai import ChatOpenAI
 from langchain_openai.chat_models.base import _convert_from_v1_to_chat_completions, _convert_message_to_dict
 from pydantic import PrivateAttr, model_validator
+
+from cairn.checkpoints.text_escape import escape_data
+from cairn.graph.models.errors import EmptyReplyError
 
 #: Parameters that are large and plain JSON: they bypass the SDK's typed transform.
 UNTYPED_KEYS = ("messages", "tools")
@@ -67,6 +77,43 @@ class CairnChatOpenAI(ChatOpenAI):
             ]
         return untyped(payload)
 
+    def _create_chat_result(self, response: Any, generation_info: dict | None = None) -> ChatResult:
+        result = super()._create_chat_result(response, generation_info)
+        if not result.generations:
+            raise _NoChoices
+        return result
+
+    def _generate(self, *args: Any, **kwargs: Any) -> ChatResult:
+        try:
+            return super()._generate(*args, **kwargs)
+        except _NoChoices:
+            pass
+        try:
+            return super()._generate(*args, **kwargs)
+        except _NoChoices:
+            raise EmptyReplyError() from None
+
+    def _stream(self, *args: Any, **kwargs: Any) -> Iterator[ChatGenerationChunk]:
+        """Chunks as they come; a stream with no choice in it is requested once more.
+
+        Chunks before the first one that carries anything (text, a call, a finish reason) are
+        held back, so a retried empty stream adds nothing (not even its usage) to the reply.
+        """
+        for _attempt in range(2):
+            held: list[ChatGenerationChunk] = []
+            answered = False
+            for chunk in super()._stream(*args, **kwargs):
+                if answered:
+                    yield chunk
+                    continue
+                held.append(chunk)
+                if _carries_answer(chunk):
+                    answered = True
+                    yield from held
+            if answered:
+                return
+        raise EmptyReplyError()
+
     def _message_dicts(self, messages: Sequence[BaseMessage]) -> list[dict[str, Any]]:
         with self._converted_lock:
             previous = self._converted
@@ -81,6 +128,17 @@ class CairnChatOpenAI(ChatOpenAI):
                 out.append(entry[1])
             self._converted = current
         return out
+
+
+class _NoChoices(Exception):
+    """A completion without choices (raised inside one attempt, see ``_generate``)."""
+
+
+def _carries_answer(chunk: ChatGenerationChunk) -> bool:
+    message = chunk.message
+    if message.content or getattr(message, "tool_call_chunks", None):
+        return True
+    return bool((chunk.generation_info or {}).get("finish_reason"))
 
 
 def _to_dict(message: BaseMessage) -> dict[str, Any]:
@@ -115,6 +173,9 @@ class OrjsonOpenAI(openai.OpenAI):
         try:
             content = orjson.dumps(merged)
         except (TypeError, orjson.JSONEncodeError):
-            return options  # something only the SDK's encoder knows: let it do the whole body
+            try:  # a lone surrogate (an undecodable byte in a prompt, a name, a tool result)
+                content = orjson.dumps(escape_data(merged))
+            except (TypeError, orjson.JSONEncodeError):
+                return options  # something only the SDK's encoder knows: let it do the whole body
         options.content, options.json_data, options.extra_json = content, None, None
         return options

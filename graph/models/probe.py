@@ -2,14 +2,20 @@
 
 Plain httpx on purpose: the answer should describe the server, not what a client smooths over.
 Checks: ``/models`` answers and lists the model (and the context window, where the server says:
-vLLM ``max_model_len``, llama.cpp ``meta.n_ctx_train``, LM Studio/OpenRouter ``context_length``);
+vLLM ``max_model_len``, llama.cpp ``meta.n_ctx``, LM Studio/OpenRouter ``context_length``);
 a request with one tool gets a native ``tool_calls`` reply, JSON in the text (which cairn
 recovers), or neither; a streamed request arrives as server-sent events.
+
+The window is the *server's*, whatever model name the client uses (llama.cpp serves one model under
+any name; the recipe in docs/models.md says ``--model any``): the listed entry of that name, else
+the only entry when ``/models`` lists one, else llama.cpp's ``/props`` (``n_ctx``), else Ollama's
+``/api/show`` (``num_ctx``, else the model's ``context_length``).  ``served_window`` says which.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -46,6 +52,8 @@ class ProbeReport:
     models: list[str] = field(default_factory=list)
     listed: bool | None = None
     context_window: int | None = None
+    #: Where ``context_window`` came from, for people (``cairn models check`` prints it).
+    window_source: str = ""
     tool_calls: str = "untested"  # native | json-in-text | none | error
     streaming: str = "untested"  # yes | no | error
     problems: list[str] = field(default_factory=list)
@@ -90,10 +98,100 @@ def _check_models(client: httpx.Client, base: str, report: ProbeReport) -> None:
         return
     entries = [d for d in data if isinstance(d, dict)]
     report.models = [str(d.get("id")) for d in entries]
-    mine = next((d for d in entries if d.get("id") == report.model), None)
-    report.listed = mine is not None
-    if mine is not None:
-        report.context_window = window_of(mine)
+    report.listed = any(d.get("id") == report.model for d in entries)
+    report.context_window, report.window_source = served_window(
+        report.model, entries, lambda path, body=None: _ask(client, base, path, body)
+    )
+
+
+Ask = Callable[..., Any]
+"""``ask(path, body=None)``: the JSON a server path answers (GET, or POST with ``body``), or None."""
+
+
+def served_window(model: str, entries: list[dict[str, Any]], ask: Ask) -> tuple[int | None, str]:
+    """(window, where it came from) for ``model`` on a server whose ``/models`` listed ``entries``."""
+    mine = next((d for d in entries if d.get("id") == model), None)
+    why = f"/models entry {model!r}"
+    if mine is None and len(entries) == 1:
+        mine, why = entries[0], f"/models lists one model ({entries[0].get('id')}), whatever the name asked"
+    listed = window_of(mine) if mine is not None else None
+    if listed and window_of(_served_fields(mine)):  # type: ignore[arg-type]
+        return listed, why
+    # Only the trained length (llama.cpp's meta.n_ctx_train), or nothing: the server may say more.
+    props = ask("/props")
+    if isinstance(props, dict):
+        settings = props.get("default_generation_settings")
+        for source, where in ((props, "n_ctx"), (settings, "default_generation_settings.n_ctx")):
+            value = source.get("n_ctx") if isinstance(source, dict) else None
+            if isinstance(value, int) and value > 0:
+                return value, f"llama.cpp /props {where}"
+    show = ask("/api/show", {"model": model})
+    if isinstance(show, dict):
+        value = _ollama_window(show)
+        if value:
+            return value, "Ollama /api/show"
+    if listed:
+        return listed, f"{why} (the trained length: the server did not say what it serves)"
+    return None, ""
+
+
+def _served_fields(entry: dict[str, Any]) -> dict[str, Any]:
+    """``entry`` without the trained length, which is not the window a server was started with."""
+    meta = entry.get("meta")
+    if isinstance(meta, dict):
+        return {**entry, "meta": {k: v for k, v in meta.items() if k != "n_ctx_train"}}
+    return {k: v for k, v in entry.items() if k != "n_ctx_train"}
+
+
+def fetch_served_window(
+    base_url: str, model: str, api_key: str | None = None, timeout: float = 3.0
+) -> tuple[int | None, str]:
+    """``served_window`` of a live server (the session's first use; any failure: not reported)."""
+    headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+    base = base_url.rstrip("/")
+    try:
+        with httpx.Client(timeout=timeout, headers=headers) as client:
+            listing = _ask(client, base, "/models", absolute=False)
+            data = listing.get("data") if isinstance(listing, dict) else None
+            entries = [d for d in data or [] if isinstance(d, dict)]
+            return served_window(model, entries, lambda path, body=None: _ask(client, base, path, body))
+    except Exception:
+        return None, ""
+
+
+def _ollama_window(show: dict[str, Any]) -> int | None:
+    """Ollama serves ``num_ctx`` (from the model's parameters) of the model's trained length."""
+    for line in str(show.get("parameters") or "").splitlines():
+        key, _, value = line.strip().partition(" ")
+        if key == "num_ctx" and value.strip().isdigit():
+            return int(value.strip())
+    info = show.get("model_info")
+    if isinstance(info, dict):
+        for key, value in info.items():
+            if key.endswith(".context_length") and isinstance(value, int) and value > 0:
+                return value
+    return None
+
+
+def server_root(base: str) -> str:
+    """``http://host:port`` of ``http://host:port/v1``: llama.cpp and Ollama serve their own
+    paths (``/props``, ``/api/show``) beside the OpenAI-compatible ones."""
+    base = base.rstrip("/")
+    return base[: -len("/v1")] if base.endswith("/v1") else base
+
+
+def _ask(
+    client: httpx.Client, base: str, path: str, body: dict[str, Any] | None = None, *, absolute: bool = True
+) -> Any:
+    """The JSON ``path`` answers: on the server's root (``absolute``) or under ``base``."""
+    url = (server_root(base) if absolute else base) + path
+    try:
+        response = client.post(url, json=body) if body is not None else client.get(url)
+        if response.status_code >= 400:
+            return None
+        return response.json()
+    except (httpx.HTTPError, ValueError):
+        return None
 
 
 def window_of(entry: dict[str, Any]) -> int | None:

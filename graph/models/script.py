@@ -6,7 +6,11 @@ A script is ``{"turns": [...]}`` or a bare list of turns.  Each turn is one assi
      "tool_calls": [{"name": "read_file", "args": {"path": "a.py"}, "id": "c1"}],
      "sleep": 0.0,                                  # seconds to wait before answering
      "error": {"status": 500, "message": "boom"},   # fail on every attempt at this turn
-     "http_error": 429, "times": 1}                 # fail N times, then answer normally
+     "http_error": 429, "times": 1,                 # fail N times, then answer normally
+     "finish_reason": "length",                     # the reason stated (default: stop/tool_calls)
+     "cut": true,                                   # the stream ends without a finish reason
+     "empty_choices": 2,                            # answer ``choices: []`` N times (true: always)
+     "arg_delta": 16}                               # stream call arguments in deltas of N chars
 
 A tool call may give ``"raw_args": "<text>"`` instead of ``args`` to send arguments that are not
 valid JSON (to exercise malformed-call handling).  Which turn answers a request is derived from the
@@ -54,7 +58,18 @@ def summarized_assistant_count(texts: list[str]) -> int:
     return 0
 
 
-_TURN_KEYS = {"content", "tool_calls", "sleep", "error", "http_error", "times"}
+_TURN_KEYS = {
+    "content",
+    "tool_calls",
+    "sleep",
+    "error",
+    "http_error",
+    "times",
+    "finish_reason",
+    "cut",
+    "empty_choices",
+    "arg_delta",
+}
 _CALL_KEYS = {"name", "args", "arguments", "raw_args", "id"}
 
 
@@ -88,6 +103,21 @@ class ScriptTurn:
     error: tuple[int, str] | None = None
     http_error: int | None = None
     times: int = 1
+    #: The finish reason stated (None: ``tool_calls`` or ``stop``, as the turn has calls or not).
+    finish: str | None = None
+    #: The reply ends without any finish reason (a stream cut short).
+    cut: bool = False
+    #: Answer with no choices this many times (a very large number: always).
+    empty_choices: int = 0
+    #: Stream each call's arguments in deltas of this many characters (0: three deltas).
+    arg_delta: int = 0
+
+    @property
+    def finish_reason(self) -> str | None:
+        """What the reply states as its finish reason (None when it is cut)."""
+        if self.cut:
+            return None
+        return self.finish or ("tool_calls" if self.tool_calls else "stop")
 
     @property
     def text(self) -> str:
@@ -154,7 +184,12 @@ def parse_turn(raw: Any, index: int) -> ScriptTurn:
             raise ValueError(f"script turn {index}: 'error' must be an object like {{'status': 500}}")
         error = (int(error.get("status", 500)), str(error.get("message", "scripted error")))
     http_error = raw.get("http_error")
+    empty = raw.get("empty_choices") or 0
     return ScriptTurn(
+        finish=str(raw["finish_reason"]) if raw.get("finish_reason") else None,
+        cut=bool(raw.get("cut")),
+        empty_choices=1_000_000 if empty is True else int(empty),
+        arg_delta=int(raw.get("arg_delta") or 0),
         chunks=chunks,
         tool_calls=calls,
         sleep=float(raw.get("sleep") or 0.0),

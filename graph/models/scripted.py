@@ -125,8 +125,8 @@ class ScriptedChatModel(BaseChatModel):
         return {"input_tokens": prompt, "output_tokens": output, "total_tokens": prompt + output}
 
     def _metadata(self, turn: ScriptTurn) -> dict[str, Any]:
-        reason = "tool_calls" if turn.tool_calls else "stop"
-        return {"model_name": self.model_name, "finish_reason": reason}
+        reason = turn.finish_reason  # None for a ``cut`` turn: the reply never said it finished
+        return {"model_name": self.model_name, **({"finish_reason": reason} if reason else {})}
 
     def _generate(
         self,

@@ -41,7 +41,7 @@ def tool_routing(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str,
     pending: list[ToolCallInfo] = []
     completed = calls(state.get("completed_tool_calls"))
     pause: dict[str, Any] = {}
-    for call in calls(state.get("pending_tool_calls")):
+    for index, call in enumerate(calls(state.get("pending_tool_calls"))):
         if call.status == "interrupted":
             pending.append(_route_interrupted(call, ctx))
             continue
@@ -73,6 +73,8 @@ def tool_routing(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str,
         decision = str(verdict.decision)
         if decision == "allow":
             pending.append(call)
+        elif decision == "ask" and index == 0 and (refused := _precheck(call, ctx)):
+            completed.append(_refused(call, refused, ctx))  # (issue 31) bound to fail: nobody is asked
         elif decision == "ask":
             call.status = "awaiting_approval"
             call.preview = _preview(call, ctx)
@@ -84,6 +86,29 @@ def tool_routing(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str,
             completed.append(call)
             ctx.emit("tool_end", call=call.to_state())
     return {"pending_tool_calls": dump_calls(pending), "completed_tool_calls": dump_calls(completed), **pause}
+
+
+def _precheck(call: ToolCallInfo, ctx: AgentContext) -> str | None:
+    """Why the call cannot succeed, from the tool's own ``precheck`` (None: it may).
+
+    Asked only of a turn's first call: an earlier call of the same turn (a read, a write, a
+    command) could change what a later one finds."""
+    tool = ctx.registry.get(call.tool_name)
+    check = getattr(tool, "precheck", None)
+    if check is None:
+        return None
+    try:
+        return check(call.arguments)
+    except Exception:  # a broken check never blocks the call; the run reports what happens
+        return None
+
+
+def _refused(call: ToolCallInfo, why: str, ctx: AgentContext) -> ToolCallInfo:
+    call.status = "error"
+    call.error_msg = f"Not run (it cannot succeed as given): {why}"
+    call.display = call.error_msg.splitlines()[0][:160]
+    ctx.emit("tool_end", call=call.to_state())
+    return call
 
 
 def _earlier_answer(ctx: AgentContext, state: AgentState, call_id: str) -> str:

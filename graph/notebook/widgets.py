@@ -37,7 +37,34 @@ def approval_widget(session: Session, *, stream: bool = True) -> Any:
         return PendingView(calls, NO_WIDGETS)
     if not calls:
         return PendingView([])
-    return ApprovalPanel(session, calls, ipywidgets, stream=stream).widget
+    return with_static_view(ApprovalPanel(session, calls, ipywidgets, stream=stream).widget, calls)
+
+
+STATIC_NOTE = (
+    "The approval buttons need a running kernel; this is the request as it stood when shown. "
+    'Decide in code: session.approve(id), session.reject(id, "why"), session.edit(id, {...}).'
+)
+
+
+def with_static_view(widget: Any, calls: list[ToolCallInfo]) -> Any:
+    """``widget`` whose display also carries a static ``text/html`` view of ``calls``.
+
+    A live frontend shows the buttons (the widget view outranks HTML); a notebook exported to
+    HTML or viewed without the kernel (nbconvert, GitHub) has no widget state and would show
+    nothing, and shows this approval view instead.
+    """
+    static = PendingView(calls, STATIC_NOTE)._repr_html_()
+    live = getattr(widget, "_repr_mimebundle_", None)
+
+    def bundle(include: Any = None, exclude: Any = None, **kwargs: Any) -> Any:
+        found = live(include=include, exclude=exclude, **kwargs) if callable(live) else None
+        data, metadata = found if isinstance(found, tuple) else (found or {}, None)
+        data = {**data, "text/html": static}
+        data.setdefault("text/plain", f"{len(calls)} call(s) waiting for a decision")
+        return (data, metadata) if metadata is not None else data
+
+    widget._repr_mimebundle_ = bundle
+    return widget
 
 
 class ApprovalPanel:

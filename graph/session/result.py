@@ -11,7 +11,9 @@ from cairn.graph.state import ToolCallInfo
 #: The keys ``usage`` always has in JSON output (docs/cli.md), zero when nothing ran.
 USAGE_KEYS = ("input_tokens", "output_tokens", "model_calls")
 
-RunStatus = Literal["done", "awaiting_approval", "interrupted", "error", "max_steps", "loop"]
+RunStatus = Literal[
+    "done", "awaiting_approval", "interrupted", "error", "max_steps", "loop", "incomplete", "no_answer"
+]
 
 
 class RunResult(BaseModel):

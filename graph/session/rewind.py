@@ -9,6 +9,7 @@ idempotent — when the session is next opened or rewound.
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 
 from cairn.checkpoints.code_rewind import CallSnapshots, CodePlan, files_changed_by, plan_restore
@@ -17,7 +18,7 @@ from cairn.checkpoints.shadow_repo import Snapshot, SnapshotError
 from cairn.checkpoints.snapshot_log import RewindRecord
 from cairn.graph.session.errors import SessionError
 from cairn.graph.session.rewind_result import RewindResult
-from cairn.graph.session.rewind_targets import call_target, code_start, timeline, turn_target
+from cairn.graph.session.rewind_targets import call_ids, call_target, code_start, timeline, turn_target
 
 if TYPE_CHECKING:
     from cairn.graph.session.host import SessionHost
@@ -50,10 +51,13 @@ def rewind(
             if first.tree is None:
                 raise SessionError(f"no snapshot of the workspace before {first.call_id}: {first.error}")
             plan = _plan(session, Snapshot(first.tree, first.skipped), items[start:], None, force)
+    rules = None
     if conversation:
         result.head = messages[target.cut - 1].id if target.cut > 0 else None
         result.messages_rewound = len(messages) - target.cut
-    return _execute(session, "rewind", result, plan, dry_run)
+        kept = [cid for m in messages[: target.cut] for cid in call_ids(m)]
+        rules = rules_after_rewind(session, target.calls, kept)
+    return _execute(session, "rewind", result, plan, dry_run, rules)
 
 
 def redo(session: SessionHost, *, dry_run: bool = False, force: bool = False) -> RewindResult:
@@ -75,9 +79,11 @@ def redo(session: SessionHost, *, dry_run: bool = False, force: bool = False) ->
         code = plan_data["code"]
         pseudo = _pseudo(last)
         plan = _plan(session, Snapshot(code["before_tree"]), [pseudo], None, force)
+    rules = None
     if plan_data.get("conversation"):
         result.head = plan_data.get("old_head")
-    return _execute(session, "redo", result, plan, dry_run)
+        rules = plan_data.get("old_rules")  # the "always" rules the rewind dropped are back
+    return _execute(session, "redo", result, plan, dry_run, rules)
 
 
 def undo_call(
@@ -145,7 +151,12 @@ def _pseudo(record: RewindRecord) -> CallSnapshots:
 
 
 def _execute(
-    session: SessionHost, kind: str, result: RewindResult, plan: CodePlan | None, dry_run: bool
+    session: SessionHost,
+    kind: str,
+    result: RewindResult,
+    plan: CodePlan | None,
+    dry_run: bool,
+    rules: list[str] | None = None,
 ) -> RewindResult:
     if plan is not None:
         result.restored = [op.path for op in plan.ops if op.mode is not None]
@@ -163,6 +174,9 @@ def _execute(
         "old_head": result.old_head,
         "new_head": result.head,
     }
+    if rules is not None:  # the session's "always" rules after the rewind, and before it (for redo)
+        data["session_rules"] = rules
+        data["old_rules"] = list(session._snapshot().values.get("session_rules") or [])
     result.rewind_id = session.store.snapshots.start_rewind(session.id, kind, data)
     return _apply(session, result.rewind_id, data)
 
@@ -181,12 +195,17 @@ def _apply(session: SessionHost, rewind_id: str, data: dict[str, Any]) -> Rewind
             data["after_tree"] = session.snapshotter.snapshot().tree
         except SnapshotError:
             data["after_tree"] = None
+        sync_reads(session, [*result.restored, *result.deleted], known=bool(data.get("conversation")))
     if data.get("conversation"):
-        session._graph.update_state(
-            session._config(),
-            {"head": data["new_head"], "pending_tool_calls": [], "completed_tool_calls": [], "paused": None},
-            as_node="reasoning",
-        )
+        values: dict[str, Any] = {
+            "head": data["new_head"],
+            "pending_tool_calls": [],
+            "completed_tool_calls": [],
+            "paused": None,
+        }
+        if data.get("session_rules") is not None:
+            values["session_rules"] = data["session_rules"]
+        session._graph.update_state(session._config(), values, as_node="reasoning")
     data["result"] = result.to_json()
     session.store.snapshots.finish_rewind(session.id, rewind_id, data)
     return result
@@ -201,3 +220,45 @@ def recover(session: SessionHost) -> list[RewindResult]:
             result.recovered = True
             done.append(result)
     return done
+
+
+_ALWAYS = re.compile(r"^approved always \((.*)\)(?: without sandbox)?$", re.DOTALL)
+
+
+def rules_after_rewind(session: SessionHost, rewound: list[str], kept: list[str]) -> list[str]:
+    """The session's "always" rules once the calls ``rewound`` are gone from the conversation:
+    a rule granted at one of them stops applying, unless a call that stays granted it too."""
+
+    def granted(call_ids_: list[str]) -> set[str]:
+        entries = session.store.journal.get_many(session.id, call_ids_) if call_ids_ else {}
+        found = set()
+        for entry in entries.values():
+            match = _ALWAYS.match(str((entry.details or {}).get("decision") or ""))
+            if match:
+                found.add(match.group(1))
+        return found
+
+    dropped = granted(rewound) - granted(kept)
+    current = list(session._snapshot().values.get("session_rules") or [])
+    return [rule for rule in current if rule not in dropped]
+
+
+def sync_reads(session: SessionHost, paths: list[str], *, known: bool) -> None:
+    """Bring the session's file-read records in line with files a rewind, redo or undo wrote.
+
+    cairn wrote those files, not the person: the next edit must not be refused as "modified
+    on disk since it was last read".  ``known``: the conversation went back too, so the model
+    knows the restored content (it read or wrote it then) and the record is renewed; otherwise
+    (code only, undo) the model's memory of the file is out of date and the record is dropped,
+    so it must read the file again before changing it.
+    """
+    reads = session._services.reads
+    for rel in paths:
+        path = session.workspace.root / rel
+        if reads.get(path) is None:
+            continue
+        if known and path.is_file():
+            reads.record(path)  # also saved in the store (the tracker's on_record)
+        else:
+            reads.forget(path)
+            session.store.file_reads.forget(session.id, reads.key(path))

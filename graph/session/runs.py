@@ -90,11 +90,10 @@ def run_graph(
     snapshot = session._snapshot()
     values = snapshot.values
     counters_before = dict(values.get("counters") or {})
-    if isinstance(payload, dict) and payload.get("head"):
-        since_head = payload["head"]
-    else:
-        since_head = run_head(session, snapshot)
-    session.cancel_event.clear()
+    staged = payload.get("head") if isinstance(payload, dict) else None
+    since_head = staged or run_head(session, snapshot)
+    # The stop flag is not cleared here: a stop announced before the graph started (Ctrl-C
+    # a few ms after a send) must still stop it.  ``Session._run`` clears it when its run ends.
     context = make_context(session, stream, on_event)
     store = session.store
     store.sessions.update(session.id, status="running")
@@ -107,6 +106,8 @@ def run_graph(
             payload, session._config(), context=context, durability="sync", stream_mode="updates"
         )
         for steps, _ in enumerate(updates, start=1):
+            if steps == 1 and staged:  # a checkpoint holds the prompt now (cairn.checkpoints.inbox)
+                store.inbox.clear(session.id, staged)
             if steps % PRUNE_EVERY_STEPS == 0:
                 _prune(session)
     except KeyboardInterrupt:
@@ -153,6 +154,10 @@ def build_result(
         status = "max_steps"
     elif values.get("paused") == "loop":
         status, error = "loop", values.get("pause_reason") or "the model kept repeating the same call"
+    elif values.get("paused") == "incomplete":  # the model's answer was cut off (turn_end)
+        status, error = "incomplete", values.get("pause_reason") or "the answer was cut off"
+    elif values.get("paused") == "no_answer":  # empty final reply, even after a nudge (issue 31)
+        status, error = "no_answer", values.get("pause_reason") or "the model gave no answer"
     elif values.get("paused") == "stopped":
         status = "interrupted"  # the person stopped the model's answer (or the run between steps)
     elif unfinished_steps(snap):
@@ -175,7 +180,9 @@ def build_result(
         else []
     )
     text = ""
-    finished_turn = status in ("done", "interrupted") or (status == "awaiting_approval" and not own)
+    finished_turn = status in ("done", "interrupted", "incomplete") or (
+        status == "awaiting_approval" and not own
+    )
     if finished_turn and tail and isinstance(tail[-1], AIMessage):
         text = message_text(tail[-1])
     return RunResult(

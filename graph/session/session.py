@@ -98,6 +98,7 @@ class Session(DecisionsMixin, RewindMixin, WaitingMixin, ExtensionsMixin):
         self._extra_rules = rules
         self._staged: dict[str, dict[str, Any]] = {}
         self.cancel_event = threading.Event()
+        self._run_depth = 0  # nested runs (a decision applied while waiting): the flag clears at 0
         #: The current run's event callback (sub-agents forward their events to it).
         self.event_sink: EventCallback | None = None
         from cairn.graph.session.web import configured_search, make_page_summarizer
@@ -236,6 +237,7 @@ class Session(DecisionsMixin, RewindMixin, WaitingMixin, ExtensionsMixin):
         continue with them here (see ``cairn.graph.session.waiting``).
         """
         if not text.strip():
+            self._forget_if_empty()
             raise ValueError("message is empty")
         if any(r.status == "started" for r in self.store.snapshots.rewinds(self.id)):
             self.recovered.extend(self.recover_rewinds())  # before the message joins the branch
@@ -251,11 +253,30 @@ class Session(DecisionsMixin, RewindMixin, WaitingMixin, ExtensionsMixin):
                 f"({', '.join(c.call_id for c in self.pending()) or ', '.join(steps)}); "
                 "decide them (approve/reject/retry/cancel) or continue_() first"
             )
-        self.model  # noqa: B018  (a model that cannot be built fails here, before the session is "running")
+        try:
+            self.model  # noqa: B018  (a model that cannot be built fails here, before the session is "running")
+        except Exception:
+            self._forget_if_empty()  # a failed start leaves no empty session behind
+            raise
         from cairn.graph.session.runs import run_head
 
-        head = self.store.transcript.append(self.id, run_head(self, state), [HumanMessage(text)])
-        self.store.sessions.update(self.id, title=_title(text), status="running")
+        self._ensure_indexed()
+        # A prompt a kill left staged (see ``cairn.checkpoints.inbox``) was sent: this one follows it.
+        parent = self._staged_prompt(state) or run_head(self, state)
+        store = self.store
+
+        def staged(head: str | None) -> list[tuple[str, tuple[Any, ...]]]:
+            # One transaction: the message, its staging and "running" (the first-write window).
+            return [
+                store.inbox.stage_statement(self.id, head or ""),
+                store.sessions.update_statement(self.id, title=_title(text), status="running"),
+            ]
+
+        try:
+            head = store.transcript.append(self.id, parent, [HumanMessage(text)], also=staged)
+        except Exception:
+            self._forget_if_empty()
+            raise
         return self._run({"head": head, **FRESH_RUN}, stream, on_event, wait=(wait, wait_timeout))
 
     def continue_(
@@ -277,6 +298,9 @@ class Session(DecisionsMixin, RewindMixin, WaitingMixin, ExtensionsMixin):
             )
         if unfinished_steps(state):
             return self._run(None, stream, on_event, wait=(wait, wait_timeout))
+        staged = self._staged_prompt(state)
+        if staged is not None:  # killed after storing the prompt, before any checkpoint held it
+            return self._run({"head": staged, **FRESH_RUN}, stream, on_event, wait=(wait, wait_timeout))
         if state.values.get("paused"):
             return self._run(dict(FRESH_RUN), stream, on_event, wait=(wait, wait_timeout))
         if self.subagents.active() or self._awaiting_children():
@@ -291,7 +315,11 @@ class Session(DecisionsMixin, RewindMixin, WaitingMixin, ExtensionsMixin):
         return await asyncio.to_thread(self.continue_, **kwargs)
 
     def stop(self) -> None:
-        """Ask the running call/stream to stop (what Ctrl-C does): tools stop, calls become interrupted."""
+        """Ask the running call/stream to stop (what Ctrl-C does): tools stop, calls become interrupted.
+
+        The stop holds until the current run ends, so one asked just before a run starts (Ctrl-C
+        right after a send) stops that run; with no run going, it applies to the next one.
+        """
         self.cancel_event.set()
 
     # -- inspection -------------------------------------------------------------------------
@@ -303,6 +331,10 @@ class Session(DecisionsMixin, RewindMixin, WaitingMixin, ExtensionsMixin):
         own = [
             c for c in calls(self._snapshot().values.get("pending_tool_calls")) if c.status in GATED_STATUSES
         ]
+        # -- (R2, issue 28) calls a SIGKILL cut off show as interrupted at once, not after continue_()
+        from cairn.graph.session.decisions import killed_in_flight
+
+        own += killed_in_flight(self)
         return with_child_asks(self, own)
 
     def tool_calls(self) -> list[ToolCallInfo]:
@@ -552,12 +584,31 @@ class Session(DecisionsMixin, RewindMixin, WaitingMixin, ExtensionsMixin):
         wait: tuple[bool, float | None] = (False, None),
         wait_first: bool = False,
     ) -> RunResult:
-        from cairn.graph.session.runs import run_graph
-
         sink = type(self).default_event_sink
         if stream and on_event is None and sink is not None:
             on_event = sink()
         self._load_extension_tools()
+        self._run_depth += 1
+        try:
+            return self._run_held(payload, stream, on_event, wait=wait, wait_first=wait_first)
+        finally:
+            self._run_depth -= 1
+            if self._run_depth == 0:
+                # A stop applies to the run it was asked during (or the one about to start):
+                # cleared only once that run is over, never at its start (see ``stop``).
+                self.cancel_event.clear()
+
+    def _run_held(
+        self,
+        payload: Any,
+        stream: bool,
+        on_event: EventCallback | None,
+        *,
+        wait: tuple[bool, float | None],
+        wait_first: bool,
+    ) -> RunResult:
+        from cairn.graph.session.runs import run_graph
+
         with self._run_lock.hold():
             from cairn.graph.session.rewind import recover
 
@@ -588,6 +639,39 @@ class Session(DecisionsMixin, RewindMixin, WaitingMixin, ExtensionsMixin):
 
                 result = wait_for_decisions(self, result, timeout=wait[1], stream=stream, on_event=on_event)
             return result
+
+    def _staged_prompt(self, state: Any) -> str | None:
+        """The head of a prompt stored but never taken by a run (a kill in the first-write
+        window), or None.  A staging that a checkpoint already holds is cleared here."""
+        staged = self.store.inbox.get(self.id)
+        if staged is None:
+            return None
+        from cairn.graph.session.runs import run_head
+
+        current = run_head(self, state)
+        if current is not None:
+            chain = self.store.transcript.tail(self.id, current, stop=lambda m: m.id == staged)
+            if chain and chain[0].id == staged:
+                self.store.inbox.clear(self.id, staged)
+                return None
+        return staged
+
+    def _ensure_indexed(self) -> None:
+        """The session's index row (a failed start may have removed it)."""
+        self.store.sessions.create(
+            self.id, workspace=str(self.workspace.root), mode=self.mode, model=_model_label(self._model_spec)
+        )
+
+    def _forget_if_empty(self) -> None:
+        """Drop the index row of a session that never stored anything (a failed first start)."""
+        record = self.store.sessions.get(self.id)
+        if record is None or record.status != "new" or record.parent_id:
+            return
+        if (
+            self._graph.checkpointer.get_tuple(self._config()) is None
+            and self.store.inbox.get(self.id) is None
+        ):
+            self.store.sessions.delete(self.id)
 
     def _awaiting_children(self) -> bool:
         delivered = list(self._snapshot().values.get("delivered_agents") or [])

@@ -399,7 +399,7 @@ def test_resume_flags_on_a_crashed_session_interactively(spawn, script, cli_env,
     assert b1["status"] == "success" and "ran" in b1["result"]
 
 
-def test_approval_shows_the_sandbox_and_u_runs_without_it(spawn, script, workspace, cli_env):
+def test_approval_shows_the_sandbox_and_bang_runs_without_it(spawn, script, workspace, cli_env):
     turns = [
         {"content": "", "tool_calls": [call("bash", "b1", command="touch made.txt")]},
         {"content": "", "tool_calls": [call("bash", "b2", command="touch again.txt")]},
@@ -408,9 +408,9 @@ def test_approval_shows_the_sandbox_and_u_runs_without_it(spawn, script, workspa
     child = spawn("--model", script(turns), "touch files")
     child.expect("\\$ touch made.txt")
     child.expect("sandbox: workspace-write")
-    child.expect("u yes, without sandbox")
+    child.expect("! yes, without sandbox")
     child.expect(MENU_END)
-    child.send("u")
+    child.send("!")
     child.expect("\\$ touch again.txt")
     child.expect(MENU_END)
     child.send("y")

@@ -22,12 +22,15 @@ def _suggest(command: str, ws: Path) -> str:
     [
         ("git commit -m 'fix: the thing'", "bash(git commit:*)"),
         ("git push origin main", "bash(git push:*)"),
-        ("npm run test", "bash(npm run test)"),
+        ("npm run test", "bash(npm run test:*)"),  # one scope: program + subcommand, any arguments
         ("npm run test -- --watch=false", "bash(npm run test:*)"),
         ("cargo test --release", "bash(cargo test:*)"),
         ("pytest -q tests", "bash(pytest:*)"),
-        ("make build", "bash(make build)"),
-        ("npm install", "bash(npm install)"),
+        ("make build", "bash(make build:*)"),
+        ("npm install", "bash(npm install:*)"),
+        ("touch a.txt", "bash(touch:*)"),
+        ("pytest", "bash(pytest:*)"),
+        ("npm run", "bash(npm run)"),  # lists the scripts: nothing narrower than itself
         # interpreters, destructive and network commands only ever exactly
         ("python3 script.py", "bash(python3 script.py)"),
         ("rm -rf build", "bash(rm -rf build)"),
@@ -35,15 +38,20 @@ def _suggest(command: str, ws: Path) -> str:
         ("sed -i s/a/b/ src/app.py", "bash(sed -i s/a/b/ src/app.py)"),
         ("./run.sh", "bash(./run.sh)"),
         # the part of a compound command that needs approval
-        ("git status && npm run lint", "bash(npm run lint)"),
-        ("sh -c 'make all'", "bash(make all)"),  # the code a shell wrapper runs
-        # only a path needs approval: the path rule, not the command
-        ("echo hi > notes.txt", "write_file(notes.txt)"),
-        ("cat /etc/hostname", "read_file(/etc/hostname)"),
+        ("git status && npm run lint", "bash(npm run lint:*)"),
+        ("sh -c 'make all'", "bash(make all:*)"),  # the code a shell wrapper runs
     ],
 )
 def test_bash_suggestions(command: str, rule: str, ws: Path) -> None:
     assert _suggest(command, ws) == rule
+
+
+@pytest.mark.parametrize("command", ["echo hi > notes.txt", "cat /etc/hostname"])
+def test_a_command_that_asks_only_for_a_file_gets_no_rule_of_another_tool(command: str, ws: Path) -> None:
+    """A bash rule never covers files, and a write_file rule would allow another tool: the call
+    is approved once (the person is not offered a write_file rule for `echo >`)."""
+    with pytest.raises(ValueError, match="approve it once"):
+        _suggest(command, ws)
 
 
 def test_hard_denied_command_gets_an_exact_rule_that_still_does_not_allow_it(ws: Path) -> None:

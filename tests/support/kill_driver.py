@@ -13,6 +13,8 @@ the process at an exact point:
 - ``after_writes``: ``observation`` finished and its writes are saved, before the next checkpoint
 - ``after_input``: the run's input checkpoint and its ``__start__`` writes are saved, not step 0's
 - ``input_only``: only the run's input checkpoint is saved (the ``__start__`` writes never land)
+- ``first_write``: ``Session.send`` stored the prompt, before any checkpoint of its run
+- ``sending``: marks the start of ``Session.send`` and goes on (for kills at random delays)
 - ``hold``: after the action returned (e.g. paused awaiting approval), like a CLI waiting for input
 - ``summary``: at the start of a compaction summary call (logged in ``DIR/summaries.log``); it
   hangs while a ``slow-summary`` file exists
@@ -98,6 +100,30 @@ TEST_TOOLS = (EffectTool, ParallelEffectTool, GatedEffectTool, LookupTool)
 
 
 def _install_hooks(hook: str | None) -> None:
+    if hook == "first_write":
+        # The prompt is stored (with its staging row), no checkpoint of the run exists yet.
+        from cairn.checkpoints.transcript import Transcript
+
+        original_append = Transcript.append
+
+        def append(self: Any, thread_id: str, parent: Any, messages: Any, **kw: Any) -> Any:
+            head = original_append(self, thread_id, parent, messages, **kw)
+            if kw.get("also") is not None:
+                _touch("prompt-stored")
+                time.sleep(120)
+            return head
+
+        Transcript.append = append  # type: ignore[method-assign]
+    if hook == "sending":  # only marks the moment Session.send is called (a test kills at random)
+        from cairn.graph.session.session import Session
+
+        original_send = Session.send
+
+        def send(self: Any, *args: Any, **kw: Any) -> Any:
+            _touch("sending")
+            return original_send(self, *args, **kw)
+
+        Session.send = send  # type: ignore[method-assign]
     if hook == "after_result":
         from cairn.checkpoints.journal import ToolJournal
 

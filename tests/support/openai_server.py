@@ -8,10 +8,16 @@ End-to-end tests point the real ``langchain_openai.ChatOpenAI`` at it, so the wh
   number of assistant messages in the request, so a client restarted mid-session gets the right
   turn.  ``http_error``/``times`` in a turn answers that status N times first (with a tiny
   ``retry-after-ms`` so client retries are fast); ``error`` answers its status every time.
+  ``finish_reason`` states another finish reason (``length``); ``cut`` ends the stream without
+  one (no ``[DONE]`` either: a stream cut mid-arguments); ``empty_choices: N`` answers
+  ``choices: []`` N times first (``true``: always).
 - ``model_turns={"name": [...]}`` answers requests for that model from their own script (a
   second model of the session, e.g. web_fetch's page summaries); other models use ``turns``.
 - ``GET /v1/models``: one model, ``model_id`` (default ``scripted``), with ``context_length`` when
   the server has a ``context_limit``.
+- ``sequential=True``: the n-th chat request gets turn n, however many assistant messages it
+  holds (a harness that asks again, e.g. after a cut runaway reply or an empty answer).
+- ``props={...}``: ``GET /props`` answers it (llama.cpp's ``n_ctx`` report); without it, 404.
 - ``context_limit=N``: a chat request over N prompt tokens (words of its messages) is answered
   HTTP 400 with OpenAI's ``context_length_exceeded`` body, as a real provider does.
 - cairn's compaction summary requests are answered by ``summary`` (a script turn; default: a
@@ -42,6 +48,8 @@ from tests.support.openai_wire import (
     context_length_error,
     count_assistant_messages,
     count_request_tokens,
+    empty_choices_body,
+    empty_choices_events,
     error_body,
     find_dangling_tool_calls,
     find_orphan_tool_messages,
@@ -71,6 +79,8 @@ class ScriptedOpenAIServer:
         context_limit: int | None = None,
         summary: ScriptTurn | None = None,
         model_id: str = "scripted",
+        props: dict[str, Any] | None = None,
+        sequential: bool = False,
     ) -> None:
         self.turns = turns
         self.model_turns = dict(model_turns or {})
@@ -79,6 +89,10 @@ class ScriptedOpenAIServer:
         self.context_limit = context_limit
         self.summary = summary or ScriptTurn(chunks=(SCRIPTED_SUMMARY,))
         self.model_id = model_id
+        #: What ``GET /props`` answers (llama.cpp reports the served window there), or None: 404.
+        self.props = props
+        self.sequential = sequential
+        self._answered = 0
         self.summary_requests: list[dict[str, Any]] = []
         self.rejected: list[dict[str, Any]] = []
         self.retry_after_ms = retry_after_ms
@@ -164,6 +178,18 @@ class ScriptedOpenAIServer:
             self.rejected.append(body)
         return tokens
 
+    def serve_empty(self, body: dict[str, Any], index: int, turn: ScriptTurn) -> bool:
+        """Whether this attempt at turn ``index`` is answered with no choices (``empty_choices``)."""
+        if turn.empty_choices <= 0:
+            return False
+        key = (f"empty:{body.get('model', '')}", index)
+        with self._lock:
+            served = self._errors_served.get(key, 0)
+            if served >= turn.empty_choices:
+                return False
+            self._errors_served[key] = served + 1
+            return True
+
     def plan(self, body: dict[str, Any]) -> tuple[int, ScriptTurn, tuple[int, str] | None]:
         """The turn to answer and, if this attempt must fail, its (status, message)."""
         if is_summary_body(body):
@@ -171,6 +197,9 @@ class ScriptedOpenAIServer:
                 self.summary_requests.append(body)
             return -1, self.summary, self.summary.error
         index = count_assistant_messages(body)
+        if self.sequential:
+            with self._lock:
+                index, self._answered = self._answered, self._answered + 1
         model = str(body.get("model", ""))
         turn = turn_at(self.model_turns.get(model, self.turns), index)
         if turn.error is not None:
@@ -213,6 +242,8 @@ class _Handler(BaseHTTPRequestHandler):
                 model["context_length"] = self.app.context_limit
             model.update(self.app.model_info)
             self._send_json(200, {"object": "list", "data": [model]})
+        elif self.path.rstrip("/") == "/props" and self.app.props is not None:
+            self._send_json(200, self.app.props)
         else:
             self._send_json(404, error_body(404, f"no route {self.path}"))
 
@@ -240,18 +271,27 @@ class _Handler(BaseHTTPRequestHandler):
             self._send_json(
                 status, error_body(status, message), {"retry-after-ms": str(self.app.retry_after_ms)}
             )
+        elif self.app.serve_empty(body, index, turn):
+            if body.get("stream"):
+                self._stream_events(empty_choices_events(body, index), done=True)
+            else:
+                self._send_json(200, empty_choices_body(body, index))
         elif body.get("stream"):
             self._stream(body, turn, index)
         else:
             self._send_json(200, completion_body(body, turn, index))
 
     def _stream(self, body: dict[str, Any], turn: ScriptTurn, index: int) -> None:
+        # A cut turn's stream simply ends: no finish reason and no ``[DONE]``.
+        self._stream_events(stream_events(body, turn, index), done=not turn.cut)
+
+    def _stream_events(self, events: list[dict[str, Any]], *, done: bool) -> None:
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")
         self.send_header("Cache-Control", "no-cache")
         self.send_header("Transfer-Encoding", "chunked")
         self.end_headers()
-        payloads = [json.dumps(event) for event in stream_events(body, turn, index)] + ["[DONE]"]
+        payloads = [json.dumps(event) for event in events] + (["[DONE]"] if done else [])
         for payload in payloads:
             data = f"data: {payload}\n\n".encode()
             self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))

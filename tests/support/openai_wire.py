@@ -68,8 +68,28 @@ def _usage(body: dict[str, Any], turn: ScriptTurn) -> dict[str, int]:
     return {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
 
 
-def _finish_reason(turn: ScriptTurn) -> str:
-    return "tool_calls" if turn.tool_calls else "stop"
+def _finish_reason(turn: ScriptTurn) -> str | None:
+    return turn.finish_reason
+
+
+def empty_choices_body(body: dict[str, Any], index: int) -> dict[str, Any]:
+    """A ``chat.completion`` without choices (what some servers send on an internal failure)."""
+    return {
+        "id": f"chatcmpl-scripted-{index}",
+        "object": "chat.completion",
+        "created": 0,
+        "model": body.get("model", "scripted"),
+        "choices": [],
+        "usage": {"prompt_tokens": count_request_tokens(body), "completion_tokens": 0, "total_tokens": 0},
+    }
+
+
+def empty_choices_events(body: dict[str, Any], index: int) -> list[dict[str, Any]]:
+    """The stream of an answer without choices: one chunk, ``choices: []`` (with usage if asked)."""
+    chunk = {**empty_choices_body(body, index), "object": "chat.completion.chunk"}
+    if not (body.get("stream_options") or {}).get("include_usage"):
+        chunk.pop("usage")
+    return [chunk]
 
 
 def completion_body(body: dict[str, Any], turn: ScriptTurn, index: int) -> dict[str, Any]:
@@ -126,8 +146,16 @@ def stream_events(body: dict[str, Any], turn: ScriptTurn, index: int) -> list[di
             "function": {"name": call.name, "arguments": ""},
         }
         events.append(event({"tool_calls": [head]}))
-        for piece in _split_in_three(call.arguments_text):
+        text = call.arguments_text
+        pieces = (
+            [text[j : j + turn.arg_delta] for j in range(0, len(text), turn.arg_delta)]
+            if turn.arg_delta > 0
+            else _split_in_three(text)
+        )
+        for piece in pieces:
             events.append(event({"tool_calls": [{"index": i, "function": {"arguments": piece}}]}))
+    if turn.cut:  # the stream ends here: no finish reason, no usage (the server sends no [DONE])
+        return events
     events.append(event({}, _finish_reason(turn)))
     if include_usage:
         events.append({**base, "choices": [], "usage": _usage(body, turn)})

@@ -1,4 +1,9 @@
-"""Five small coding tasks for a real small model (bench_small_model.py, the local-model e2e test).
+"""Small coding tasks for a real small model (bench_small_model.py, the local-model e2e test).
+
+``TASKS``: the project's five.  ``NEW_TASKS`` (issue 31): five more of the same everyday kinds
+(an answer from a config file, where a function is defined, a one-character fix so a test
+passes, a file with given content, read-then-write), written after the harness changes they
+measure, so no change was tuned on them.  ``TASK_SETS`` names both.
 
 Each task writes its files into a fresh workspace, gives cairn one prompt, and checks the
 outcome by the workspace's files or the answer's text.  The checks only read files or run the
@@ -98,3 +103,71 @@ TWO_STEP = Task(
 )
 
 TASKS = [ANSWER, DEFINITION, FIX, CREATE, TWO_STEP]
+
+
+CONFIG_ANSWER = Task(
+    "config_port",
+    {
+        "config/db.ini": "[primary]\nhost = db.internal\nport = 5433\nuser = app\n\n[replica]\nport = 5434\n",
+        "config/app.ini": "[web]\nport = 8000\nworkers = 4\n",
+        "README.md": "# shop\n\nDatabase settings are in config/db.ini.\n",
+    },
+    "Which port does the primary database use, according to config/db.ini? Answer with the number.",
+    lambda ws, answer: "5433" in answer and "5434" not in answer,
+)
+
+CLASS_DEFINITION = Task(
+    "where_class",
+    {
+        "svc/__init__.py": "",
+        "svc/api.py": "from svc.net.limits import RateLimiter\n\nLIMIT = RateLimiter(10)\n",
+        "svc/net/__init__.py": "",
+        "svc/net/limits.py": (
+            "import time\n\n\nclass RateLimiter:\n    def __init__(self, per_second):\n"
+            "        self.per_second = per_second\n        self.last = time.monotonic()\n"
+        ),
+        "svc/net/retry.py": "def backoff(n):\n    return min(30, 2 ** n)\n",
+        "docs/notes.md": "The API uses a RateLimiter to protect the database.\n",
+    },
+    "Where is the class RateLimiter defined? Answer with the file path.",
+    lambda ws, answer: "limits.py" in answer,
+)
+
+FIX_COMPARISON = Task(
+    "fix_even",
+    {
+        "parity.py": "def is_even(n):\n    return n % 2 == 1\n\n\ndef double(n):\n    return n * 2\n",
+        "test_parity.py": (
+            "from parity import double, is_even\n\n"
+            "assert is_even(4) and not is_even(3), (is_even(4), is_even(3))\nassert double(3) == 6\nprint('ok')\n"
+        ),
+    },
+    "`python test_parity.py` fails. Fix the one-character bug in parity.py so that it passes.",
+    lambda ws, answer: _runs(ws, "test_parity.py", "ok"),
+)
+
+CREATE_LIST = Task(
+    "create_list",
+    {"README.md": "# palette\n"},
+    "Create the file data/colors.txt with exactly three lines: red, green and blue (one per line).",
+    lambda ws, answer: _lines(ws / "data" / "colors.txt") == ["red", "green", "blue"],
+)
+
+READ_THEN_WRITE = Task(
+    "greeting",
+    {"owner.txt": "Ada Lovelace\n", "README.md": "# card\n\nThe owner's name is in owner.txt.\n"},
+    "Read owner.txt, then create greeting.txt containing one line: Hello, followed by the owner's "
+    "name and an exclamation mark (for example: Hello, Grace Hopper!).",
+    lambda ws, answer: _first_line(ws / "greeting.txt") == "Hello, Ada Lovelace!",
+)
+
+
+def _lines(path: Path) -> list[str]:
+    try:
+        return [line.strip() for line in path.read_text().strip().splitlines()]
+    except OSError:
+        return []
+
+
+NEW_TASKS = [CONFIG_ANSWER, CLASS_DEFINITION, FIX_COMPARISON, CREATE_LIST, READ_THEN_WRITE]
+TASK_SETS = {"project": TASKS, "new": NEW_TASKS}

@@ -106,6 +106,17 @@ class EditFileTool(Tool):
         pieces.append(text[pos:])
         return make_plan(current, "".join(pieces), shown), len(found), line_of(text, found[0].start)
 
+    def precheck(self, args: Any, ctx: ToolContext | None = None) -> str | None:
+        """Why this call cannot succeed (identical texts, a missing file, old_string not found or
+        not unique), or None: asked before a person is, so nobody approves a call bound to fail."""
+        try:
+            self._plan(self.parse(args))
+        except WriteRefused as exc:
+            return str(exc)
+        except Exception:  # anything else is for the run itself to report
+            return None
+        return None
+
     def preview(self, params: Any, ctx: ToolContext) -> ToolResult:
         try:
             plan, _, _ = self._plan(params)

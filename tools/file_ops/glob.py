@@ -12,6 +12,7 @@ from cairn.tools.file_ops import ripgrep
 from cairn.tools.file_ops.fmt import bounded_rows, human_size, plural
 from cairn.tools.file_ops.globs import compile_glob, literal_prefix, rg_name_glob
 from cairn.tools.file_ops.listing import list_files
+from cairn.tools.file_ops.names import unescape_name
 from cairn.tools.file_ops.walk import make_scope
 from cairn.tools.output import truncate_middle
 
@@ -55,7 +56,7 @@ class GlobTool(Tool):
     search_hint = "find files by name pattern wildcard glob list recursively"
 
     def run(self, params: Any, ctx: ToolContext) -> ToolResult:
-        pattern = params.pattern.strip()
+        pattern = unescape_name(params.pattern.strip())  # "bad\\xff*" matches the byte 0xff (names.py)
         while pattern.startswith("./"):
             pattern = pattern[2:]
         expanded = os.path.expanduser(pattern)

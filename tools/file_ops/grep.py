@@ -14,6 +14,7 @@ from cairn.tools.file_ops.fmt import plural
 from cairn.tools.file_ops.globs import path_filter, rg_name_glob, split_top_level
 from cairn.tools.file_ops.grep_format import MAX_KEPT_ROWS, format_results
 from cairn.tools.file_ops.grep_types import NEWLINE_ERROR, FileResult, PatternError, PatternTooSlow, Query
+from cairn.tools.file_ops.names import unescape_name
 from cairn.tools.file_ops.walk import find_base, make_scope
 from cairn.tools.output import truncate_middle
 
@@ -79,7 +80,7 @@ class GrepTool(Tool):
             return ToolResult.fail(f"Path not found: {params.path} (resolved to {target.path}).")
         if not (target.path.is_dir() or target.path.is_file()):
             return ToolResult.fail(f"{where} is not a regular file (a device, socket or pipe); not searched.")
-        globs = params.glob.strip() if params.glob else ""
+        globs = unescape_name(params.glob.strip()) if params.glob else ""
         query = Query(
             pattern=params.pattern,
             mode=params.output_mode,

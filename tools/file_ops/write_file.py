@@ -47,6 +47,17 @@ class WriteFileTool(Tool):
             text = to_newline(text, current.decoded.newline)
         return make_plan(current, text, self.workspace.display(path))
 
+    def precheck(self, args: Any, ctx: ToolContext | None = None) -> str | None:
+        """Why this write cannot succeed (e.g. the path is a directory), or None; asked before a
+        person is."""
+        try:
+            self._plan(self.parse(args))
+        except WriteRefused as exc:
+            return str(exc)
+        except Exception:  # anything else is for the run itself to report
+            return None
+        return None
+
     def preview(self, params: Any, ctx: ToolContext) -> ToolResult:
         try:
             return preview_result(self._plan(params), "overwrite")

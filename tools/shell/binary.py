@@ -97,9 +97,16 @@ def _is_utf8_prefix(sample: bytes) -> bool:
 
 
 def _mostly_printable(sample: bytes) -> bool:
-    """Legacy-encoded text (Latin-1 names in a listing) is mostly printable ASCII; random bytes are not."""
+    """Legacy-encoded text (Latin-1 names in a listing) is mostly printable ASCII; random bytes are not.
+
+    A short listing (``bad\\xff.txt``) has few bytes to vote with: without any control byte,
+    half of them printable ASCII is enough.
+    """
     printable = sum(1 for b in sample if b in _PRINTABLE)
-    return printable >= 0.9 * len(sample)
+    if printable >= 0.9 * len(sample):
+        return True
+    controls = sum(1 for b in sample if b < 0x80 and b not in _PRINTABLE)
+    return controls == 0 and printable >= 0.5 * len(sample)
 
 
 def format_size(n: int) -> str:

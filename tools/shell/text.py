@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+from cairn.tools.file_ops.names import escape_text
+
 # CSI (colours, cursor moves), OSC (titles, hyperlinks; ended by BEL or ST), and other
 # two-byte escapes (charset selection, keypad modes).
 _ANSI = re.compile(
@@ -73,4 +75,6 @@ def leading_continuation_bytes(data: bytes | bytearray) -> int:
 
 
 def decode(data: bytes) -> str:
-    return data.decode("utf-8", errors="replace")
+    """UTF-8 text; a byte that is not UTF-8 (a Latin-1 file name ``ls`` printed) is shown as
+    ``\\xff``, the escape the file tools accept back (see ``file_ops.names``)."""
+    return escape_text(data.decode("utf-8", errors="surrogateescape"))

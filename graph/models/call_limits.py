@@ -1,0 +1,108 @@
+"""Limits of one model call: how many tokens it may write and how long it may take.
+
+Settings (``[model]`` in the project's or the person's settings file; the environment wins):
+
+- ``max_output_tokens`` (``$CAIRN_MAX_OUTPUT_TOKENS``): the reply's output-token cap.  Unset, a
+  self-hosted endpoint (one with a base URL: llama.cpp, vLLM, Ollama, LM Studio) gets
+  ``min(4096, window // 4)``, so a reply that never ends stops at the server instead of at a client
+  timeout minutes later (issue 31); a hosted provider keeps its own limit.  A reply the cap cuts
+  ends with ``finish_reason: length`` and the turn is ``incomplete`` (``cairn.graph.models.turn_end``).
+- ``call_timeout`` (``$CAIRN_MODEL_CALL_TIMEOUT``): seconds one model call may take in all,
+  including the client's own retries.  A call over it is abandoned and tried once more with a
+  different seed and temperature (never unchanged), then the run stops with an error saying so.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+from dataclasses import dataclass
+from typing import Any
+
+DEFAULT_CALL_TIMEOUT = 600.0
+MAX_DEFAULT_OUTPUT = 4096
+#: The sampling a timed-out call is retried with (a fresh seed is added).
+RETRY_TEMPERATURE = 0.7
+
+
+@dataclass(frozen=True)
+class CallLimits:
+    max_output_tokens: int | None = None
+    call_timeout: float = DEFAULT_CALL_TIMEOUT
+
+
+def read_call_limits(workspace: Any) -> CallLimits:
+    """The limits for a session in ``workspace``: environment, then project, then user settings."""
+    table: dict[str, Any] = {}
+    try:
+        from cairn.policy.settings import project_settings_path, read_settings, user_settings_path
+
+        for path in (user_settings_path(), project_settings_path(workspace)):  # project wins
+            model = read_settings(path).get("model")
+            if isinstance(model, dict):
+                table.update(model)
+    except Exception:  # a broken settings file is reported where settings are loaded
+        table = {}
+    tokens = _positive(os.environ.get("CAIRN_MAX_OUTPUT_TOKENS"), int) or _positive(
+        table.get("max_output_tokens"), int
+    )
+    timeout = _positive(os.environ.get("CAIRN_MODEL_CALL_TIMEOUT"), float) or _positive(
+        table.get("call_timeout"), float
+    )
+    return CallLimits(tokens, timeout or DEFAULT_CALL_TIMEOUT)
+
+
+def _positive(raw: Any, kind: type) -> Any:
+    try:
+        value = kind(str(raw).replace("_", "").strip())
+    except (TypeError, ValueError):
+        return None
+    return value if value > 0 else None
+
+
+def output_cap(limits: CallLimits, window: int | None, *, self_hosted: bool) -> int | None:
+    """The output-token cap of a call: the setting, else ``min(4096, window // 4)`` for a
+    self-hosted endpoint, else none."""
+    if limits.max_output_tokens:
+        return limits.max_output_tokens
+    if self_hosted and window:
+        return max(256, min(MAX_DEFAULT_OUTPUT, window // 4))
+    return None
+
+
+def is_self_hosted(model: Any) -> bool:
+    """An OpenAI-compatible client pointed at a base URL other than OpenAI's own."""
+    base = getattr(model, "openai_api_base", None)
+    return isinstance(base, str) and bool(base) and "api.openai.com" not in base
+
+
+def with_output_cap(model: Any, bound: Any, cap: int | None) -> Any:
+    """``bound`` (the model with its tools) asking for at most ``cap`` output tokens.
+
+    A self-hosted server gets ``max_tokens`` as sent (every OpenAI-compatible server reads it);
+    OpenAI gets it as ``max_completion_tokens`` (the client's conversion).  Other chat models
+    (the scripted one) are left alone."""
+    if cap is None or not any(c.__name__ == "BaseChatOpenAI" for c in type(model).__mro__):
+        return bound
+    if is_self_hosted(model):
+        return bound.bind(extra_body={**(getattr(model, "extra_body", None) or {}), "max_tokens": cap})
+    return bound.bind(max_tokens=cap)
+
+
+def with_new_sampling(model: Any, bound: Any) -> Any:
+    """``bound`` with another seed and temperature: what a timed-out call is retried with."""
+    if not any(c.__name__ == "BaseChatOpenAI" for c in type(model).__mro__):
+        return bound
+    return bound.bind(temperature=RETRY_TEMPERATURE, seed=random.randrange(1, 2**31))
+
+
+class ModelCallTimeout(RuntimeError):
+    """A model call took longer than ``call_timeout``, twice (the second time resampled)."""
+
+    def __init__(self, seconds: float) -> None:
+        super().__init__(
+            "the model did not finish a reply in time, twice (the second time with another seed "
+            f"and temperature); the run stopped. Budget per call: {seconds:g} s ([model] "
+            "call_timeout, CAIRN_MODEL_CALL_TIMEOUT; each request also has CAIRN_MODEL_TIMEOUT). "
+            "Check the server's load; /continue tries again"
+        )

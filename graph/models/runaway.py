@@ -1,0 +1,110 @@
+"""Replies that repeat the prompt instead of answering it, caught while they stream.
+
+Small models (Qwen2.5-Coder-1.5B on llama.cpp) sometimes answer by copying what they were given:
+the ``<session-context>`` block, the tool schemas, the system prompt's sentences, over and over
+until a client timeout (issue 31).  ``EchoGuard`` watches the text as it arrives and names the
+echo as soon as it is certain; ``reasoning`` then abandons the stream, tells the model, and asks
+once more.
+
+What counts: cairn's own ``<session-context>`` tag (no answer needs it); tool-schema JSON (a
+``"properties"`` object beside ``"description"`` strings, or ``"type": "function"``: a tool *call*
+written as JSON text has neither); two sentences of the system prompt or of the tools'
+descriptions, word for word.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import Any
+
+#: The tag that wraps cairn's per-session context (``cairn.graph.prompts``).
+CONTEXT_TAG = "<session-context>"
+_SCHEMA_PATTERNS = (
+    re.compile(r'"type"\s*:\s*"function"'),
+    re.compile(r'"properties"\s*:\s*\{\s*"[^"]+"\s*:\s*\{[^{}]*"description"\s*:', re.DOTALL),
+)
+#: Sentences shorter than this are too common to be an echo.
+MIN_SENTENCE = 40
+#: Distinct prompt sentences a reply must repeat before it is an echo.
+SENTENCES_FOR_ECHO = 2
+
+
+class RunawayReply(Exception):
+    """A reply cut because it repeats the prompt (``reason``), after ``chars`` characters."""
+
+    def __init__(self, reason: str, chars: int) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.chars = chars
+
+
+def _normal(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _sentences(text: str) -> Iterable[str]:
+    for piece in re.split(r"(?<=[.!?:;])\s+|\n+", text):
+        piece = _normal(piece)
+        if len(piece) >= MIN_SENTENCE:
+            yield piece
+
+
+class EchoGuard:
+    """Watches one reply for the prompt's own text; ``feed`` each streamed piece."""
+
+    def __init__(self, system_text: str = "", tool_schemas: Iterable[dict[str, Any]] = ()) -> None:
+        found = set(_sentences(system_text))
+        for schema in tool_schemas:
+            function = schema.get("function") if isinstance(schema, dict) else None
+            if isinstance(function, dict):
+                found.update(_sentences(str(function.get("description") or "")))
+        self._sentences = sorted(found)
+        self._longest = max((len(s) for s in self._sentences), default=0)
+        self._text = ""
+        self._seen: set[str] = set()
+
+    @classmethod
+    def for_request(cls, prompt: list[Any], bound_model: Any) -> EchoGuard:
+        """A guard for ``prompt`` (its system message) sent to ``bound_model`` (its tools)."""
+        system = next((m for m in prompt if getattr(m, "type", "") == "system"), None)
+        text = system.content if system is not None and isinstance(system.content, str) else ""
+        tools = (getattr(bound_model, "kwargs", None) or {}).get("tools") or ()
+        return cls(text, tools if isinstance(tools, list | tuple) else ())
+
+    def feed(self, piece: str) -> str | None:
+        """Add ``piece`` to the reply; why the reply is an echo, or None (not yet)."""
+        if not piece:
+            return None
+        start = max(0, len(self._text) - max(self._longest, 400))
+        self._text += piece
+        return self._judge(self._text[start:])
+
+    def check(self, text: str) -> str | None:
+        """Why a whole reply is an echo, or None."""
+        self._text, self._seen = "", set()
+        return self.feed(text)
+
+    @property
+    def chars(self) -> int:
+        return len(self._text)
+
+    def _judge(self, window: str) -> str | None:
+        if CONTEXT_TAG in window:
+            return "it repeated the session-context block it was given"
+        if any(p.search(window) for p in _SCHEMA_PATTERNS):
+            return "it repeated the tool schemas it was given"
+        flat = _normal(window)
+        self._seen.update(s for s in self._sentences if s in flat)
+        if len(self._seen) >= SENTENCES_FOR_ECHO:
+            return "it repeated the instructions it was given"
+        return None
+
+
+def runaway_note(reason: str) -> str:
+    """What the model is told before it is asked again."""
+    return (
+        f"Your previous reply was cut off and discarded: {reason} instead of answering. Do not "
+        "repeat the instructions, the session context or the tool list. Answer the request above "
+        "directly, or call one tool if you need to look something up."
+    )

@@ -1,0 +1,181 @@
+"""Failures of small local models, replayed through the real ChatOpenAI client against the local
+test server (issue 31): a reply that repeats the prompt (cut while it streams, the model told and
+asked once more, then a pause), an empty answer (one nudge, then ``no_answer``), the output-token
+cap on every call, and a call over its time budget (retried once, resampled, never unchanged)."""
+
+from __future__ import annotations
+
+import pytest
+
+from cairn import Session
+from cairn.graph.cli.exits import ERROR, code_for
+from cairn.graph.models import create_model
+from cairn.graph.models.runaway import EchoGuard
+from cairn.graph.prompts import build_system_prompt
+from tests.support.fixtures import make_openai_server  # noqa: F401  (fixture)
+
+#: What Qwen2.5-Coder-1.5B streamed for minutes: the session context, then the schemas, again and again.
+ECHO_PIECE = (
+    "<session-context>\n# Environment\nWorkspace: /w\nOS: Linux\nDate: 2026-11-24\n</session-context>\n"
+    '{"type": "function", "function": {"name": "read_file", "parameters": {"type": "object"}}}\n'
+)
+RUNAWAY = {"content": [ECHO_PIECE[i : i + 8] for i in range(0, len(ECHO_PIECE), 8)] * 400}
+READ = {"tool_calls": [{"name": "read_file", "args": {"file_path": "a.py"}, "id": "r1"}]}
+
+
+def open_session(server, tmp_path, model: str = "any") -> Session:
+    ws = tmp_path / "ws"
+    ws.mkdir(exist_ok=True)
+    (ws / "a.py").write_text("x = 1\n")
+    return Session(ws, model=create_model(model, base_url=server.base_url), db=":memory:")
+
+
+def last_user(body: dict) -> str:
+    return [m for m in body["messages"] if m["role"] == "user"][-1]["content"]
+
+
+def test_a_runaway_reply_is_cut_while_streaming_and_asked_once_more(make_openai_server, tmp_path):  # noqa: F811
+    server = make_openai_server([RUNAWAY, READ, {"content": "x is 1"}], sequential=True)
+    s = open_session(server, tmp_path)
+    tokens: list[str] = []
+    try:
+        result = s.send("what is x?", stream=True, on_event=lambda k, p: tokens.append(p.get("text", "")))
+        assert result.status == "done" and result.text == "x is 1"
+        assert "session-context" not in "".join(m.content for m in s.history() if isinstance(m.content, str))
+    finally:
+        s.close()
+    full = sum(len(piece) for piece in RUNAWAY["content"])
+    assert len("".join(tokens)) < 1_000 < full  # cut at once, not streamed to the end
+    retry = server.requests[1]
+    assert "Your previous reply was cut off" in last_user(retry) and "session context" in last_user(retry)
+    assert len([m for m in retry["messages"] if m["role"] == "assistant"]) == 0  # the echo is not kept
+
+
+def test_a_reply_that_runs_away_twice_pauses_with_a_clear_status(make_openai_server, tmp_path):  # noqa: F811
+    server = make_openai_server([RUNAWAY, RUNAWAY], sequential=True)
+    s = open_session(server, tmp_path)
+    try:
+        result = s.send("what is x?", stream=True)
+        assert result.status == "incomplete"
+        assert "cut twice" in result.error and "session-context" in result.error
+        assert len(server.requests) == 2
+    finally:
+        s.close()
+
+
+def test_a_non_streamed_echo_of_the_instructions_is_caught_too(make_openai_server, tmp_path):  # noqa: F811
+    echo = {"content": build_system_prompt("default", profile="lean")}
+    server = make_openai_server(
+        [echo, {"content": "x is 1"}], sequential=True, model_info={"max_model_len": 8192}
+    )
+    s = open_session(server, tmp_path)
+    try:
+        assert s.send("what is x?").text == "x is 1"
+    finally:
+        s.close()
+    assert "repeated the instructions" in last_user(server.requests[1])
+
+
+def test_an_empty_answer_is_nudged_with_the_question_and_what_the_tools_found(make_openai_server, tmp_path):  # noqa: F811
+    grep = {"tool_calls": [{"name": "grep", "args": {"pattern": "x ="}, "id": "g1"}]}
+    server = make_openai_server([grep, {"content": ""}, {"content": "x is set in a.py"}], sequential=True)
+    s = open_session(server, tmp_path)
+    try:
+        result = s.send("where is x set?")
+        assert result.status == "done" and result.text == "x is set in a.py"
+    finally:
+        s.close()
+    nudge = last_user(server.requests[2])
+    assert nudge.startswith("Your last reply was empty")
+    assert "The request: where is x set?" in nudge and "<session-context>" not in nudge
+    assert "- grep:" in nudge and "a.py" in nudge
+
+
+def test_still_empty_after_the_nudge_ends_no_answer_not_done(make_openai_server, tmp_path):  # noqa: F811
+    server = make_openai_server(
+        [{"content": ""}, {"content": "<|im_end|>"}, {"content": "x is 1"}], sequential=True
+    )
+    s = open_session(server, tmp_path)
+    try:
+        result = s.send("what is x?")
+        assert result.status == "no_answer" and result.text == ""
+        assert "empty" in result.error and code_for(result.status) == ERROR
+        resumed = s.continue_()  # resumable: the model is asked again
+        assert resumed.status == "done" and resumed.text == "x is 1"
+    finally:
+        s.close()
+
+
+def test_every_call_to_a_self_hosted_server_has_an_output_cap(make_openai_server, tmp_path, monkeypatch):  # noqa: F811
+    server = make_openai_server([READ, {"content": "x is 1"}], model_info={"max_model_len": 8192})
+    s = open_session(server, tmp_path)
+    try:
+        assert s.send("what is x?").status == "done"
+    finally:
+        s.close()
+    assert [r.get("max_tokens") for r in server.requests] == [2048, 2048]  # min(4096, 8192 // 4)
+    assert all("max_completion_tokens" not in r for r in server.requests)
+    monkeypatch.setenv("CAIRN_MAX_OUTPUT_TOKENS", "300")
+    capped = make_openai_server([{"content": "ok"}])
+    s = open_session(capped, tmp_path)
+    try:
+        s.send("hi")
+    finally:
+        s.close()
+    assert capped.requests[0]["max_tokens"] == 300
+
+
+@pytest.mark.parametrize("answers", [1, 0])
+def test_a_call_over_its_time_budget_is_retried_once_resampled(
+    make_openai_server,  # noqa: F811
+    tmp_path,
+    monkeypatch,
+    answers,
+):
+    monkeypatch.setenv("CAIRN_MODEL_CALL_TIMEOUT", "0.4")
+    slow = {"content": "late", "sleep": 1.5}
+    script = [slow, {"content": "x is 1"}] if answers else [slow, slow]
+    server = make_openai_server(script, sequential=True)
+    s = open_session(server, tmp_path)
+    try:
+        result = s.send("what is x?", stream=True)
+    finally:
+        s.close()
+    first, second = server.requests[:2]
+    assert "seed" not in first and first.get("temperature") in (None, 0, 0.0)
+    assert second["temperature"] == 0.7 and isinstance(second["seed"], int)  # not retried unchanged
+    if answers:
+        assert result.status == "done" and result.text == "x is 1"
+    else:
+        assert result.status == "error" and "did not finish a reply in time, twice" in result.error
+        assert len(server.requests) == 2
+
+
+def test_the_guard_leaves_tool_calls_written_as_text_and_plain_answers_alone():
+    guard = EchoGuard(build_system_prompt("default", profile="lean"))
+    assert guard.check('{"name": "read_file", "arguments": {"file_path": "a.py"}}') is None
+    assert guard.check('{"name": "grep", "parameters": {"pattern": "def main"}}') is None
+    assert guard.check("x is defined in config.py, line 3: x = 1.") is None
+
+
+def test_the_call_limits_are_settings_and_the_environment_wins(tmp_path, monkeypatch):
+    from cairn.graph.models.call_limits import DEFAULT_CALL_TIMEOUT, CallLimits, output_cap, read_call_limits
+    from cairn.policy.settings import project_settings_path
+    from cairn.tools import Workspace
+
+    monkeypatch.delenv("CAIRN_MAX_OUTPUT_TOKENS", raising=False)
+    monkeypatch.delenv("CAIRN_MODEL_CALL_TIMEOUT", raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("CAIRN_HOME", str(tmp_path / "home" / "state"))
+    ws = Workspace(tmp_path)
+    assert read_call_limits(ws) == CallLimits(None, DEFAULT_CALL_TIMEOUT)
+    settings = project_settings_path(ws)
+    settings.parent.mkdir(parents=True, exist_ok=True)
+    settings.write_text("[model]\nmax_output_tokens = 1_000\ncall_timeout = 42\n")
+    assert read_call_limits(ws) == CallLimits(1000, 42.0)
+    monkeypatch.setenv("CAIRN_MODEL_CALL_TIMEOUT", "7.5")
+    assert read_call_limits(ws).call_timeout == 7.5
+    assert output_cap(CallLimits(), 8192, self_hosted=True) == 2048
+    assert output_cap(CallLimits(), 131072, self_hosted=True) == 4096
+    assert output_cap(CallLimits(), 131072, self_hosted=False) is None
+    assert output_cap(CallLimits(500), 131072, self_hosted=False) == 500
