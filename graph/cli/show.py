@@ -196,11 +196,11 @@ def dump_json(doc: Any) -> str:
         | orjson.OPT_PASSTHROUGH_DATACLASS
         | orjson.OPT_PASSTHROUGH_SUBCLASS
     )
-    doc = escape_data(doc)  # lone surrogates (undecodable names) as \xff escapes: valid UTF-8
     try:
         return orjson.dumps(doc, default=str, option=options).decode("utf-8")
-    except (TypeError, orjson.JSONEncodeError):  # e.g. integers beyond 64 bits
-        return json.dumps(doc, ensure_ascii=False, indent=2, default=str)
+    except (TypeError, orjson.JSONEncodeError):  # integers beyond 64 bits; lone surrogates
+        # (undecodable names), written as \xff escapes so the output is valid UTF-8
+        return json.dumps(escape_data(doc), ensure_ascii=False, indent=2, default=str)
 
 
 def _print(shown: Shown, *, verbose: bool, plain: bool = False) -> None:

@@ -32,6 +32,7 @@ STATUS_STYLE: dict[str, tuple[str, str, str]] = {
     "failed": ("#991b1b", "#fee2e2", "✗"),
     "cancelled": ("#475569", "#e2e8f0", "–"),
     "denied": ("#991b1b", "#fee2e2", "×"),
+    "rejected": ("#92400e", "#fef3c7", "×"),
     "interrupted": ("#6b21a8", "#f3e8ff", "■"),
     "done": ("#166534", "#dcfce7", "✓"),
     "max_steps": ("#92400e", "#fef3c7", "■"),
@@ -55,10 +56,13 @@ def esc(value: Any) -> str:
 
 
 def call_status(call: ToolCallInfo) -> str:
-    """The status a person reads: ``denied`` for a call the policy refused, ``failed`` for a
+    """The status a person reads: ``denied`` for a call the policy refused, ``rejected`` for one
+    a person refused, ``failed`` for a
     command that ran and exited non-zero (a failing test run is not a green tick), else its status."""
     if call.status == "cancelled" and (call.error_msg or "").startswith(_DENIED):
         return "denied"
+    if call.status == "cancelled" and (call.decision or "").startswith("rejected"):
+        return "rejected"  # the person said no: the CLI's word too (docs/cli.md, outcome words)
     if call.status == "success" and failed_command(call.metadata, call.display):
         return "failed"
     return call.status

@@ -18,6 +18,7 @@ from cairn import policy
 from cairn.graph import loops
 from cairn.graph.context import AgentContext
 from cairn.graph.state import AgentState, ToolCallInfo, calls, dump_calls
+from cairn.tools.base import ToolResult
 
 MAX_PREVIEW_CHARS = 20_000
 
@@ -76,8 +77,18 @@ def tool_routing(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str,
         elif decision == "ask" and index == 0 and (refused := _precheck(call, ctx)):
             completed.append(_refused(call, refused, ctx))  # (issue 31) bound to fail: nobody is asked
         elif decision == "ask":
+            dry = _dry_run(call, ctx)
+            if dry is not None and dry.error and dry.metadata.get("doomed") and not pending:
+                # (R2, issue 28) it would fail as it stands (a file changed or not read since,
+                # text not found), and no earlier call of the message runs first (a read_file
+                # before it could make it work): the model hears why now; nobody is asked.
+                call.status, call.error_msg = "error", dry.error
+                call.display = dry.error.splitlines()[0][:160]
+                completed.append(call)
+                ctx.emit("tool_end", call=call.to_state())
+                continue
             call.status = "awaiting_approval"
-            call.preview = _preview(call, ctx)
+            call.preview = _preview_text(dry)
             pending.append(call)
         else:
             call.status = "cancelled"
@@ -180,11 +191,14 @@ def _route_interrupted(call: ToolCallInfo, ctx: AgentContext) -> ToolCallInfo:
     return call
 
 
-def _preview(call: ToolCallInfo, ctx: AgentContext) -> str | None:
+def _dry_run(call: ToolCallInfo, ctx: AgentContext) -> ToolResult | None:
     tool = ctx.registry.get(call.tool_name)
     if tool is None or not tool.supports_dry_run:
         return None
-    result = tool.dry_run(call.arguments)
+    return tool.dry_run(call.arguments)
+
+
+def _preview_text(result: ToolResult | None) -> str | None:
     if result is None:
         return None
     if result.error:

@@ -113,3 +113,24 @@ def test_always_rule_from_a_rewound_turn_stops_applying_and_redo_restores_it(ws,
         s.reject("all", "no")
     finally:
         s.close()
+
+
+def test_a_doomed_edit_is_refused_at_once_not_put_to_a_person(ws, db_location):
+    turns = [
+        {"tool_calls": [edit("e1", "beta", "BETA")]},  # a.txt was never read: the edit cannot succeed
+        {"content": "I will read it first."},
+        {"tool_calls": [READ, edit("e2", "beta", "BETA")]},
+        {"content": "done"},
+    ]
+    s = session(ws, db_location, turns, mode="default")
+    try:
+        r = s.send("capitalise beta")
+        assert r.status == "done" and s.pending() == [], r  # nobody was asked about it
+        [doomed] = r.tool_calls
+        assert doomed.status == "error" and "has not been read" in doomed.error_msg
+        r = s.send("read it, then edit")  # a possible edit is still asked about
+        assert r.status == "awaiting_approval" and [c.call_id for c in r.pending] == ["e2"]
+        assert s.approve("e2").status == "done"  # the read ran first: the edit works
+        assert (ws / "a.txt").read_text() == "alpha\nBETA\n"
+    finally:
+        s.close()

@@ -95,9 +95,9 @@ def test_calls_denied_by_the_policy_are_labelled_denied_and_every_cell_is_left_a
     denied = call(error_msg="Denied by policy: rm -rf / is never allowed")
     rejected = call(call_id="c2", error_msg="A person rejected this call.", decision="rejected")
     html = calls_table([denied, rejected])._repr_html_()
-    assert "× denied" in html and "– cancelled" in html
+    assert "× denied" in html and "× rejected" in html  # the CLI's words (docs/cli.md)
     cells = re.findall(r"<td[^>]*>", html)
-    assert cells and all('text-align:left' in c for c in cells)
+    assert cells and all("text-align:left" in c for c in cells)
     assert "denied" in calls_table([denied])._repr_markdown_() and "denied" in repr(calls_table([denied]))
 
 

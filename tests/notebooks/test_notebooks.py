@@ -41,7 +41,7 @@ MUST_SHOW = {
         "job finished",
         "cairn-cancelled",
     ],
-    "04_custom_tools_and_policy.ipynb": ["word_count", "deploy", "deny", "cairn-denied", "cairn-cancelled"],
+    "04_custom_tools_and_policy.ipynb": ["word_count", "deploy", "deny", "cairn-denied", "cairn-rejected"],
 }
 
 

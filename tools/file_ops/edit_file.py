@@ -121,7 +121,7 @@ class EditFileTool(Tool):
         try:
             plan, _, _ = self._plan(params)
         except WriteRefused as exc:
-            return ToolResult.fail(str(exc))
+            return ToolResult.fail(str(exc), doomed=True)  # running it now fails the same way
         return preview_result(plan, "edit")
 
     def run(self, params: Any, ctx: ToolContext) -> ToolResult:

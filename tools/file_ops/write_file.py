@@ -62,7 +62,7 @@ class WriteFileTool(Tool):
         try:
             return preview_result(self._plan(params), "overwrite")
         except WriteRefused as exc:
-            return ToolResult.fail(str(exc))
+            return ToolResult.fail(str(exc), doomed=True)  # running it now fails the same way
 
     def run(self, params: Any, ctx: ToolContext) -> ToolResult:
         try:
