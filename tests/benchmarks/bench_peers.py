@@ -9,7 +9,10 @@ checkpointer written on every step (``durability="sync"``).  What is timed is th
 
 The number per agent and size is this process's CPU time (all threads) for one ``send`` /
 ``invoke`` of the whole session, divided by N: so it includes the fixed cost of a send
-(at 10 turns it weighs most).  The agents run round-robin, ``--repeats`` times per size, and
+(at 10 turns it weighs most) and, for cairn, the session's background warm-ups (the rewind
+snapshot of the workspace, the shell's environment and git status, glob's stat cache). Every
+cairn session is new, with its own database, in one workspace: a project's first session also
+creates the workspace's shadow repository (``git init``), which is not timed here.  The agents run round-robin, ``--repeats`` times per size, and
 the ratios are paired: peer/cairn within one repetition, the median and range printed.  A
 peer ratio above 1 means cairn used less CPU.
 
@@ -83,12 +86,12 @@ def run_cairn(n: int, tmp: Path) -> float:
     from cairn import Session
     from cairn.tools.workspace import Workspace
 
-    ws = tmp / f"ws-{n}-{time.monotonic_ns()}"
-    ws.mkdir()
+    ws = tmp / "ws"  # one project, a new session (and database) each time
+    ws.mkdir(exist_ok=True)
     session = Session(
         ws,
         model=ScriptModel(script=bg.turns(n)),
-        db=str(ws / "c.db"),
+        db=str(tmp / f"cairn-{n}-{time.monotonic_ns()}.db"),
         tools=[bg.BlobTool(Workspace(ws))],
         max_steps=10_000,
     )
