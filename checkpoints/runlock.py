@@ -22,7 +22,6 @@ from typing import Any
 
 from cairn.checkpoints.errors import StoreBusy
 
-
 #: Bytes of the owner's pid in a lock file (space-padded).
 PID_WIDTH = 16
 
