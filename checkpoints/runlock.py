@@ -22,6 +22,9 @@ from typing import Any
 
 from cairn.checkpoints.errors import StoreBusy
 
+#: Bytes of the owner's pid in a lock file (space-padded).
+PID_WIDTH = 16
+
 
 class RunLocked(StoreBusy):
     """Another process holds the session's run lock; the message says which, when known."""
@@ -54,8 +57,11 @@ class FileRunLock:
                 f"this session is running in another process (pid {owner}); "
                 "wait for it to finish or stop it, then resume"
             ) from None
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, str(os.getpid()).encode(), 0)
+        # The pid padded to a fixed width overwrites the last owner's in place: truncating the
+        # file on every run cost ~3 ms of CPU on some filesystems (issue 30).
+        os.pwrite(fd, f"{os.getpid():<{PID_WIDTH}}".encode(), 0)
+        if os.fstat(fd).st_size > PID_WIDTH:
+            os.ftruncate(fd, PID_WIDTH)
         self._fd = fd
 
     def release(self) -> None:

@@ -20,6 +20,7 @@ compaction (``Session.compact``) enters it from START and ends there.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -79,6 +80,11 @@ def after_execution(state: AgentState) -> str:
     return "observation"
 
 
+#: The standard graph compiled once, by the node functions it was built from.
+_compiled: dict[tuple[Any, ...], Any] = {}
+_compiled_lock = threading.Lock()
+
+
 def build_graph(
     checkpointer: Any = None,
     *,
@@ -87,7 +93,24 @@ def build_graph(
     intake: Any = None,
 ) -> Any:
     """The agent graph.  ``wrap(name, node)`` and ``intake`` (a node run first) are for hosts
-    that cannot pass cairn's runtime context per invoke (``cairn.graph.server``)."""
+    that cannot pass cairn's runtime context per invoke (``cairn.graph.server``).
+
+    The standard graph is compiled once per process (~15 ms: LangGraph inspects every node's
+    code) and each session gets a copy bound to its checkpointer: a run never changes the
+    compiled graph, so the copies share its nodes and channel specs.
+    """
+    if state_schema is AgentState and wrap is None and intake is None:
+        # Keyed by the node functions, so a test that replaces one gets a graph with it.
+        key = (reasoning, tool_routing, human_approval, tool_execution, observation, compaction)
+        with _compiled_lock:
+            if key not in _compiled:
+                _compiled[key] = _build(AgentState, None, None, None)
+            compiled = _compiled[key]
+        return compiled.copy({"checkpointer": checkpointer})
+    return _build(state_schema, wrap, intake, checkpointer)
+
+
+def _build(state_schema: Any, wrap: Callable[[str, Any], Any] | None, intake: Any, checkpointer: Any) -> Any:
     builder = StateGraph(state_schema, context_schema=None if wrap else AgentContext)
     nodes = {
         "reasoning": reasoning,

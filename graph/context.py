@@ -54,6 +54,7 @@ class AgentContext:
     defer_threshold: int = 15
     #: ``cairn.graph.compaction.budget.ContextBudget``: window, thresholds, where big outputs go.
     budget: Any = None
+    #: Bound models by (model, profile, tools); a Session passes one dict for all its runs.
     _bound: dict[Any, Any] = field(default_factory=dict)
 
     def emit(self, kind: str, **payload: Any) -> None:
@@ -81,9 +82,10 @@ class AgentContext:
         from cairn.graph.tool_selection import bound_tool_names
 
         names = bound_tool_names(self, mode, activated)
-        key = ("plan" if mode == "plan" else "all", names)
+        tools = [tool for tool in map(self.registry.get, names) if tool is not None]
+        # The session shares ``_bound`` across its runs: the key names everything the binding depends on.
+        key = (id(self.model), self.tool_profile, tuple(map(id, tools)))
         if key not in self._bound:
-            tools = [tool for tool in map(self.registry.get, names) if tool is not None]
             if self.tool_profile == "lean":
                 schemas = [lean_schema(t.openai_schema(), t.lean_fields) for t in tools]
             else:

@@ -41,8 +41,23 @@ def workspace(tmp_path):
     return os.path.realpath(root)
 
 
-from tests.support.pg_fixtures import db_location, pg_server, pg_url, skipped_because  # noqa: E402, F401
+from tests.support.pg_fixtures import (  # noqa: E402, F401
+    SKIP_PREFIX,
+    db_location,
+    pg_server,
+    pg_url,
+    skipped_because,
+)
 from tests.support.store_guard import _store_backend_guard  # noqa: E402, F401
+
+
+def pytest_runtest_logreport(report):
+    """Note a Postgres skip where the summary is written: under pytest-xdist the skip happens
+    in a worker, and only its report reaches this (the controller) process."""
+    if report.skipped and not skipped_because:
+        text = str(report.longrepr)
+        if SKIP_PREFIX in text:
+            skipped_because.append(text[text.index(SKIP_PREFIX) :].rstrip("')\""))
 
 
 def _in_ci() -> bool:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import threading
+import weakref
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -248,12 +249,18 @@ class Tool(ABC):
         return preview.escaped() if preview is not None else None
 
     def openai_schema(self) -> dict[str, Any]:
-        """The OpenAI function-calling schema for ``bind_tools``."""
-        params = self.args_schema.model_json_schema()
-        params.pop("title", None)
+        """The OpenAI function-calling schema for ``bind_tools``.
+
+        Its ``parameters`` are shared by every tool with the same ``args_schema``
+        (``parameters_schema``): read them, never change them in place.
+        """
         return {
             "type": "function",
-            "function": {"name": self.name, "description": self.description, "parameters": params},
+            "function": {
+                "name": self.name,
+                "description": self.description,
+                "parameters": parameters_schema(self.args_schema),
+            },
         }
 
 
@@ -281,6 +288,24 @@ def call_risk(tool: Tool | type[Tool], args: Mapping[str, Any] | None = None) ->
         if action is not None:
             return action.risk
     return tool.risk_level
+
+
+_PARAMETERS: weakref.WeakKeyDictionary[type, dict[str, Any]] = weakref.WeakKeyDictionary()
+
+
+def parameters_schema(args_schema: type[BaseModel]) -> dict[str, Any]:
+    """``args_schema``'s JSON schema without its title, built once per class.
+
+    Building it (pydantic's ``model_json_schema``) costs ~0.3 ms a tool; a session asks for
+    every tool's schema for its budget and again for each model binding, so it is a fact
+    of the class, computed on first use.  The dict is shared: callers must not mutate it.
+    """
+    params = _PARAMETERS.get(args_schema)
+    if params is None:
+        params = args_schema.model_json_schema()
+        params.pop("title", None)
+        _PARAMETERS[args_schema] = params
+    return params
 
 
 def without_null_optionals(schema: type[BaseModel], args: Mapping[str, Any]) -> dict[str, Any]:

@@ -55,6 +55,7 @@ def make_context(session: SessionHost, stream: bool, on_event: EventCallback | N
         pinned_tools=session.pinned_tools,
         defer_threshold=session.extensions.defer_threshold,
         budget=session.budget,
+        _bound=session.bound_models,
     )
     # Skills, custom commands and the deferred tools' names belong to this session, not to the
     # constant system prompt: they go in the session context, after the rest of it.

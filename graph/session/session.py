@@ -135,6 +135,8 @@ class Session(DecisionsMixin, RewindMixin, WaitingMixin, ExtensionsMixin):
         self._sandbox: Any = None
         self._context_window = context_window
         self._budget: Any = None
+        #: Models with tools bound, reused by every run of the session (``AgentContext.bound_model``).
+        self.bound_models: dict[Any, Any] = {}
         from cairn.graph.build import build_graph
 
         self._graph = build_graph(self.store.saver)

@@ -50,6 +50,7 @@ WRITE = [
 ]
 
 
+@pytest.mark.smoke
 def test_prompt_stream_approve_and_leave(spawn, script, workspace):
     child = spawn("--model", script(WRITE))
     child.expect("Type a message")

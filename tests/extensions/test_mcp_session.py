@@ -24,6 +24,7 @@ def session(ws, turns, **kwargs) -> Session:
     return Session(ws, model=ScriptedChatModel.from_turns(turns), db=":memory:", **kwargs)
 
 
+@pytest.mark.smoke
 def test_stdio_tools_run_with_policy_approval_and_journal(workspace, marks):
     turns = [
         {

@@ -142,6 +142,7 @@ def call(name: str, label: str, seconds: float = 0.0, cid: str | None = None) ->
     return {"name": name, "args": {"label": label, "seconds": seconds}, "id": cid or f"call_{label}"}
 
 
+@pytest.mark.smoke
 @pytest.mark.parametrize("attempt", range(REPEAT))
 def test_kill_while_tool_executing(tmp_path, db_location, attempt):
     h = Harness(

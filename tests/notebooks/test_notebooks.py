@@ -132,6 +132,7 @@ def test_the_kernel_runs_this_python(tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.smoke
 def test_a_notebook_in_a_folder_with_tools_py_and_graph_uses_cairn(tmp_path):
     """Jupyter puts the notebook's folder first on sys.path; a project's own ``tools.py``,
     ``graph/``, ``policy.py`` and ``checkpoints/`` (which raise when imported) must not matter.

@@ -1,7 +1,8 @@
 """pytest fixtures for running tests on PostgreSQL as well as SQLite (imported by tests/conftest.py).
 
 - ``pg_server`` (session): ``$CAIRN_TEST_PG_URL`` (``.ci/run`` starts a cluster and sets it),
-  else a throwaway cluster started for this pytest run (``tests.support.pg_cluster``).  When
+  else a throwaway cluster started for this pytest run (``tests.support.pg_cluster``).  Under
+  pytest-xdist each worker uses its own database on the shared server (``worker_database``).  When
   neither works the Postgres tests are skipped with the reason — and under ``CI=true`` the run
   fails (see ``pytest_sessionfinish`` in tests/conftest.py).
 - ``pg_url``: a fresh schema per test on that server (``search_path`` in the URL), so tests
@@ -15,7 +16,7 @@ from __future__ import annotations
 
 import os
 import uuid
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit, urlunsplit
 
 import pytest
 
@@ -30,11 +31,28 @@ def with_schema(url: str, schema: str) -> str:
     return f"{url}{sep}options={quote(f'-csearch_path={schema}')}"
 
 
+def worker_database(url: str) -> str:
+    """Under pytest-xdist, the URL of this worker's own database on the server (created on
+    first use), so workers never share server-wide state such as advisory locks; else ``url``."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    if not worker:
+        return url
+    import psycopg
+    from psycopg import sql
+
+    name = f"cairn_{worker}"
+    with psycopg.connect(url, autocommit=True) as conn:
+        if conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,)).fetchone() is None:
+            conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+    parts = urlsplit(url)
+    return urlunsplit(parts._replace(path="/" + name))
+
+
 @pytest.fixture(scope="session")
 def pg_server():
     url = os.environ.get(PG_ENV)
     if url:
-        yield url
+        yield worker_database(url)
         return
     from tests.support import pg_cluster
 

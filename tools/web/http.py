@@ -13,14 +13,17 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import httpx
 
 from cairn.tools.services import UrlGuard
 from cairn.tools.web.decode import ACCEPT_ENCODING, BoundedDecoder, EncodingError
-from cairn.tools.web.pinning import PinnedBackend, pinned_transport
 from cairn.tools.web.ssrf import Resolver
 from cairn.tools.web.urlcheck import FetchError, check_url, resolve_once
+
+if TYPE_CHECKING:
+    from cairn.tools.web.pinning import PinnedBackend
 
 REDIRECT_CODES = frozenset({301, 302, 303, 307, 308})
 USER_AGENT = "cairn-agent/0.1 (web_fetch; +https://pypi.org/project/cairn-agent/)"
@@ -72,6 +75,8 @@ def fetch(
     headers = {"User-Agent": USER_AGENT, "Accept": ACCEPT, "Accept-Encoding": ACCEPT_ENCODING}
     backend: PinnedBackend | None = None
     if transport is None:  # the real network: resolve once, check, connect to what was checked
+        from cairn.tools.web.pinning import PinnedBackend, pinned_transport  # httpcore: on first fetch
+
         backend = PinnedBackend()
         transport = pinned_transport(backend)
     with httpx.Client(follow_redirects=False, headers=headers, transport=transport) as client:
