@@ -9,9 +9,9 @@ from pydantic import Field
 from cairn.tools.base import LEAN_AND_FULL, ArgsModel, RiskLevel, Tool, ToolContext, ToolResult
 from cairn.tools.shell.command import RunningCommand
 from cairn.tools.shell.parse import programs, short_command
-from cairn.tools.shell.placeholders import missing_placeholders, remove_placeholders
 from cairn.tools.shell.progress import LineFeed
 from cairn.tools.shell.render import format_duration, render_result
+from cairn.tools.shell.sandbox import exit_watch
 from cairn.tools.shell.sandbox.hints import sandbox_notes
 from cairn.tools.shell.state import SandboxUnavailableError, ShellClosedError
 
@@ -106,7 +106,6 @@ class BashTool(Tool):
             before = state.changes.before() if writes else None
             feed = LineFeed() if ctx.on_progress is not None else None
             ctx.progress(label)
-            placeholders = missing_placeholders(sandbox)
             run, notes = state.start(command, timeout_s=timeout_s, feed=feed, sandbox=sandbox)
         except ShellClosedError as exc:
             return ToolResult.fail(f"Cannot run the command: {exc}.")
@@ -117,7 +116,7 @@ class BashTool(Tool):
         try:
             self._wait(run, ctx, feed)
         finally:
-            remove_placeholders(placeholders)  # no empty .cairn/ left once the command is done
+            exit_watch.drain()  # the sandbox's placeholders and cgroup are gone when we return
         if sandbox is not None:  # what the sandbox hid or refused, read from stderr
             err = run.stderr.snapshot()
             notes += sandbox_notes(sandbox, (err.head + err.tail).decode("utf-8", "replace"), run.exit_code)

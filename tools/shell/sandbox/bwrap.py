@@ -223,8 +223,6 @@ def _protect(
     """Placeholders for the missing protected names (an empty private tmpfs on each: the name
     cannot be made, and what is written inside never reaches the host), and the directories
     above protected paths bound onto themselves (they cannot be renamed away)."""
-    for path in spec.placeholder_dirs if make else ():
-        _make_placeholder(path, writable)
     # The missing names, and our placeholders still there from an earlier command; none in a
     # hidden home (its tmpfs covers them).
     names = [p for p in spec.read_only_paths if home is None or not _under(p, home) or places.is_shown(p)]
@@ -291,15 +289,3 @@ def _hide(path: str) -> list[str]:
     if os.path.exists(real):
         return ["--ro-bind", "/dev/null", real]
     return []
-
-
-def _make_placeholder(path: str, roots: tuple[str, ...]) -> None:
-    """Create a missing protected directory (empty: git does not show it) so it can be mounted."""
-    if os.path.lexists(path) or not any(path.startswith(root.rstrip("/") + "/") for root in roots):
-        return
-    parent = os.path.dirname(path)
-    if os.path.isdir(parent):
-        try:
-            os.mkdir(path, 0o755)
-        except OSError:
-            pass

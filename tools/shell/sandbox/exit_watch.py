@@ -93,6 +93,24 @@ def _loop() -> None:
                 _safe(callback)
 
 
+def drain() -> None:
+    """Run now, on the calling thread, the callbacks of every watched launcher that has exited.
+
+    The bash tool calls it when a foreground command has ended, so what the command's sandbox
+    made on the host (placeholders of protected names, its pids cgroup) is gone before the tool
+    returns, not a moment later on the watcher thread.  The pidfds stay with the watcher, which
+    closes them (a callback list left empty runs nothing there).
+    """
+    due: list[Callable[[], None]] = []
+    with _lock:
+        for fd, callbacks in _watched.items():
+            if callbacks and select.select([fd], [], [], 0)[0]:
+                due += callbacks
+                _watched[fd] = []
+    for callback in due:
+        _safe(callback)
+
+
 def _poll(pid: int, callback: Callable[[], None]) -> None:
     """Without pidfds: wait until ``/proc/<pid>`` is gone (reaped: later than exit, never earlier)."""
     while os.path.exists(f"/proc/{pid}"):

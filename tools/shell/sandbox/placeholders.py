@@ -92,11 +92,18 @@ def sweep(max_idle_s: float = 0.0) -> None:
 
 def _sweep_locked(max_idle_s: float) -> None:
     now = time.monotonic()
+    parents: list[str] = []
     for path, since in list(_idle_since.items()):
         if _held.get(path, 0) == 0 and now - since >= max_idle_s:
             _idle_since.pop(path, None)
             _held.pop(path, None)
             _remove(path)
+            parents += _made_parents.pop(path, [])
+    # A parent made for one placeholder (``.git`` in a plain workspace) may have held others
+    # when that one went: every placeholder of this sweep is gone now, so try again, deepest first.
+    for parent in sorted(set(parents), key=lambda p: p.count("/"), reverse=True):
+        if not any(other.startswith(parent + "/") for other in _held):
+            _remove_empty([parent])
 
 
 def clear_leftovers(paths: tuple[str, ...] | list[str]) -> list[str]:
@@ -121,7 +128,6 @@ def _remove(path: str) -> None:
             os.rmdir(path)
     except OSError:
         pass  # not empty any more (a person put something there): keep it
-    _remove_empty(_made_parents.pop(path, []))
 
 
 def held() -> dict[str, int]:
