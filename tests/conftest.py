@@ -20,6 +20,10 @@ def _isolated_home(tmp_path_factory, monkeypatch):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
     monkeypatch.delenv("CAIRN_DB", raising=False)  # never a developer's own database
+    # pytest-xdist's workers set COLUMNS=80 and LINES=24; a `cairn` under a pseudo-terminal of
+    # another size would believe them instead of the terminal (as it should for a person's).
+    monkeypatch.delenv("COLUMNS", raising=False)
+    monkeypatch.delenv("LINES", raising=False)
     for name in (
         "CAIRN_SEARCH_PROVIDER",
         "CAIRN_SUMMARY_MODEL",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import pytest
@@ -120,6 +121,9 @@ def test_a_writing_command_leaves_no_empty_placeholder_dirs(sandboxed):  # noqa:
     result = tools.run("echo hi > src/made.txt", "workspace-write")
     assert result.ok, result.error
     assert (ws / "src" / "made.txt").read_text() == "hi\n", result.output
+    end = time.monotonic() + 5  # removed once the sandbox has exited (at once, or a moment later)
+    while ((ws / ".cairn").exists() or (ws / ".git" / "hooks").exists()) and time.monotonic() < end:
+        time.sleep(0.02)
     assert not (ws / ".cairn").exists() and not (ws / ".git" / "hooks").exists()
     # a protected directory that already exists is left alone
     (ws / ".cairn").mkdir()

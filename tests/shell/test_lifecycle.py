@@ -157,7 +157,7 @@ def test_agent_stopped_or_killed_leaves_no_orphans(workspace, process_guard, sig
     try:
         assert len(process_guard.wait_marked(4)) == 4  # 2 from the task, 2 from the foreground command
         proc.send_signal(sig)
-        proc.wait(timeout=10)
+        proc.wait(timeout=30)  # "it exits at all": returns as soon as it has (slow only on a loaded machine)
         assert process_guard.wait_none_marked(timeout=5) == []
         assert _gone(watchdog, timeout=5)
     finally:

@@ -116,7 +116,7 @@ class BashTool(Tool):
         try:
             self._wait(run, ctx, feed)
         finally:
-            exit_watch.drain()  # the sandbox's placeholders and cgroup are gone when we return
+            exit_watch.drain(run.pid)  # the sandbox's placeholders and cgroup are gone when we return
         if sandbox is not None:  # what the sandbox hid or refused, read from stderr
             err = run.stderr.snapshot()
             notes += sandbox_notes(sandbox, (err.head + err.tail).decode("utf-8", "replace"), run.exit_code)

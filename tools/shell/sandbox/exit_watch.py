@@ -18,6 +18,7 @@ from collections.abc import Callable
 
 _lock = threading.Lock()
 _watched: dict[int, list[Callable[[], None]]] = {}  # pidfd -> callbacks
+_fd_of: dict[int, int] = {}  # pid -> its pidfd, while watched
 _wake_r, _wake_w = -1, -1
 _thread: threading.Thread | None = None
 
@@ -58,6 +59,7 @@ def when_exited(pid: int | None, callback: Callable[[], None]) -> None:
     with _lock:
         _start()
         _watched.setdefault(fd, []).append(callback)
+        _fd_of[pid] = fd
     os.write(_wake_w, b"x")
 
 
@@ -88,25 +90,37 @@ def _loop() -> None:
             registered.discard(fd)
             with _lock:
                 callbacks = _watched.pop(fd, [])
-            os.close(fd)
+                for pid in [pid for pid, watched in _fd_of.items() if watched == fd]:
+                    del _fd_of[pid]
+                os.close(fd)
             for callback in callbacks:
                 _safe(callback)
 
 
-def drain() -> None:
-    """Run now, on the calling thread, the callbacks of every watched launcher that has exited.
+def drain(pid: int | None = None, timeout: float = 2.0) -> None:
+    """Run now, on the calling thread, the callbacks of watched launchers that have exited;
+    first wait up to ``timeout`` seconds for ``pid``'s (a command that has just ended: its
+    launcher may still be tearing its namespaces down).
 
     The bash tool calls it when a foreground command has ended, so what the command's sandbox
-    made on the host (placeholders of protected names, its pids cgroup) is gone before the tool
-    returns, not a moment later on the watcher thread.  The pidfds stay with the watcher, which
+    made on the host (placeholders of protected names, its pids cgroup) is normally gone before
+    the tool returns (else the watcher thread removes it a moment later).  The pidfds stay with the watcher, which
     closes them (a callback list left empty runs nothing there).
     """
+    with _lock:  # a copy of the pidfd: the watcher may close its own meanwhile
+        fd = _fd_of.get(pid) if pid is not None else None
+        mine = os.dup(fd) if fd is not None else None
+    if mine is not None:
+        try:
+            select.select([mine], [], [], timeout)
+        finally:
+            os.close(mine)
     due: list[Callable[[], None]] = []
     with _lock:
-        for fd, callbacks in _watched.items():
-            if callbacks and select.select([fd], [], [], 0)[0]:
+        for watched, callbacks in _watched.items():
+            if callbacks and select.select([watched], [], [], 0)[0]:
                 due += callbacks
-                _watched[fd] = []
+                _watched[watched] = []
     for callback in due:
         _safe(callback)
 
