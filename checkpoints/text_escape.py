@@ -9,9 +9,8 @@ refuses NUL, so:
   escapes, which read back to the same ``str``;
 - plain text columns that only describe (a title, a summary, an error line) and text sent to a
   model get :func:`escape_text`: a surrogate that stands for a byte is written ``\\xff``, any
-  other lone surrogate ``\\udXXX``, NUL ``\\x00`` -- the form the file tools show names in too
-  (``cairn.tools.file_ops.names`` imports it and adds the way back; this module imports nothing
-  of cairn, so it is a layer of its own below ``tools`` and ``checkpoints``).
+  other lone surrogate ``\\udXXX``, NUL ``\\x00`` -- the same form the file tools show names in
+  (``cairn.tools.file_ops.names``; the layers keep the two packages apart, so both spell it).
 """
 
 from __future__ import annotations

@@ -40,9 +40,6 @@ GRAPH_CORE = (
 #: (module prefix, unit, rank): the longest matching prefix names a module's unit. A unit may
 #: import from units of a lower rank only.
 LAYERS: list[tuple[str, str, int]] = [
-    # A leaf (it imports nothing of cairn): the escaped form of undecodable text, used by the
-    # stores and by the tools alike.
-    ("cairn.checkpoints.text_escape", "text escaping", -1),
     ("cairn.checkpoints", "checkpoints", 0),
     ("cairn.tools", "tools", 0),
     ("cairn.policy", "policy", 1),

@@ -9,21 +9,30 @@ of the byte.  The model may pass that form back: :func:`unescape_name` turns eve
 when the name as given does not exist (a name that really contains a backslash wins).
 
 Lone surrogates that do not stand for a byte (U+D800..U+DC7F, U+DD00..U+DFFF: only a
-model can produce them) are shown as ``\\udXXX``, and NUL as ``\\x00``; they name no file.
-The escaping itself lives in :mod:`cairn.checkpoints.text_escape` (a leaf module both the
-tools and the stores use); this module adds the way back for names.
+model can produce them) are shown as ``\\udXXX``; they name no file.
 """
 
 from __future__ import annotations
 
 import re
+from typing import Any
 
-# The escaped form is one fact, spelled once (the journal and text columns use it too).
-from cairn.checkpoints.text_escape import escape_data, escape_text
-
-__all__ = ["escape_data", "escape_text", "has_escape", "unescape_name"]
-
+_SURROGATE = re.compile("[\ud800-\udfff]")
 _BYTE_ESCAPE = re.compile(r"\\x([89a-fA-F][0-9a-fA-F])")
+
+
+def _escape_one(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    if 0xDC80 <= code <= 0xDCFF:
+        return f"\\x{code - 0xDC00:02x}"
+    return f"\\u{code:04x}"
+
+
+def escape_text(text: str) -> str:
+    """``text`` with every lone surrogate written as an escape (safe to encode as UTF-8)."""
+    if text.isascii():
+        return text
+    return _SURROGATE.sub(_escape_one, text)
 
 
 def has_escape(text: str) -> bool:
@@ -36,3 +45,16 @@ def unescape_name(text: str) -> str:
     if not has_escape(text):
         return text
     return _BYTE_ESCAPE.sub(lambda m: chr(0xDC00 + int(m.group(1), 16)), text)
+
+
+def escape_data(value: Any) -> Any:
+    """``value`` (str, list, dict, tuple) with :func:`escape_text` applied to every string in it."""
+    if isinstance(value, str):
+        return escape_text(value)
+    if isinstance(value, list):
+        return [escape_data(v) for v in value]
+    if isinstance(value, tuple):
+        return tuple(escape_data(v) for v in value)
+    if isinstance(value, dict):
+        return {escape_data(k): escape_data(v) for k, v in value.items()}
+    return value
