@@ -28,8 +28,9 @@ import functools
 import glob
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from cairn.policy.errors import PolicyConfigError
 from cairn.policy.levels import Decision, RiskLevel, Verdict
@@ -274,6 +275,8 @@ def apply_sandbox(
             f"what would have run in the {profile} sandbox: {verdict.reason}",
             verdict.rule,
             WORKSPACE_WRITE,
+            network=verdict.network,
+            network_offer=verdict.network_offer,
         )
     return dataclasses.replace(verdict, sandbox=profile)
 
@@ -286,8 +289,9 @@ _FILE_TOOLS = frozenset({"read_file", "ls", "glob", "grep"}) | _WRITE_TOOLS
 @dataclass(frozen=True)
 class SandboxSettings:
     """The sandbox keys of the settings files: ``sandbox = "off"``, ``sandbox_hidden_paths``,
-    ``sandbox_readable`` (paths under the hidden home shown read-only) and
-    ``sandbox_max_processes``."""
+    ``sandbox_readable`` (paths under the hidden home shown read-only),
+    ``sandbox_max_processes``, and the user's ``[sandbox]`` table: ``allowed_domains`` and
+    ``network_hosts`` (network through the egress proxy; never from a project file)."""
 
     enabled: bool = True
     hidden: tuple[str, ...] = ()
@@ -295,6 +299,10 @@ class SandboxSettings:
     off_by: str | None = None
     readable: tuple[str, ...] = ()
     max_processes: int = DEFAULT_MAX_PROCESSES
+    #: Domains every command a person or a rule allowed (workspace-write) may reach.
+    allowed_domains: tuple[str, ...] = ()
+    #: Names pinned to addresses for the egress proxy (an internal mirror on a private address).
+    network_hosts: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 def load_sandbox_settings(
@@ -306,9 +314,15 @@ def load_sandbox_settings(
     enabled, hidden, off_by = True, [], None
     readable: list[str] = []
     max_processes = DEFAULT_MAX_PROCESSES
-    for path in (project_settings_path(workspace), user_config or user_settings_path()):
+    network: tuple[tuple[str, ...], dict[str, tuple[str, ...]]] = ((), {})
+    user_path = user_config or user_settings_path()
+    for path in (project_settings_path(workspace), user_path):
         data = read_settings(Path(path))
         value = data.get("sandbox", "on")
+        if isinstance(value, dict):  # the [sandbox] table: network keys, read from the user's file
+            if path == user_path:
+                network = _network_settings(path, value)
+            value = "off" if value.get("enabled", True) is False else "on"
         if value not in ("on", "off"):
             raise PolicyConfigError(f'{path}: sandbox must be "on" or "off", got {value!r}')
         if value == "off":
@@ -326,7 +340,45 @@ def load_sandbox_settings(
             if isinstance(bound, bool) or not isinstance(bound, int) or bound < 16:
                 raise PolicyConfigError(f"{path}: sandbox_max_processes must be an integer >= 16")
             max_processes = bound  # the user's file (read last) wins over the project's
-    return SandboxSettings(enabled, tuple(hidden), off_by, tuple(readable), max_processes)
+    return SandboxSettings(
+        enabled, tuple(hidden), off_by, tuple(readable), max_processes, network[0], network[1]
+    )
+
+
+def _network_settings(path: Path, table: dict[str, Any]) -> tuple[tuple[str, ...], dict[str, tuple[str, ...]]]:
+    """``allowed_domains`` and ``network_hosts`` of the user's ``[sandbox]`` table, checked."""
+    from cairn.tools.shell.netproxy.domains import normalize_domain, normalize_domains
+
+    unknown = sorted(set(table) - {"enabled", "allowed_domains", "network_hosts"})
+    if unknown:
+        raise PolicyConfigError(f"{path}: unknown key(s) in [sandbox]: {', '.join(unknown)}")
+    domains = table.get("allowed_domains", [])
+    if not isinstance(domains, list) or not all(isinstance(d, str) for d in domains):
+        raise PolicyConfigError(f"{path}: [sandbox] allowed_domains must be a list of domain names")
+    hosts = table.get("network_hosts", {})
+    if not isinstance(hosts, dict):
+        raise PolicyConfigError(f'{path}: [sandbox] network_hosts must be a table (name = "address")')
+    pinned: dict[str, tuple[str, ...]] = {}
+    try:
+        granted = normalize_domains(domains)
+        for name, addresses in hosts.items():
+            listed = [addresses] if isinstance(addresses, str) else addresses
+            if not isinstance(listed, list) or not listed or not all(_is_address(a) for a in listed):
+                raise ValueError(f"network_hosts.{name} must be an IP address or a list of them")
+            pinned[normalize_domain(name)] = tuple(listed)
+    except ValueError as exc:
+        raise PolicyConfigError(f"{path}: [sandbox] {exc}") from None
+    return granted, pinned
+
+
+def _is_address(text: object) -> bool:
+    import ipaddress
+
+    try:
+        ipaddress.ip_address(str(text))
+    except ValueError:
+        return False
+    return isinstance(text, str)
 
 
 def sandbox_state(settings: SandboxSettings, backend_available: bool) -> str:

@@ -50,7 +50,7 @@ def load_rules(workspace: str | os.PathLike[str] | Workspace, *, user_config: Pa
 
     Raises ``PolicyConfigError`` naming the file and the rule when a file is invalid.
     """
-    project = _load_file(project_settings_path(workspace))
+    project = _load_file(project_settings_path(workspace)).without_domains()  # network: user only
     user_path = Path(user_config) if user_config is not None else user_settings_path()
     user_data = read_settings(user_path)
     user = _rules_from(user_path, user_data)
