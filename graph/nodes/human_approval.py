@@ -71,6 +71,7 @@ def approval_request(pending: list[ToolCallInfo]) -> dict[str, Any]:
                 "reason": c.reason,
                 "preview": c.preview,
                 "sandbox": c.sandbox,
+                **({"network_offer": c.network_offer} if c.network_offer else {}),
                 "choices": ["retry", "cancel"]
                 if c.status == "interrupted"
                 else ["approve", "always", "reject", "edit"],

@@ -6,10 +6,12 @@ COMMAND as a child and relay each accepted connection to the Unix socket ``SOCKE
 egress proxy's lane, bound into the sandbox).  Exits as COMMAND exits.
 
 Standard library only, and no cairn import: the source is handed to the sandbox's Python with
-``-c``, so cairn's install location need not be visible inside the sandbox.  Signals to the
+``-c``, so cairn's install location need not be visible inside the sandbox.  The proxy imports
+:func:`relay` from here (one copy of the byte pump).  Signals to the
 process group reach COMMAND directly; the bridge ignores them and follows COMMAND's exit.
 """
 
+import errno
 import os
 import signal
 import socket
@@ -31,16 +33,20 @@ PROXY_VARIABLES = (
     "CARGO_HTTP_PROXY",
 )
 NO_PROXY = "localhost,127.0.0.1,::1"
+_CHUNK = 1 << 20
 _SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT)
 
 
-def _pump(src, dst):
+def pump(src, dst, count=None):
+    """Copy ``src`` to ``dst`` until EOF (zero-copy ``splice`` through a pipe where the kernel
+    allows it), then half-close ``dst``; ``count(n)`` sees each chunk's size."""
     try:
-        while True:
-            data = src.recv(262144)
-            if not data:
-                break
-            dst.sendall(data)
+        try:
+            _splice(src, dst, count)
+        except OSError as exc:
+            if exc.errno not in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP):
+                raise
+            _copy(src, dst, count)
     except OSError:
         pass
     finally:
@@ -50,6 +56,42 @@ def _pump(src, dst):
             pass
 
 
+def _splice(src, dst, count):
+    read_end, write_end = os.pipe()
+    try:
+        while True:
+            n = os.splice(src.fileno(), write_end, _CHUNK)
+            if not n:
+                return
+            if count is not None:
+                count(n)
+            while n:
+                n -= os.splice(read_end, dst.fileno(), n)
+    finally:
+        os.close(read_end)
+        os.close(write_end)
+
+
+def _copy(src, dst, count):
+    buffer = bytearray(_CHUNK)
+    view = memoryview(buffer)
+    while True:
+        n = src.recv_into(buffer)
+        if not n:
+            return
+        if count is not None:
+            count(n)
+        dst.sendall(view[:n])
+
+
+def relay(one, other, sent=None, received=None):
+    """Both directions between two connected sockets until both ends are done."""
+    back = threading.Thread(target=pump, args=(other, one, received), daemon=True)
+    back.start()
+    pump(one, other, sent)
+    back.join()
+
+
 def _serve(conn, path):
     try:
         upstream = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -57,10 +99,7 @@ def _serve(conn, path):
     except OSError:
         conn.close()
         return
-    back = threading.Thread(target=_pump, args=(upstream, conn), daemon=True)
-    back.start()
-    _pump(conn, upstream)
-    back.join()
+    relay(conn, upstream)
     conn.close()
     upstream.close()
 

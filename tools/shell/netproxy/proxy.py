@@ -12,15 +12,16 @@ its sandbox) and the domains of its verdict.  For every request the proxy
    intercepted, so what is sent to a granted host is not inspected.
 
 Every request is logged on the lane (host, port, allowed or refused and why, bytes) for the
-call's result metadata.  The proxy's event loop runs in one daemon thread, started by the
-first lane; a session that grants no network never starts it.
+call's result metadata.  Threads, not an event loop: a lane's listener is one thread, each
+connection one (two while relaying, with zero-copy ``splice``); a session that grants no network
+starts none.
 """
 
 from __future__ import annotations
 
-import asyncio
 import ipaddress
 import os
+import socket
 import tempfile
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -28,6 +29,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
+from cairn.tools.shell.netproxy.bridge import relay
 from cairn.tools.shell.netproxy.domains import domain_granted, normalize_domains
 from cairn.tools.web.ssrf import is_forbidden, literal_address, system_resolver
 
@@ -38,7 +40,6 @@ Resolver = Callable[[str, int], list[str]]
 
 _HEAD_LIMIT = 64 * 1024
 _HEAD_TIMEOUT_S = 30.0
-_CHUNK = 256 * 1024
 
 
 @dataclass
@@ -60,6 +61,12 @@ class NetRequest:
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
+    def add_sent(self, n: int) -> None:
+        self.sent += n
+
+    def add_received(self, n: int) -> None:
+        self.received += n
+
 
 @dataclass
 class Lane:
@@ -68,16 +75,45 @@ class Lane:
     socket_path: str
     domains: tuple[str, ...]
     log: list[NetRequest] = field(default_factory=list)
-    _close: Callable[[], None] | None = field(default=None, repr=False)
+    _listener: socket.socket | None = field(default=None, repr=False)
+    _open: set[socket.socket] = field(default_factory=set, repr=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    _on_close: Callable[[Lane], None] | None = field(default=None, repr=False)
 
     def refused(self) -> list[NetRequest]:
         return [r for r in self.log if not r.allowed]
 
+    def track(self, sock: socket.socket) -> bool:
+        """Remember an open connection (cut when the lane closes); False once it is closed."""
+        with self._lock:
+            if self._listener is None:
+                return False
+            self._open.add(sock)
+            return True
+
+    def untrack(self, sock: socket.socket) -> None:
+        with self._lock:
+            self._open.discard(sock)
+
     def close(self) -> None:
         """Stop listening and cut the open connections (the command has ended)."""
-        close, self._close = self._close, None
-        if close is not None:
-            close()
+        with self._lock:
+            listener, self._listener = self._listener, None
+            open_now, self._open = list(self._open), set()
+        if listener is None:
+            return
+        for sock in (listener, *open_now):
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+            sock.close()
+        try:
+            os.unlink(self.socket_path)
+        except OSError:
+            pass
+        if self._on_close is not None:
+            self._on_close(self)
 
 
 class EgressProxy:
@@ -99,8 +135,6 @@ class EgressProxy:
         self.connect_timeout_s = connect_timeout_s
         self._socket_dir = socket_dir
         self._lock = threading.Lock()
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._thread: threading.Thread | None = None
         self._dir: str | None = None
         self._count = 0
         self._lanes: list[Lane] = []
@@ -109,130 +143,101 @@ class EgressProxy:
     def open_lane(self, domains: Iterable[str]) -> Lane:
         """A new lane for one command; raises ``ValueError`` for a malformed domain."""
         grant = normalize_domains(domains)
-        loop = self._ensure_loop()
         with self._lock:
             self._count += 1
-            path = os.path.join(self._ensure_dir(), f"lane-{self._count}.sock")
-        lane = Lane(path, grant)
-        tasks: set[asyncio.Task[Any]] = set()
-
-        async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-            task = asyncio.current_task()
-            if task is not None:
-                tasks.add(task)
-            try:
-                await self._handle(lane, reader, writer)
-            except (Exception, asyncio.CancelledError):  # a broken connection, or the lane closed
-                pass
-            finally:
-                writer.close()
-                if task is not None:
-                    tasks.discard(task)
-
-        server = asyncio.run_coroutine_threadsafe(
-            asyncio.start_unix_server(handle, path, limit=_HEAD_LIMIT), loop
-        ).result(timeout=10)
-
-        async def shut() -> None:
-            server.close()
-            for task in list(tasks):
-                task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
-
-        def close() -> None:
-            try:
-                asyncio.run_coroutine_threadsafe(shut(), loop).result(timeout=10)
-            except Exception:
-                pass
-            try:
-                os.unlink(path)
-            except OSError:
-                pass
-            with self._lock:
-                if lane in self._lanes:
-                    self._lanes.remove(lane)
-
-        lane._close = close
+            if self._dir is None:
+                self._dir = tempfile.mkdtemp(prefix="cairn-egress-", dir=self._socket_dir)
+            path = os.path.join(self._dir, f"lane-{self._count}.sock")
+        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        listener.bind(path)
+        listener.listen(64)
+        lane = Lane(path, grant, _listener=listener, _on_close=self._forget)
         with self._lock:
             self._lanes.append(lane)
+        threading.Thread(target=self._accept, args=(lane, listener), name="cairn-egress", daemon=True).start()
         return lane
 
     def close(self) -> None:
-        """Close every lane and stop the proxy's thread."""
+        """Close every lane (the session ends)."""
         with self._lock:
-            lanes = list(self._lanes)
+            lanes, directory, self._dir = list(self._lanes), self._dir, None
         for lane in lanes:
             lane.close()
-        with self._lock:
-            loop, thread, self._loop, self._thread = self._loop, self._thread, None, None
-            directory, self._dir = self._dir, None
-        if loop is not None:
-            loop.call_soon_threadsafe(loop.stop)
-            if thread is not None:
-                thread.join(timeout=5)
-            loop.close()
         if directory is not None:
             try:
                 os.rmdir(directory)
             except OSError:
                 pass
 
-    def _ensure_loop(self) -> asyncio.AbstractEventLoop:
+    def _forget(self, lane: Lane) -> None:
         with self._lock:
-            if self._loop is None:
-                loop = asyncio.new_event_loop()
-                thread = threading.Thread(target=loop.run_forever, name="cairn-egress-proxy", daemon=True)
-                thread.start()
-                self._loop, self._thread = loop, thread
-            return self._loop
+            if lane in self._lanes:
+                self._lanes.remove(lane)
 
-    def _ensure_dir(self) -> str:
-        if self._dir is None:
-            self._dir = tempfile.mkdtemp(prefix="cairn-egress-", dir=self._socket_dir)
-        return self._dir
+    def _accept(self, lane: Lane, listener: socket.socket) -> None:
+        while True:
+            try:
+                conn, _ = listener.accept()
+            except OSError:
+                return  # the lane closed
+            if not lane.track(conn):
+                conn.close()
+                return
+            threading.Thread(target=self._serve, args=(lane, conn), daemon=True).start()
 
     # -- one connection -----------------------------------------------------------------
-    async def _handle(self, lane: Lane, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    def _serve(self, lane: Lane, conn: socket.socket) -> None:
         try:
-            head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), _HEAD_TIMEOUT_S)
-        except (asyncio.IncompleteReadError, asyncio.LimitOverrunError, TimeoutError):
-            await _reply(writer, 400, "Bad Request", "cairn proxy: no complete HTTP request head")
+            self._handle(lane, conn)
+        except OSError:
+            pass  # the command or the host went away, or the lane closed
+        finally:
+            lane.untrack(conn)
+            conn.close()
+
+    def _handle(self, lane: Lane, conn: socket.socket) -> None:
+        head, rest = _read_head(conn)
+        if head is None:
+            _reply(conn, 400, "Bad Request", "cairn proxy: no complete HTTP request head")
             return
         lines = head.decode("latin-1").split("\r\n")
         target = _target(lines[0])
         if isinstance(target, str):
-            await _reply(writer, 400, "Bad Request", f"cairn proxy: {target}")
+            _reply(conn, 400, "Bad Request", f"cairn proxy: {target}")
             return
         method, host, port, path, version = target
         request = NetRequest(method=method, host=host, port=port)
         lane.log.append(request)
-        addresses, why = await self._check(lane, host, port)
+        addresses, why = self._check(lane, host, port)
         if not addresses:
             request.reason = why
-            await _reply(writer, 403, "Forbidden", f"cairn sandbox: refused {host}:{port}: {why}")
+            _reply(conn, 403, "Forbidden", f"cairn sandbox: refused {host}:{port}: {why}")
             return
-        upstream = await self._connect(addresses, port, request)
+        upstream = self._connect(addresses, port, request)
         if upstream is None:
-            await _reply(writer, 502, "Bad Gateway", f"cairn sandbox: {request.reason}")
+            _reply(conn, 502, "Bad Gateway", f"cairn sandbox: {request.reason}")
             return
-        up_reader, up_writer = upstream
-        request.allowed = True
-        if path is None:
-            writer.write(b"HTTP/1.1 200 Connection established\r\n\r\n")
-            await writer.drain()
-        else:
-            first = _origin_request(method, path, version, lines[1:])
-            request.sent += len(first)
-            up_writer.write(first)
+        if not lane.track(upstream):
+            upstream.close()
+            return
         try:
-            await asyncio.gather(
-                _pipe(reader, up_writer, lambda n: _add(request, "sent", n)),
-                _pipe(up_reader, writer, lambda n: _add(request, "received", n)),
-            )
+            request.allowed = True
+            if path is None:
+                conn.sendall(b"HTTP/1.1 200 Connection established\r\n\r\n")
+            else:
+                first = _origin_request(method, path, version, lines[1:])
+                upstream.sendall(first)
+                request.sent += len(first)
+            if rest:
+                upstream.sendall(rest)
+                request.sent += len(rest)
+            conn.settimeout(None)
+            relay(conn, upstream, request.add_sent, request.add_received)
         finally:
-            up_writer.close()
+            lane.untrack(upstream)
+            upstream.close()
 
-    async def _check(self, lane: Lane, host: str, port: int) -> tuple[list[str], str]:
+    def _check(self, lane: Lane, host: str, port: int) -> tuple[list[str], str]:
         """The addresses to connect to, or ``([], why)``."""
         name = host.lower().rstrip(".")
         if literal_address(name) is not None:
@@ -245,9 +250,8 @@ class EgressProxy:
         pinned = self.hosts.get(name)
         if pinned:
             return pinned, ""
-        loop = asyncio.get_running_loop()
         try:
-            found = await loop.run_in_executor(None, self.resolver, name, port)
+            found = list(self.resolver(name, port))
         except (OSError, UnicodeError) as exc:
             return [], f"DNS lookup for {name} failed ({exc})"
         if not found:
@@ -259,24 +263,39 @@ class EgressProxy:
                 return [], f"DNS for {name} answered {text!r}, not an address"
             if is_forbidden(address):
                 return [], f"{name} resolves to {text}, a private, loopback or otherwise non-public address"
-        return list(found), ""
+        return found, ""
 
-    async def _connect(
-        self, addresses: list[str], port: int, request: NetRequest
-    ) -> tuple[asyncio.StreamReader, asyncio.StreamWriter] | None:
+    def _connect(self, addresses: list[str], port: int, request: NetRequest) -> socket.socket | None:
         error: Exception | None = None
         for address in addresses:
             try:
-                stream = await asyncio.wait_for(
-                    asyncio.open_connection(address, port, limit=_CHUNK), self.connect_timeout_s
-                )
-            except (OSError, TimeoutError) as exc:
+                sock = socket.create_connection((address, port), timeout=self.connect_timeout_s)
+            except OSError as exc:
                 error = exc
                 continue
+            sock.settimeout(None)
             request.address = address
-            return stream
+            return sock
         request.reason = f"could not connect to {request.host}:{port} ({error or 'no address'})"
         return None
+
+
+def _read_head(conn: socket.socket) -> tuple[bytes | None, bytes]:
+    """The request head (up to the blank line) and any bytes read past it."""
+    conn.settimeout(_HEAD_TIMEOUT_S)
+    data = b""
+    while b"\r\n\r\n" not in data:
+        if len(data) > _HEAD_LIMIT:
+            return None, b""
+        try:
+            chunk = conn.recv(65536)
+        except TimeoutError:
+            return None, b""
+        if not chunk:
+            return None, b""
+        data += chunk
+    head, _, rest = data.partition(b"\r\n\r\n")
+    return head + b"\r\n\r\n", rest
 
 
 def _target(line: str) -> tuple[str, str, int, str | None, str] | str:
@@ -313,37 +332,14 @@ def _origin_request(method: str, path: str, version: str, header_lines: list[str
     return text.encode("latin-1")
 
 
-def _add(request: NetRequest, what: str, n: int) -> None:
-    setattr(request, what, getattr(request, what) + n)
-
-
-async def _pipe(src: asyncio.StreamReader, dst: asyncio.StreamWriter, count: Callable[[int], None]) -> None:
-    try:
-        while data := await src.read(_CHUNK):
-            count(len(data))
-            dst.write(data)
-            await dst.drain()
-    except (ConnectionError, OSError):
-        pass
-    finally:
-        try:
-            if dst.can_write_eof():
-                dst.write_eof()
-        except (OSError, RuntimeError):
-            pass
-
-
-async def _reply(writer: asyncio.StreamWriter, code: int, phrase: str, body: str) -> None:
+def _reply(conn: socket.socket, code: int, phrase: str, body: str) -> None:
     data = (body + "\n").encode("utf-8", "replace")
     reason = body.replace("\r", " ").replace("\n", " ")[:300]
-    writer.write(
+    head = (
         f"HTTP/1.1 {code} {phrase}\r\nContent-Type: text/plain; charset=utf-8\r\n"
-        f"X-Cairn-Refused: {reason}\r\nContent-Length: {len(data)}\r\nConnection: close\r\n\r\n".encode(
-            "utf-8", "replace"
-        )
-        + data
+        f"X-Cairn-Refused: {reason}\r\nContent-Length: {len(data)}\r\nConnection: close\r\n\r\n"
     )
     try:
-        await writer.drain()
-    except (ConnectionError, OSError):
+        conn.sendall(head.encode("latin-1", "replace") + data)
+    except OSError:
         pass
