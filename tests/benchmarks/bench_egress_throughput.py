@@ -41,7 +41,7 @@ def _server(size: int) -> http.server.ThreadingHTTPServer:
     block = os.urandom(1 << 20)
 
     class Handler(http.server.BaseHTTPRequestHandler):
-        def do_GET(self) -> None:  # noqa: N802
+        def do_GET(self) -> None:
             self.send_response(200)
             self.send_header("Content-Length", str(size))
             self.end_headers()

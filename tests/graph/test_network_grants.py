@@ -9,7 +9,6 @@ from __future__ import annotations
 import http.server
 import os
 import shutil
-import sys
 import tempfile
 import threading
 from collections.abc import Iterator
@@ -31,7 +30,7 @@ print(urllib.request.urlopen(sys.argv[1], timeout=10).read().decode())
 @pytest.fixture
 def origin() -> Iterator[int]:
     class Hello(http.server.BaseHTTPRequestHandler):
-        def do_GET(self) -> None:  # noqa: N802
+        def do_GET(self) -> None:
             body = b"hello from the index"
             self.send_response(200)
             self.send_header("Content-Length", str(len(body)))
