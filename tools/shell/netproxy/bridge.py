@@ -11,12 +11,14 @@ Standard library only, and no cairn import: the source is handed to the sandbox'
 process group reach COMMAND directly; the bridge ignores them and follows COMMAND's exit.
 """
 
+# Low-level modules only: ``socket``, ``signal`` and ``threading`` import ``enum`` and friends,
+# which would double the start-up time every granted command pays.
+import _signal as signal
+import _socket as socket
+import _thread
 import errno
 import os
-import signal
-import socket
 import sys
-import threading
 
 #: Proxy variables set for the command: the common ones, and the package managers' own names.
 PROXY_VARIABLES = (
@@ -86,10 +88,18 @@ def _copy(src, dst, count):
 
 def relay(one, other, sent=None, received=None):
     """Both directions between two connected sockets until both ends are done."""
-    back = threading.Thread(target=pump, args=(other, one, received), daemon=True)
-    back.start()
+    done = _thread.allocate_lock()
+    done.acquire()
+
+    def back():
+        try:
+            pump(other, one, received)
+        finally:
+            done.release()
+
+    _thread.start_new_thread(back, ())
     pump(one, other, sent)
-    back.join()
+    done.acquire()
 
 
 def _serve(conn, path):
@@ -107,10 +117,11 @@ def _serve(conn, path):
 def _accept(listener, path):
     while True:
         try:
-            conn, _ = listener.accept()
+            fd, _ = listener._accept()
         except OSError:
             return
-        threading.Thread(target=_serve, args=(conn, path), daemon=True).start()
+        conn = socket.socket(socket.AF_INET, socket.SOCK_STREAM, 0, fd)
+        _thread.start_new_thread(_serve, (conn, path))
 
 
 def main(argv):
@@ -138,7 +149,7 @@ def main(argv):
         except OSError as exc:
             sys.stderr.write(f"cairn network bridge: cannot run {command[0]}: {exc}\n")
             os._exit(127)
-    threading.Thread(target=_accept, args=(listener, path), daemon=True).start()
+    _thread.start_new_thread(_accept, (listener, path))
     _, status = os.waitpid(pid, 0)
     if os.WIFSIGNALED(status):
         sig = os.WTERMSIG(status)
