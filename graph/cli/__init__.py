@@ -110,12 +110,9 @@ def _unexpected(exc: Exception, *, verbose: bool) -> int:
         import traceback
 
         traceback.print_exc()
-    config = type(exc).__name__ in (
-        "StorageConfigError",
-        "PolicyConfigError",
-        "ModelConfigError",
-        "McpConfigError",
-    )
+    from cairn.errors import ConfigError
+
+    config = isinstance(exc, ConfigError)
     print(f"cairn: error: {exc}" if config else f"cairn: error: {type(exc).__name__}: {exc}", file=sys.stderr)
     if not verbose and not config:
         print("(run again with -v for the traceback)", file=sys.stderr)

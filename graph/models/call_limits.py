@@ -19,6 +19,8 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
+from cairn.errors import CairnError
+
 DEFAULT_CALL_TIMEOUT = 600.0
 MAX_DEFAULT_OUTPUT = 4096
 #: The sampling a timed-out call is retried with (a fresh seed is added).
@@ -96,7 +98,7 @@ def with_new_sampling(model: Any, bound: Any) -> Any:
     return bound.bind(temperature=RETRY_TEMPERATURE, seed=random.randrange(1, 2**31))
 
 
-class ModelCallTimeout(RuntimeError):
+class ModelCallTimeout(CairnError, RuntimeError):
     """A model call took longer than ``call_timeout``, twice (the second time resampled)."""
 
     def __init__(self, seconds: float) -> None:

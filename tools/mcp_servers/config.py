@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from cairn.errors import ConfigError
 from cairn.tools.userdirs import user_config_dir
 from cairn.tools.workspace import Workspace
 
@@ -37,7 +38,7 @@ _HTTP_TYPES = {
 }
 
 
-class McpConfigError(ValueError):
+class McpConfigError(ConfigError):
     """A configuration file or entry that cannot be used (names the file and the server)."""
 
 

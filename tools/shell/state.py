@@ -20,6 +20,7 @@ import weakref
 from collections.abc import Iterable
 from pathlib import Path
 
+from cairn.errors import CairnError
 from cairn.tools.shell.background import BackgroundTask, TaskInfo, TaskManager
 from cairn.tools.shell.changes import GitChanges
 from cairn.tools.shell.command import RunningCommand
@@ -31,11 +32,11 @@ from cairn.tools.shell.watchdog import Watchdog
 from cairn.tools.workspace import Workspace
 
 
-class ShellClosedError(RuntimeError):
+class ShellClosedError(CairnError, RuntimeError):
     """The session's shell was closed; no new commands start."""
 
 
-class SandboxUnavailableError(RuntimeError):
+class SandboxUnavailableError(CairnError, RuntimeError):
     """A command must run sandboxed and no sandbox backend works here: it is not started."""
 
 
