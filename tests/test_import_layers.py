@@ -23,8 +23,8 @@ SOURCE_DIRS = {
     "cairn.policy": ROOT / "policy",
     "cairn.checkpoints": ROOT / "checkpoints",
 }
-#: The base layer, in cairn/ itself: the CairnError root and the per-user directories.
-BASE = ("errors", "userdirs")
+#: The base layer, in cairn/ itself: the CairnError root, the per-user directories, the settings-file reader.
+BASE = ("errors", "userdirs", "settings_files")
 GRAPH_CORE = (
     "state",
     "context",
