@@ -17,303 +17,27 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from pathlib import Path
-from typing import Annotated, Any
+from typing import Any
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
+from pydantic import ValidationError
 
 from cairn.errors import ConfigError
-from cairn.graph.tool_selection import DEFAULT_DEFER_THRESHOLD
-from cairn.policy import Rules
-from cairn.policy.sandbox import SandboxSettings, sandbox_from_tables
+from cairn.graph.settings_tables import (
+    ARG_ENV,
+    ARG_ENV_PROJECT_USER,
+    ARG_ENV_USER,
+    ARG_PROJECT_USER,
+    TABLES,
+    Settings,
+    Table,
+    config_error,
+)
+from cairn.policy.sandbox import sandbox_from_tables
 from cairn.policy.settings import rules_from_tables, search_config
 from cairn.settings_files import SettingsTables, read_tables
-from cairn.tools.shell.sandbox.spec import DEFAULT_MAX_PROCESSES
-from cairn.tools.web.search import SearchConfig
 from cairn.tools.workspace import Workspace
 
 __all__ = ["Settings", "load_settings", "settings_table"]
-
-# The precedence rules (highest first); "argument" is a CLI flag or a Session keyword argument.
-ARG_ENV_PROJECT_USER = "argument > environment > project file > user file"
-ARG_PROJECT_USER = "argument > project file > user file"
-ARG_ENV_USER = "argument > environment > user file (a project file cannot set it)"
-ARG_ENV = "argument > environment"
-MERGED = "project and user files merged (the user's entry wins on a clash)"
-USER_ONLY = "user file only (a project file cannot set it)"
-TIGHTEN = "user file; a project file may only lower it"
-ADDED = "project and user files added together"
-USER_ENV = "user file > environment (a project file cannot set it)"
-FIRST_NAME_WINS = "argument > user file > project file (a project's servers start once trusted)"
-
-
-def _int(raw: Any) -> Any:
-    """``16_384`` and ``" 8192 "`` from a variable are numbers too."""
-    return raw.replace("_", "").strip() if isinstance(raw, str) else raw
-
-
-PositiveInt = Annotated[int, BeforeValidator(_int), Field(gt=0)]
-PositiveFloat = Annotated[float, BeforeValidator(_int), Field(gt=0)]
-Flag = Annotated[bool, BeforeValidator(lambda raw: _off(raw))]
-CommaList = Annotated[
-    tuple[str, ...],
-    BeforeValidator(
-        lambda raw: tuple(p.strip() for p in raw.split(",") if p.strip()) if isinstance(raw, str) else raw
-    ),
-]
-
-
-def _off(raw: Any) -> Any:
-    """``0``, ``off`` and ``false`` turn a flag variable off; anything else leaves it on."""
-    return raw.strip().lower() not in ("0", "off", "false") if isinstance(raw, str) else raw
-
-
-def _key(
-    default: Any,
-    description: str,
-    *,
-    precedence: str,
-    toml: str | None = None,
-    env: str | tuple[str, ...] | None = None,
-) -> Any:
-    envs = (env,) if isinstance(env, str) else tuple(env or ())
-    extra = {"toml": toml, "env": list(envs), "precedence": precedence}
-    return Field(default, description=description, json_schema_extra=extra)  # type: ignore[arg-type]
-
-
-class _Table(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
-
-
-class ModelSettings(_Table):
-    """The model and the limits of one call (``[model]``)."""
-
-    name: str | None = _key(
-        None,
-        "Model spec for new sessions: NAME or script:FILE; unset: gpt-4o-mini (--model).",
-        env=("CAIRN_MODEL", "OPENAI_MODEL"),
-        precedence=ARG_ENV,
-    )
-    base_url: str | None = _key(
-        None, "OpenAI-compatible endpoint (--base-url).", env="OPENAI_BASE_URL", precedence=ARG_ENV
-    )
-    max_output_tokens: PositiveInt | None = _key(
-        None,
-        "Output-token cap of one reply; unset: min(4096, window/4) for a self-hosted endpoint.",
-        toml="model.max_output_tokens",
-        env="CAIRN_MAX_OUTPUT_TOKENS",
-        precedence=ARG_ENV_PROJECT_USER,
-    )
-    call_timeout: PositiveFloat | None = _key(
-        None,
-        "Seconds one model call may take in all, retries included; unset: 600.",
-        toml="model.call_timeout",
-        env="CAIRN_MODEL_CALL_TIMEOUT",
-        precedence=ARG_ENV_PROJECT_USER,
-    )
-    summary_model: str | None = _key(
-        None,
-        "Model that answers web_fetch prompts about long pages; unset: the session's model.",
-        toml="web_fetch.summary_model",
-        env="CAIRN_SUMMARY_MODEL",
-        precedence=ARG_ENV_USER,
-    )
-
-
-class ContextSettings(_Table):
-    """The context window."""
-
-    window: PositiveInt | None = _key(
-        None,
-        "The model's context window in tokens; unset: asked from the endpoint (--context-window).",
-        env="CAIRN_CONTEXT_WINDOW",
-        precedence=ARG_ENV,
-    )
-
-
-class ToolsSettings(_Table):
-    """Which tools are bound (``[tools]``)."""
-
-    profile: str | None = _key(
-        None,
-        "Tool profile: lean, full or auto (by the context window) (--tools).",
-        toml="tools.profile",
-        env="CAIRN_TOOLS",
-        precedence=ARG_ENV_PROJECT_USER,
-    )
-    defer_threshold: Annotated[int, Field(ge=0)] = _key(
-        DEFAULT_DEFER_THRESHOLD,
-        "Over this many tools, only the core set is bound and tool_search activates the rest.",
-        toml="tools.defer_threshold",
-        precedence=ARG_PROJECT_USER,
-    )
-
-
-class AgentSettings(_Table):
-    """Sub-agent budgets (``[agents]``)."""
-
-    max_steps: PositiveInt = _key(
-        30, "Steps one sub-agent may take.", toml="agents.max_steps", precedence=ARG_PROJECT_USER
-    )
-    max_tokens: PositiveInt = _key(
-        400_000, "Tokens one sub-agent may use.", toml="agents.max_tokens", precedence=ARG_PROJECT_USER
-    )
-
-
-class SandboxTable(_Table):
-    """The shell sandbox (top-level keys)."""
-
-    enabled: bool = _key(
-        True,
-        'sandbox = "on" or "off" (True: on); "off" runs commands unsandboxed.',
-        toml="sandbox",
-        precedence=USER_ONLY,
-    )
-    hidden_paths: tuple[str, ...] = _key(
-        (), "More paths hidden from sandboxed commands.", toml="sandbox_hidden_paths", precedence=ADDED
-    )
-    readable: tuple[str, ...] = _key(
-        (), "Paths under the hidden home shown read-only.", toml="sandbox_readable", precedence=USER_ONLY
-    )
-    max_processes: int = _key(
-        DEFAULT_MAX_PROCESSES,
-        "Processes a sandboxed command may run (>= 16).",
-        toml="sandbox_max_processes",
-        precedence=TIGHTEN,
-    )
-    #: The file that turned the sandbox off (for the startup notice); not a key.
-    off_by: str | None = Field(None, exclude=True)
-
-    def as_policy(self) -> SandboxSettings:
-        return SandboxSettings(
-            self.enabled, self.hidden_paths, self.off_by, self.readable, self.max_processes
-        )
-
-
-class PermissionSettings(_Table):
-    """Permission rules (``[permissions]``, ``[tool_risk]``)."""
-
-    allow: tuple[str, ...] = _key(
-        (), "Rules whose calls run without asking.", toml="permissions.allow", precedence=MERGED
-    )
-    ask: tuple[str, ...] = _key(
-        (), "Rules whose calls always ask.", toml="permissions.ask", precedence=MERGED
-    )
-    deny: tuple[str, ...] = _key(
-        (), "Rules whose calls are refused.", toml="permissions.deny", precedence=MERGED
-    )
-    read_only_tools: frozenset[str] = _key(
-        frozenset(), "More tools plan mode may use.", toml="permissions.read_only_tools", precedence=MERGED
-    )
-    tool_risk: dict[str, Any] = _key(
-        {}, 'Risk of a tool: tool = "LOW" | "MEDIUM" | "HIGH".', toml="tool_risk.TOOL", precedence=MERGED
-    )
-
-
-class WebSettings(_Table):
-    """Web search (``[web_search]``)."""
-
-    search: SearchConfig | None = _key(
-        None,
-        "Search provider: provider, url, api_key_env, timeout; unset: chosen from the environment.",
-        toml="web_search.*",
-        env=("CAIRN_SEARCH_PROVIDER", "SEARXNG_URL", "TAVILY_API_KEY", "BRAVE_SEARCH_API_KEY", "EXA_API_KEY"),
-        precedence=USER_ENV,
-    )
-
-
-class McpSettings(_Table):
-    """MCP servers (``[mcp_servers.NAME]``; also mcp.json and .mcp.json, see docs/extensions.md)."""
-
-    user_servers: dict[str, Any] = _key(
-        {}, "MCP servers from the user's file.", toml="mcp_servers.NAME", precedence=FIRST_NAME_WINS
-    )
-    project_servers: dict[str, Any] = _key(
-        {},
-        "MCP servers from the project's file (need trust).",
-        toml="mcp_servers.NAME",
-        precedence=FIRST_NAME_WINS,
-    )
-
-
-class StorageSettings(_Table):
-    """What the session keeps."""
-
-    snapshots: Flag = _key(
-        True,
-        "File snapshots for rewind (0/off/false turns them off).",
-        env="CAIRN_SNAPSHOTS",
-        precedence=ARG_ENV,
-    )
-
-
-class ShellSettings(_Table):
-    """The shell tool's environment."""
-
-    secret_env: CommaList = _key(
-        (),
-        "More variable names or patterns withheld from commands (comma-separated).",
-        env="CAIRN_SECRET_ENV",
-        precedence=ARG_ENV,
-    )
-
-
-class Settings(_Table):
-    """Every setting of a session in one workspace (see the module docstring)."""
-
-    model: ModelSettings = ModelSettings()
-    context: ContextSettings = ContextSettings()
-    tools: ToolsSettings = ToolsSettings()
-    agents: AgentSettings = AgentSettings()
-    sandbox: SandboxTable = SandboxTable()
-    permissions: PermissionSettings = PermissionSettings()
-    web: WebSettings = WebSettings()
-    mcp: McpSettings = McpSettings()
-    storage: StorageSettings = StorageSettings()
-    shell: ShellSettings = ShellSettings()
-    #: Where the user's file lives (``$CAIRN_HOME`` or the platform config dir), and the project's.
-    user_file: Path | None = Field(None, exclude=True)
-    project_file: Path | None = Field(None, exclude=True)
-
-    @property
-    def config_dir(self) -> Path | None:
-        """The user config dir (settings.toml, mcp.json, skills/, commands/)."""
-        return None if self.user_file is None else self.user_file.parent
-
-    def with_overrides(self, *layers: Mapping[str, Mapping[str, Any] | None]) -> Settings:
-        """A copy with the values of ``layers`` (``{"tools": {"profile": "lean"}}``; ``None``
-        values ignored, a later layer wins) validated in: CLI flags, ``Session(...)`` arguments."""
-        chosen: dict[str, dict[str, Any]] = {}
-        for layer in layers:
-            for table, values in layer.items():
-                chosen.setdefault(table, {}).update(
-                    {k: v for k, v in (values or {}).items() if v is not None}
-                )
-        update: dict[str, Any] = {}
-        for table, values in chosen.items():
-            if not values:
-                continue
-            if table not in TABLES:
-                raise ConfigError(f"unknown settings table (expected one of {', '.join(TABLES)})", key=table)
-            current = getattr(self, table)
-            try:
-                update[table] = type(current).model_validate({**dict(current), **values})
-            except ValidationError as exc:
-                raise _config_error(exc, None, table) from None
-        return self.model_copy(update=update) if update else self
-
-    def rules(self) -> Rules:
-        """The permission rules as the policy takes them."""
-        p = self.permissions
-        provider = self.web.search.provider if self.web.search else None
-        return Rules(p.allow, p.ask, p.deny, p.tool_risk, p.read_only_tools, search_provider=provider)
-
-
-TABLES: dict[str, type[_Table]] = {
-    name: field.annotation
-    for name, field in Settings.model_fields.items()
-    if isinstance(field.annotation, type) and issubclass(field.annotation, _Table)
-}  # type: ignore[misc]
 
 
 def load_settings(
@@ -385,7 +109,7 @@ _SOURCES = {
 
 
 def _first(
-    model: type[_Table],
+    model: type[Table],
     name: str,
     extra: dict[str, Any],
     tables: SettingsTables,
@@ -397,16 +121,8 @@ def _first(
             try:
                 return getattr(model.model_validate({name: raw}), name)
             except ValidationError as exc:
-                raise _config_error(exc, where, key) from None
+                raise config_error(exc, where, key) from None
     return _MISSING
-
-
-def _config_error(exc: ValidationError, where: str | None, key: str) -> ConfigError:
-    """One ``ConfigError`` for pydantic's errors: where, which key, what is wrong, what was given."""
-    first = exc.errors()[0]
-    field = ".".join(str(part) for part in first["loc"])
-    name = key if not field or key.endswith(field) else f"{key}.{field}"
-    return ConfigError(f"{first['msg']} (got {first.get('input')!r})", file=where, key=name)
 
 
 def _candidates(
@@ -443,8 +159,42 @@ def _servers(data: Mapping[str, Any], path: str) -> dict[str, Any]:
     return servers
 
 
+#: ``CAIRN_*`` variables read outside this module, each by exactly one module and for a reason:
+#: they are needed below the session, or before a workspace and its settings exist.  Everything
+#: else is read here once; tests/graph/test_settings_readers.py holds both lists to the code.
+READ_ELSEWHERE: dict[str, tuple[str, str]] = {
+    "CAIRN_HOME": ("cairn.userdirs", "Moves the config and the state directory (both) for every layer."),
+    "CAIRN_DB": (
+        "cairn.checkpoints.location",
+        "The database: a path, :memory: or a postgresql:// URL; unset: cairn.db in the state dir (--db wins).",
+    ),
+    "CAIRN_WORKTREES": (
+        "cairn.checkpoints.location",
+        "Where worktree sub-agents' checkouts go; unset: cairn-worktrees beside the state dir.",
+    ),
+    "CAIRN_MODEL": (
+        "cairn.graph.models.factory",
+        "The model when none is given (then $OPENAI_MODEL, then gpt-4o-mini); --model wins.",
+    ),
+    "CAIRN_MODEL_TIMEOUT": ("cairn.graph.models.factory", "Seconds per model request; unset: 300."),
+    "CAIRN_SANDBOX_BACKEND": (
+        "cairn.tools.shell.sandbox.detect",
+        "auto (bwrap, then Landlock), bwrap, landlock or none; detected once per process.",
+    ),
+    "CAIRN_BWRAP": ("cairn.tools.shell.sandbox.bwrap", "The bwrap binary to run; unset: bwrap on PATH."),
+    "CAIRN_NO_STAT_CACHE": ("cairn.tools.file_ops.stat_cache", "Test switch: stat every file on every call."),
+    "CAIRN_NO_RIPGREP": ("cairn.tools.file_ops.ripgrep", "Test switch: 1 forces the Python grep."),
+    "CAIRN_WORKSPACE": (
+        "cairn.graph.server",
+        "The LangGraph server's workspace; unset: its working directory.",
+    ),
+    "CAIRN_SERVER_MODE": ("cairn.graph.server", "The LangGraph server's approval mode; unset: default."),
+}
+
+
 def settings_table() -> str:
-    """docs/settings.md's table: every key and variable with its default and precedence."""
+    """docs/settings.md's tables: every key and variable with its default and precedence, then
+    the variables read where they are used."""
     rows = ["| Key | Variable | Default | Precedence | Meaning |", "|---|---|---|---|---|"]
     for table, model in TABLES.items():
         for name, field in model.model_fields.items():
@@ -454,7 +204,10 @@ def settings_table() -> str:
             key = f"`{extra['toml']}`" if extra["toml"] else "—"
             env = ", ".join(f"`{e}`" for e in extra["env"]) or "—"  # type: ignore[union-attr]
             default = "unset" if field.default in (None, (), {}, frozenset()) else f"`{field.default}`"
+            meaning = str(field.description).replace("|", "\\|")
             rows.append(
-                f"| {key} | {env} | {default} | {extra['precedence']} | {field.description} ({table}.{name}) |"
+                f"| {key} | {env} | {default} | {extra['precedence']} | {meaning} (`{table}.{name}`) |"
             )
+    rows += ["", "| Variable | Read by | Meaning |", "|---|---|---|"]
+    rows += [f"| `{var}` | `{module}` | {why} |" for var, (module, why) in READ_ELSEWHERE.items()]
     return "\n".join(rows) + "\n"

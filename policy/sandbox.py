@@ -361,9 +361,10 @@ def sandbox_state(settings: SandboxSettings, backend_available: bool) -> str:
     return "on" if backend_available else "unavailable"
 
 
-def hidden_paths(extra: tuple[str, ...] = ()) -> tuple[str, ...]:
-    """Absolute secret locations to hide: the built-in list, cairn's own state, ``extra``."""
-    home = home_dir()
+def hidden_paths(extra: tuple[str, ...] = (), *, home: Path | None = None) -> tuple[str, ...]:
+    """Absolute secret locations to hide: the built-in list (under ``home``, default the
+    person's), cairn's own state, ``extra``."""
+    home = home or home_dir()
     paths = [str(home / name) for name in HIDDEN_IN_HOME]
     paths += HIDDEN_SYSTEM
     paths += [str(d) for d in cairn_dirs()]
@@ -372,7 +373,7 @@ def hidden_paths(extra: tuple[str, ...] = ()) -> tuple[str, ...]:
 
 
 def readable_in_home(
-    extra: tuple[str, ...] = (), *, environ: Mapping[str, str] | None = None
+    extra: tuple[str, ...] = (), *, environ: Mapping[str, str] | None = None, home: Path | None = None
 ) -> tuple[str, ...]:
     """Absolute paths under the home directory a sandboxed command may read (the home itself is
     hidden): :data:`READABLE_IN_HOME`, the install prefixes under HOME of the programs on
@@ -380,7 +381,7 @@ def readable_in_home(
     from ``environ``, default this process's), and ``extra`` (settings ``sandbox_readable``).
     Missing ones are dropped by the backend."""
     environ = os.environ if environ is None else environ
-    home = str(home_dir())
+    home = str(home or home_dir())
     paths = [os.path.join(home, name) for name in READABLE_IN_HOME]
     paths += _toolchain_prefixes(home, environ.get("PATH", ""))
     for var in ("VIRTUAL_ENV", "CONDA_PREFIX"):

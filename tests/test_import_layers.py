@@ -26,6 +26,8 @@ SOURCE_DIRS = {
 #: The base layer, in cairn/ itself: the CairnError root, the per-user directories, the settings-file reader.
 BASE = ("errors", "userdirs", "settings_files")
 GRAPH_CORE = (
+    "settings",
+    "settings_tables",
     "state",
     "context",
     "messages",

@@ -52,7 +52,7 @@ class Options:
         if context_window:
             explicit += ["--context-window", str(context_window)]
         return cls(
-            model=ns.model or os.environ.get("CAIRN_MODEL") or None,
+            model=ns.model or None,  # unset: default_model_spec() ($CAIRN_MODEL, $OPENAI_MODEL ...)
             base_url=ns.base_url or os.environ.get("OPENAI_BASE_URL") or None,
             db=db,
             approval=ns.approval,
@@ -104,7 +104,9 @@ class Options:
     @property
     def in_memory(self) -> bool:
         """The session lives in a private in-memory database: gone when cairn exits."""
-        return (self.db or os.environ.get("CAIRN_DB") or "") == ":memory:"
+        from cairn.checkpoints.location import resolve_location
+
+        return resolve_location(self.db) == ":memory:"
 
     def check_storage(self, *, create: bool = True, writes: bool | None = None) -> None:
         """Fail with exit 2 (and a plain message) when the database cannot be opened or created.

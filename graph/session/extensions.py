@@ -46,7 +46,8 @@ class Extensions:
                 user_servers=settings.mcp.user_servers,
                 project_servers=settings.mcp.project_servers,
                 config_dir=settings.config_dir,
-                user_file=str(settings.user_file or "settings.toml"),
+                user_file=str(settings.user_file or "user settings"),
+                project_file=str(settings.project_file or "project settings"),
             )
             if enabled
             else []

@@ -86,6 +86,7 @@ class Session(DecisionsMixin, RewindMixin, WaitingMixin, ExtensionsMixin):
         # Settings: loaded once (or given); the keyword arguments are overrides (graph/settings.py).
         given = {"tools": {"profile": tool_profile, "defer_threshold": defer_threshold}}
         given["context"] = {"window": context_window}
+        given["storage"] = {"snapshot_max_file_bytes": snapshot_max_file_bytes}
         self.settings = (settings or load_settings(self.workspace)).with_overrides(overrides or {}, given)
         self.store = _store or open_store(db)
         self.mode = mode
@@ -112,6 +113,7 @@ class Session(DecisionsMixin, RewindMixin, WaitingMixin, ExtensionsMixin):
         self._services = ToolServices(
             self.workspace,
             secret_env_patterns=self.settings.shell.secret_env,
+            shell_env=self.settings.shell.env,
             search_config=self.settings.web.search,
             summarize=make_page_summarizer(
                 lambda: self.model, self.settings.model.summary_model, self.settings.model.base_url
@@ -167,7 +169,10 @@ class Session(DecisionsMixin, RewindMixin, WaitingMixin, ExtensionsMixin):
             from cairn.checkpoints.snapshotter import Snapshotter
 
             self._snapshotter = Snapshotter(
-                self.store.snapshots, self.id, self.workspace.root, max_bytes=snapshot_max_file_bytes
+                self.store.snapshots,
+                self.id,
+                self.workspace.root,
+                max_bytes=self.settings.storage.snapshot_max_file_bytes,
             )
         reads = self._services.reads
         reads.seed(self.store.file_reads.load(self.id))
@@ -536,8 +541,10 @@ class Session(DecisionsMixin, RewindMixin, WaitingMixin, ExtensionsMixin):
             from cairn.graph.compaction.windows import model_identity, resolve_window
 
             model = self.model
+            tuning = self.settings.context.model_dump(exclude={"window"}, exclude_none=True)
             self._budget = ContextBudget(
                 window=resolve_window(model, self._context_window),
+                **tuning,
                 spill_dir=self.spill_dir,
                 model_name=model_identity(model)[0],
                 schema_chars=len(json.dumps(self.registry.schemas(), default=str)),

@@ -152,13 +152,15 @@ def load_server_specs(
     user_servers: Mapping[str, Any] | None = None,
     project_servers: Mapping[str, Any] | None = None,
     config_dir: Path | None = None,
-    user_file: str = "settings.toml",
+    user_file: str = "user settings",
+    project_file: str = "project settings",
 ) -> list[ServerSpec]:
     """Every configured server, first definition of a name winning (see the module docstring).
 
     ``user_servers`` / ``project_servers``: the ``[mcp_servers]`` tables of the user's and the
     project's settings (already read, by the session's ``Settings``); ``config_dir``: the user
-    config dir holding ``mcp.json`` (default: :func:`user_config_dir`).
+    config dir holding ``mcp.json`` (default: :func:`user_config_dir`); ``*_file``: the settings
+    files' names, for messages.
     """
     root = workspace.root
     config = config_dir if config_dir is not None else user_config_dir()
@@ -170,7 +172,6 @@ def load_server_specs(
         if not path.is_file():
             raise McpConfigError(f"{path}: no such MCP config file")
         groups.append(_json_file(path.resolve(), project=False))
-    project_file = root / ".cairn" / "settings.toml"
     groups.append(parse_servers(user_servers or {}, f"{user_file} [mcp_servers]", base=config))
     groups.append(_json_file(config / "mcp.json", project=False))
     groups.append(

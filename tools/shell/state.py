@@ -17,7 +17,7 @@ import shutil
 import tempfile
 import threading
 import weakref
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from cairn.errors import CairnError
@@ -49,10 +49,13 @@ class ShellState:
         *,
         extra_secret_patterns=(),
         sandbox_backend: BackendStatus | None = None,
+        env_overrides: Mapping[str, str] | None = None,
     ) -> None:
         self.workspace = workspace if isinstance(workspace, Workspace) else Workspace(workspace)
         self.root: Path = self.workspace.root
         self.secrets = SecretFilter(tuple(extra_secret_patterns or ()))
+        #: Variables every command gets on top of cairn's own environment (``Settings.shell.env``).
+        self.env_overrides = dict(env_overrides or {})
         protect_agent_environment()  # commands must not read our keys from /proc/$PPID/environ
         #: Graceful-stop timings (tests shorten them).
         self.term_grace_s = TERM_GRACE_S
@@ -113,7 +116,9 @@ class ShellState:
     # -- environment -------------------------------------------------------------------
     def environment(self, cwd: str | None = None) -> tuple[dict[str, str], list[str]]:
         """The variables commands get, and the names withheld as secrets."""
-        return build_env(secrets=self.secrets, cwd=cwd)
+        env, withheld = build_env(secrets=self.secrets, cwd=cwd)
+        env.update(self.env_overrides)
+        return env, withheld
 
     # -- starting ----------------------------------------------------------------------
     def _private_dir(self) -> str:
