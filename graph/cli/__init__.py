@@ -95,7 +95,9 @@ def _plain_warnings() -> None:
     original = warnings.showwarning
 
     def show(message, category, filename, lineno, file=None, line=None):  # type: ignore[no-untyped-def]
-        if category.__name__ == "SandboxWarning":
+        from cairn.graph.sandboxing import SandboxWarning
+
+        if issubclass(category, SandboxWarning):
             print(f"cairn: {message}", file=file or sys.stderr)
             return
         original(message, category, filename, lineno, file, line)
