@@ -37,20 +37,21 @@ def _int(raw: Any) -> Any:
     return raw.replace("_", "").strip() if isinstance(raw, str) else raw
 
 
-PositiveInt = Annotated[int, BeforeValidator(_int), Field(gt=0)]
-PositiveFloat = Annotated[float, BeforeValidator(_int), Field(gt=0)]
-Flag = Annotated[bool, BeforeValidator(lambda raw: _off(raw))]
-CommaList = Annotated[
-    tuple[str, ...],
-    BeforeValidator(
-        lambda raw: tuple(p.strip() for p in raw.split(",") if p.strip()) if isinstance(raw, str) else raw
-    ),
-]
-
-
 def _off(raw: Any) -> Any:
     """``0``, ``off`` and ``false`` turn a flag variable off; anything else leaves it on."""
     return raw.strip().lower() not in ("0", "off", "false") if isinstance(raw, str) else raw
+
+
+def _commas(raw: Any) -> Any:
+    """``"A, B_*"`` from a variable is ``("A", "B_*")``."""
+    return tuple(p.strip() for p in raw.split(",") if p.strip()) if isinstance(raw, str) else raw
+
+
+PositiveInt = Annotated[int, BeforeValidator(_int), Field(gt=0)]
+PositiveFloat = Annotated[float, BeforeValidator(_int), Field(gt=0)]
+Share = Annotated[float, BeforeValidator(_int), Field(gt=0, lt=1)]
+Flag = Annotated[bool, BeforeValidator(_off)]
+CommaList = Annotated[tuple[str, ...], BeforeValidator(_commas)]
 
 
 def _key(
@@ -67,6 +68,8 @@ def _key(
 
 
 class Table(BaseModel):
+    """One settings table: immutable, unknown fields refused."""
+
     model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
 
 
@@ -97,9 +100,6 @@ class ModelSettings(Table):
         env="CAIRN_SUMMARY_MODEL",
         precedence=ARG_ENV_USER,
     )
-
-
-Share = Annotated[float, BeforeValidator(_int), Field(gt=0, lt=1)]
 
 
 class ContextSettings(Table):
