@@ -41,7 +41,7 @@ __all__ = ["Settings", "load_settings", "settings_table"]
 
 
 def load_settings(
-    workspace: str | os.PathLike[str],
+    workspace: str | os.PathLike[str] | Workspace,
     *,
     environ: Mapping[str, str] | None = None,
     overrides: Mapping[str, Mapping[str, Any]] | None = None,
