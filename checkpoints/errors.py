@@ -6,8 +6,10 @@ store on another engine only has to translate its errors here.
 
 from __future__ import annotations
 
+from cairn.errors import CairnError, ConfigError
 
-class StoreError(RuntimeError):
+
+class StoreError(CairnError, RuntimeError):
     """The store could not complete an operation."""
 
 
@@ -15,5 +17,5 @@ class StoreBusy(StoreError):
     """Another writer holds the database (locked, busy); the same operation may succeed later."""
 
 
-class StorageConfigError(ValueError):
+class StorageConfigError(ConfigError):
     """The database location cannot be used (bad URL, missing driver)."""

@@ -5,15 +5,12 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from cairn.userdirs import user_state_dir
+
 
 def state_dir() -> Path:
     """``$CAIRN_HOME`` if set (tests, portable installs), else the platform user state dir."""
-    home = os.environ.get("CAIRN_HOME")
-    if home:
-        return Path(home).expanduser()
-    import platformdirs
-
-    return Path(platformdirs.user_state_dir("cairn", appauthor=False))
+    return user_state_dir()
 
 
 def worktrees_dir() -> Path:

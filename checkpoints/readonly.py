@@ -18,6 +18,7 @@ from typing import Any
 
 from cairn.checkpoints.location import resolve_location
 from cairn.checkpoints.sessions import SessionRecord, children_query, list_query
+from cairn.errors import CairnError
 
 
 def list_sessions(
@@ -58,7 +59,7 @@ def with_children(parents: list[SessionRecord], kids: list[SessionRecord]) -> li
     return out
 
 
-class ReadOnlyStoreError(PermissionError):
+class ReadOnlyStoreError(CairnError, PermissionError):
     """A write was attempted on a store opened for reading (``cairn show`` never writes)."""
 
 

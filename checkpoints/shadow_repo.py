@@ -23,6 +23,8 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from cairn.errors import CairnError
+
 DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024
 GIT_TIMEOUT_S = 60.0
 #: Above this many paths, list whole trees and filter instead of passing pathspecs.
@@ -40,7 +42,7 @@ _CONFIG = (
 )
 
 
-class SnapshotError(RuntimeError):
+class SnapshotError(CairnError, RuntimeError):
     """git is missing or failed; the message says why."""
 
 

@@ -21,18 +21,11 @@ from cairn.checkpoints.shadow_repo import (
 )
 from cairn.checkpoints.snapshot_log import SnapshotLog
 
-MAX_BYTES_ENV = "CAIRN_SNAPSHOT_MAX_FILE_BYTES"
-
 
 def max_file_bytes(explicit: int | None = None) -> int:
-    """The per-file size bound: the argument, else ``$CAIRN_SNAPSHOT_MAX_FILE_BYTES``, else 10 MiB."""
-    if explicit is not None:
-        return explicit
-    raw = os.environ.get(MAX_BYTES_ENV, "").strip()
-    try:
-        return int(raw) if raw else DEFAULT_MAX_FILE_BYTES
-    except ValueError:
-        return DEFAULT_MAX_FILE_BYTES
+    """The per-file size bound: the argument (the session's ``Settings.storage``: its argument,
+    else ``$CAIRN_SNAPSHOT_MAX_FILE_BYTES``), else 10 MiB."""
+    return explicit if explicit is not None else DEFAULT_MAX_FILE_BYTES
 
 
 class Snapshotter:

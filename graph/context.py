@@ -54,6 +54,8 @@ class AgentContext:
     defer_threshold: int = 15
     #: ``cairn.graph.compaction.budget.ContextBudget``: window, thresholds, where big outputs go.
     budget: Any = None
+    #: ``cairn.graph.models.call_limits.CallLimits`` from the session's settings; ``None``: defaults.
+    call_limits: Any = None
     #: Bound models by (model, profile, tools); a Session passes one dict for all its runs.
     _bound: dict[Any, Any] = field(default_factory=dict)
 

@@ -13,6 +13,8 @@ import re
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
+from cairn.errors import ConfigError
+
 PROFILES = ("lean", "full")
 #: A context window this small (tokens) gets the lean profile unless one is chosen explicitly.
 SMALL_CONTEXT = 16_384
@@ -53,7 +55,7 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-class ProfileError(ValueError):
+class ProfileError(ConfigError):
     pass
 
 

@@ -1,4 +1,4 @@
-"""The policy rules a session runs with: settings files + what the caller passed + custom tools."""
+"""The policy rules a session runs with: its settings + what the caller passed + custom tools."""
 
 from __future__ import annotations
 
@@ -7,16 +7,16 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from cairn import policy
-from cairn.tools import ToolRegistry, Workspace, builtin_aliases, builtin_tool_classes
+from cairn.tools import ToolRegistry, builtin_aliases, builtin_tool_classes
 from cairn.tools.base import plan_allows
 from cairn.tools.langchain_adapter import LangChainTool
 
 
-def session_rules(workspace: Workspace, extra: Any, registry: ToolRegistry) -> Any:
-    """``policy.Rules`` from ``.cairn/settings.toml`` and the user config, merged with ``extra``
-    (a ``Rules``, a mapping with allow/ask/deny lists, or an iterable of allow rules) and the
-    risk levels / read-only flags of registered non-built-in tools."""
-    rules = policy.load_rules(workspace)
+def session_rules(configured: policy.Rules, extra: Any, registry: ToolRegistry) -> Any:
+    """The settings' rules (``Settings.rules()``: the project's and the user's files) merged with
+    ``extra`` (a ``Rules``, a mapping with allow/ask/deny lists, or an iterable of allow rules)
+    and the risk levels / read-only flags of registered non-built-in tools."""
+    rules = configured
     if extra is not None:
         rules = rules.merged(_as_rules(extra))
     custom_risk: dict[str, Any] = {}

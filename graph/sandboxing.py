@@ -112,8 +112,12 @@ def build_spec(
     *,
     approved: bool = False,
     domains: tuple[str, ...] = (),
+    home: Path | None = None,
 ) -> SandboxSpec:
-    """The spec the policy's lists and the settings give for ``root`` (also for tests, benches)."""
+    """The spec the policy's lists and the settings give for ``root`` (also for tests, benches);
+    ``home``: the home directory to hide (default: the person's; ``cairn sandbox check`` uses a
+    temporary one)."""
+    home = home or home_dir()
     read_only, permanent = protected_in_workspace(root)
     # sandbox_hidden_paths: a bare name ("vault.json", "*.secret") is a credential-file pattern
     # inside the workspace; anything with a slash (or ~) is a location.
@@ -124,9 +128,9 @@ def build_spec(
         root,
         read_only_paths=read_only,
         placeholder_dirs=permanent,
-        hidden_paths=hidden_paths(locations),
-        home=str(home_dir()),
-        home_readable=readable_in_home(settings.readable, environ=os.environ),
+        hidden_paths=hidden_paths(locations, home=home),
+        home=str(home),
+        home_readable=readable_in_home(settings.readable, environ=os.environ, home=home),
         runtime_dir=os.environ.get("XDG_RUNTIME_DIR") or None,
         person_approved=approved,
         workspace_secrets=workspace_secret_patterns(names),

@@ -51,14 +51,15 @@ _lock = threading.Lock()
 
 
 def _session(thread_id: str) -> Any:
+    from cairn.graph.models.factory import default_model_spec
     from cairn.graph.session.session import Session
 
     with _lock:
         if thread_id not in _sessions:
             _sessions[thread_id] = Session(
                 os.environ.get("CAIRN_WORKSPACE") or os.getcwd(),
-                model=os.environ.get("CAIRN_MODEL") or None,
-                db=os.environ.get("CAIRN_DB") or None,
+                model=default_model_spec(),  # $CAIRN_MODEL, $OPENAI_MODEL, gpt-4o-mini
+                db=None,  # $CAIRN_DB, else cairn.db in the state dir (cairn.checkpoints.location)
                 mode=os.environ.get("CAIRN_SERVER_MODE") or "default",
                 session_id=thread_id,
             )

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from cairn.errors import ConfigError
 
-class PolicyConfigError(ValueError):
+
+class PolicyConfigError(ConfigError):
     """A settings file or rule string is invalid; the message names the file and the rule."""

@@ -25,6 +25,7 @@ from pathlib import Path
 
 from cairn.policy.vocab import words
 from cairn.tools.workspace import Workspace
+from cairn.userdirs import cairn_home
 
 __all__ = [
     "PathInfo",
@@ -202,9 +203,9 @@ def cairn_dirs() -> list[Path]:
 @functools.lru_cache(maxsize=8)
 def _cairn_dirs(_key: tuple[str | None, ...]) -> tuple[Path, ...]:
     dirs: list[Path] = []
-    cairn_home = os.environ.get("CAIRN_HOME")
-    if cairn_home:
-        dirs.append(Path(os.path.realpath(os.path.expanduser(cairn_home))))
+    home = cairn_home()
+    if home is not None:
+        dirs.append(Path(os.path.realpath(home)))
     try:
         import platformdirs
 

@@ -9,7 +9,7 @@ sandboxed.
 * asks: a person approves it                                      -> ``workspace-write``
   (unless the person picks "run without sandbox": ``off``)
 * denied                                                          -> none
-* settings ``sandbox = "off"``                                    -> ``off`` (today's behaviour)
+* the user's settings ``sandbox = "off"``                         -> ``off`` (a project file cannot)
 * no sandbox backend works on the machine: what would run sandboxed without a person asks
   instead, and runs unsandboxed once a person approves it (fail closed).
 
@@ -54,6 +54,7 @@ __all__ = [
     "load_sandbox_settings",
     "protected_in_workspace",
     "readable_in_home",
+    "sandbox_from_tables",
     "sandbox_state",
     "workspace_secret_patterns",
 ]
@@ -308,44 +309,61 @@ class SandboxSettings:
 def load_sandbox_settings(
     workspace: str | os.PathLike[str], *, user_config: Path | None = None
 ) -> SandboxSettings:
-    """Read the sandbox keys of the project's and the user's settings files."""
-    from cairn.policy.settings import project_settings_path, read_settings, user_settings_path
+    """The sandbox keys of the project's and the user's settings files (for the policy's own
+    command; a session gets them from its ``Settings``)."""
+    from cairn.settings_files import read_tables
 
-    enabled, hidden, off_by = True, [], None
+    tables = read_tables(workspace, user_file=user_config)
+    return sandbox_from_tables(
+        tables.user, tables.project, user_file=str(tables.user_file), project_file=str(tables.project_file)
+    )
+
+
+def sandbox_from_tables(
+    user: Mapping[str, object],
+    project: Mapping[str, object],
+    *,
+    user_file: str = "user settings",
+    project_file: str = "project settings",
+) -> SandboxSettings:
+    """The sandbox keys from the user's and the project's tables (pure).
+
+    A project file may only tighten: its ``sandbox = "off"`` and ``sandbox_readable`` are
+    ignored (a cloned repository must not turn the sandbox off or unhide home paths), its
+    ``sandbox_hidden_paths`` add to the user's, and its ``sandbox_max_processes`` counts only
+    when the user's file sets none and it is below the default.
+    """
+    enabled, off_by = True, None
+    hidden: list[str] = []
     readable: list[str] = []
     max_processes = DEFAULT_MAX_PROCESSES
     network: tuple[tuple[str, ...], dict[str, tuple[str, ...]]] = ((), {})
-    user_path = user_config or user_settings_path()
-    for path in (project_settings_path(workspace), user_path):
-        data = read_settings(Path(path))
+    for path, data, is_user in ((project_file, project, False), (user_file, user, True)):
         value = data.get("sandbox", "on")
         if isinstance(value, dict):  # the [sandbox] table: network keys, read from the user's file
-            if path == user_path:
+            if is_user:  # never from a project file
                 network = _network_settings(path, value)
             value = "off" if value.get("enabled", True) is False else "on"
         if value not in ("on", "off"):
             raise PolicyConfigError(f'{path}: sandbox must be "on" or "off", got {value!r}')
-        if value == "off":
+        if value == "off" and is_user:
             enabled, off_by = False, str(path)
-        extra = data.get("sandbox_hidden_paths", [])
-        if not isinstance(extra, list) or not all(isinstance(p, str) for p in extra):
-            raise PolicyConfigError(f"{path}: sandbox_hidden_paths must be a list of paths")
-        hidden.extend(extra)
-        more = data.get("sandbox_readable", [])
-        if not isinstance(more, list) or not all(isinstance(p, str) for p in more):
-            raise PolicyConfigError(f"{path}: sandbox_readable must be a list of paths")
-        readable.extend(more)
+        hidden.extend(_paths(data, "sandbox_hidden_paths", path))
+        more = _paths(data, "sandbox_readable", path)
+        if is_user:
+            readable.extend(more)
         if "sandbox_max_processes" in data:
             bound = data["sandbox_max_processes"]
             if isinstance(bound, bool) or not isinstance(bound, int) or bound < 16:
                 raise PolicyConfigError(f"{path}: sandbox_max_processes must be an integer >= 16")
-            max_processes = bound  # the user's file (read last) wins over the project's
+            if is_user or bound < max_processes:
+                max_processes = bound  # the user's file (read last) wins over the project's
     return SandboxSettings(
         enabled, tuple(hidden), off_by, tuple(readable), max_processes, network[0], network[1]
     )
 
 
-def _network_settings(path: Path, table: dict[str, Any]) -> tuple[tuple[str, ...], dict[str, tuple[str, ...]]]:
+def _network_settings(path: str, table: dict[str, Any]) -> tuple[tuple[str, ...], dict[str, tuple[str, ...]]]:
     """``allowed_domains`` and ``network_hosts`` of the user's ``[sandbox]`` table, checked."""
     from cairn.tools.shell.netproxy.domains import normalize_domain, normalize_domains
 
@@ -381,15 +399,23 @@ def _is_address(text: object) -> bool:
     return isinstance(text, str)
 
 
+def _paths(data: Mapping[str, object], key: str, path: str) -> list[str]:
+    value = data.get(key, [])
+    if not isinstance(value, list) or not all(isinstance(p, str) for p in value):
+        raise PolicyConfigError(f"{path}: {key} must be a list of paths")
+    return list(value)
+
+
 def sandbox_state(settings: SandboxSettings, backend_available: bool) -> str:
     if not settings.enabled:
         return "off"
     return "on" if backend_available else "unavailable"
 
 
-def hidden_paths(extra: tuple[str, ...] = ()) -> tuple[str, ...]:
-    """Absolute secret locations to hide: the built-in list, cairn's own state, ``extra``."""
-    home = home_dir()
+def hidden_paths(extra: tuple[str, ...] = (), *, home: Path | None = None) -> tuple[str, ...]:
+    """Absolute secret locations to hide: the built-in list (under ``home``, default the
+    person's), cairn's own state, ``extra``."""
+    home = home or home_dir()
     paths = [str(home / name) for name in HIDDEN_IN_HOME]
     paths += HIDDEN_SYSTEM
     paths += [str(d) for d in cairn_dirs()]
@@ -398,7 +424,7 @@ def hidden_paths(extra: tuple[str, ...] = ()) -> tuple[str, ...]:
 
 
 def readable_in_home(
-    extra: tuple[str, ...] = (), *, environ: Mapping[str, str] | None = None
+    extra: tuple[str, ...] = (), *, environ: Mapping[str, str] | None = None, home: Path | None = None
 ) -> tuple[str, ...]:
     """Absolute paths under the home directory a sandboxed command may read (the home itself is
     hidden): :data:`READABLE_IN_HOME`, the install prefixes under HOME of the programs on
@@ -406,7 +432,7 @@ def readable_in_home(
     from ``environ``, default this process's), and ``extra`` (settings ``sandbox_readable``).
     Missing ones are dropped by the backend."""
     environ = os.environ if environ is None else environ
-    home = str(home_dir())
+    home = str(home or home_dir())
     paths = [os.path.join(home, name) for name in READABLE_IN_HOME]
     paths += _toolchain_prefixes(home, environ.get("PATH", ""))
     for var in ("VIRTUAL_ENV", "CONDA_PREFIX"):

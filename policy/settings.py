@@ -1,4 +1,4 @@
-"""Loading rules from the project's ``.cairn/settings.toml`` and the user's settings file.
+"""The policy's settings tables, parsed from already-loaded TOML (pure: no file is read here).
 
 ```toml
 [permissions]
@@ -11,85 +11,77 @@ read_only_tools = ["my_search_tool"]   # extra tools plan mode may use
 my_tool = "LOW"
 ```
 
-Other top-level tables are left alone (other parts of cairn read the same file).
+The project's and the user's tables are merged (the user's risk levels win).  The web search
+provider comes from the user's ``[web_search]`` and the environment only: a project file cannot
+choose where queries go.  Other top-level tables are left alone (other parts of cairn read them).
+The files themselves are read by :mod:`cairn.settings_files`; a session gets its ``Rules`` from
+the typed ``Settings`` (``cairn.graph.settings``).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import os
-import tomllib
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from cairn.policy.errors import PolicyConfigError
 from cairn.policy.rules import Rules, parse_rule
+from cairn.settings_files import read_tables
 from cairn.tools.web.search.config import SearchConfig, SearchConfigError, resolve_search_config
 from cairn.tools.workspace import Workspace
 
-__all__ = ["load_rules", "project_settings_path", "user_settings_path"]
+__all__ = ["load_rules", "rules_from_tables", "search_config"]
 
 _PERMISSION_KEYS = {"allow", "ask", "deny", "read_only_tools"}
 
 
-def project_settings_path(workspace: str | os.PathLike[str] | Workspace) -> Path:
+def load_rules(workspace: str | os.PathLike[str] | Workspace, *, user_config: Path | None = None) -> Rules:
+    """The project's rules merged with the user's (missing files contribute nothing), for the
+    policy's own command and scripts; ``user_config`` replaces the user's settings file.
+
+    Raises ``ConfigError`` (``PolicyConfigError`` for the keys) naming the file and the rule.
+    """
     # Not getattr(workspace, "root"): a pathlib.Path has .root too (it is "/").
     root = workspace.root if isinstance(workspace, Workspace) else Workspace(workspace).root
-    return root / ".cairn" / "settings.toml"
+    tables = read_tables(root, user_file=user_config)
+    return rules_from_tables(
+        tables.user, tables.project, user_file=str(tables.user_file), project_file=str(tables.project_file)
+    )
 
 
-def user_settings_path() -> Path:
-    """``$CAIRN_HOME/settings.toml`` when CAIRN_HOME is set, else the platform config dir's."""
-    from cairn.tools.userdirs import user_config_dir
-
-    return user_config_dir() / "settings.toml"
-
-
-def load_rules(workspace: str | os.PathLike[str] | Workspace, *, user_config: Path | None = None) -> Rules:
-    """The project's rules merged with the user's (missing files contribute nothing).
-
-    Raises ``PolicyConfigError`` naming the file and the rule when a file is invalid.
-    """
-    project = _load_file(project_settings_path(workspace)).without_domains()  # network: user only
-    user_path = Path(user_config) if user_config is not None else user_settings_path()
-    user_data = read_settings(user_path)
-    user = _rules_from(user_path, user_data)
-    rules = project.merged(user)
-    config = search_config(user_path, user_data)
+def rules_from_tables(
+    user: Mapping[str, Any],
+    project: Mapping[str, Any],
+    *,
+    user_file: str = "user settings",
+    project_file: str = "project settings",
+    environ: Mapping[str, str] | None = None,
+) -> Rules:
+    """``Rules`` from the user's and the project's tables; errors name ``*_file``."""
+    # a project's rules grant no network: only the person's own settings open it to a domain
+    project_rules = _rules_from(project_file, project).without_domains()
+    rules = project_rules.merged(_rules_from(user_file, user))
+    config = search_config(user_file, user, environ)
     return dataclasses.replace(rules, search_provider=config.provider) if config else rules
 
 
-def search_config(path: Path, data: dict[str, Any]) -> SearchConfig | None:
-    """The web search provider from the user's ``[web_search]`` table and the environment (a
-    project file cannot choose where queries go)."""
+def search_config(
+    path: str | os.PathLike[str], data: Mapping[str, Any], environ: Mapping[str, str] | None = None
+) -> SearchConfig | None:
+    """The web search provider from the user's ``[web_search]`` table and ``environ`` (default:
+    this process's environment)."""
     table = data.get("web_search")
     if table is not None and not isinstance(table, dict):
         raise PolicyConfigError(f"{path}: [web_search] must be a table")
     try:
-        return resolve_search_config(table)
+        return resolve_search_config(table, environ)
     except SearchConfigError as exc:
         raise PolicyConfigError(f"{path}: {exc}") from None
 
 
-def read_settings(path: Path) -> dict[str, Any]:
-    """A settings file's tables (``{}`` when it does not exist)."""
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        return {}
-    except OSError as exc:
-        raise PolicyConfigError(f"{path}: cannot read settings: {exc}") from None
-    try:
-        return tomllib.loads(raw.decode("utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise PolicyConfigError(f"{path}: invalid TOML: {exc}") from None
-
-
-def _load_file(path: Path) -> Rules:
-    return _rules_from(path, read_settings(path))
-
-
-def _rules_from(path: Path, data: dict[str, Any]) -> Rules:
+def _rules_from(path: str, data: Mapping[str, Any]) -> Rules:
     perms = data.get("permissions", {})
     if not isinstance(perms, dict):
         raise PolicyConfigError(f"{path}: [permissions] must be a table")

@@ -144,6 +144,8 @@ class ToolServices:
     subagents: SubagentHost | None = None
     #: Extra environment variable names (or fnmatch patterns) withheld from shell commands.
     secret_env_patterns: tuple[str, ...] = ()
+    #: Variables every shell command gets on top of cairn's environment (``Settings.shell.env``).
+    shell_env: dict[str, str] = field(default_factory=dict)
     reads: FileReadTracker = field(default_factory=FileReadTracker)
     #: The web search provider (``None``: ``web_search`` is not offered).
     search_config: SearchConfig | None = None
@@ -166,7 +168,9 @@ class ToolServices:
     def shell(self) -> ShellState:
         from cairn.tools.shell.state import ShellState
 
-        return ShellState(self.workspace, extra_secret_patterns=self.secret_env_patterns)
+        return ShellState(
+            self.workspace, extra_secret_patterns=self.secret_env_patterns, env_overrides=self.shell_env
+        )
 
     @cached_property
     def egress(self) -> EgressProxy:

@@ -34,9 +34,14 @@ def demo_dir() -> Path:
     return Path(__file__).resolve().parent.parent / "demo"
 
 
+def python_first() -> dict[str, Any]:
+    """The scripted test command says `python`: commands find this interpreter first, venv or not
+    (a ``Settings`` override; cairn's own environment is left as it is)."""
+    path = os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", "")
+    return {"shell": {"env": {"PATH": path}}}
+
+
 def run_demo(ns: Any, opts: Options) -> int:
-    # The scripted test command says `python`: make it this interpreter, venv or not.
-    os.environ["PATH"] = os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", "")
     if ns.phase == "child":
         return _child(ns, opts)
     return _parent(ns, opts)
@@ -116,7 +121,7 @@ def _resume_phase(
     from cairn.graph.cli.resume_interactive import where
     from cairn.graph.session.session import Session
 
-    session = Session.resume(sid, db=str(db))
+    session = Session.resume(sid, db=str(db), overrides=python_first())
     demo_opts = Options(db=str(db), verbose=opts.verbose, explicit=("--db", str(db)))
     ui = Interactive(demo_opts, session=session, spec="script (demo)")
     ui.approver.auto = auto
@@ -140,7 +145,11 @@ def _child(ns: Any, opts: Options) -> int:
     from cairn.graph.session.session import Session
 
     session = Session(
-        opts.workspace_root(), model="script:" + str(demo_dir() / "script.json"), db=opts.db, mode="default"
+        opts.workspace_root(),
+        model="script:" + str(demo_dir() / "script.json"),
+        db=opts.db,
+        mode="default",
+        overrides=python_first(),
     )
     ui = Interactive(opts, session=session, spec="script (demo)")
     ui.approver.auto = bool(ns.auto)

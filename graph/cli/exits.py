@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from cairn.errors import CairnError
+
 DONE = 0
 ERROR = 1
 USAGE = 2
@@ -24,7 +26,7 @@ def code_for(status: str) -> int:
     return _BY_STATUS.get(status, ERROR)
 
 
-class CliError(Exception):
+class CliError(CairnError):
     """A failure to report in one message and exit with ``code`` (2: usage/config, 1: runtime)."""
 
     def __init__(self, message: str, code: int = USAGE) -> None:

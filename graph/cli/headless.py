@@ -27,7 +27,6 @@ class StderrNotes:
 def new_session(opts: Options) -> Any:
     """Build a Session from the common flags (exit 2 when the model or workspace is unusable)."""
     spec = opts.model_spec()
-    opts.apply_env()
     preflight_model(spec)
     root = opts.workspace_root()
     check_model(spec)

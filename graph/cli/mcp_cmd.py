@@ -15,7 +15,10 @@ def _extensions(opts: Options) -> Any:
     from cairn.tools.workspace import Workspace
 
     return Extensions(
-        Workspace(opts.workspace_root()), mcp_config=opts.mcp_config, trust_project_mcp=opts.trust_project_mcp
+        Workspace(opts.workspace_root()),
+        mcp_config=opts.mcp_config,
+        trust_project_mcp=opts.trust_project_mcp,
+        settings=opts.settings(),
     )
 
 

@@ -19,7 +19,9 @@ def run_models(argv: list[str]) -> int:
     check.add_argument("--json", action="store_true", help="the report as JSON")
     ns = parser.parse_args(argv)
     base = ns.base_url or os.environ.get("OPENAI_BASE_URL") or ""
-    model = ns.model or os.environ.get("CAIRN_MODEL") or os.environ.get("OPENAI_MODEL") or ""
+    from cairn.graph.models.factory import env_model_spec
+
+    model = ns.model or env_model_spec() or ""
     if not base or not model:
         print(
             "cairn: error: models check needs --base-url URL and --model NAME (or OPENAI_BASE_URL, "

@@ -6,6 +6,7 @@ import argparse
 import os
 import shlex
 from dataclasses import dataclass
+from typing import Any
 
 from cairn.graph.cli.exits import USAGE, CliError
 
@@ -51,7 +52,7 @@ class Options:
         if context_window:
             explicit += ["--context-window", str(context_window)]
         return cls(
-            model=ns.model or os.environ.get("CAIRN_MODEL") or None,
+            model=ns.model or None,  # unset: default_model_spec() ($CAIRN_MODEL, $OPENAI_MODEL ...)
             base_url=ns.base_url or os.environ.get("OPENAI_BASE_URL") or None,
             db=db,
             approval=ns.approval,
@@ -67,26 +68,45 @@ class Options:
         )
 
     def session_kwargs(self) -> dict[str, object]:
-        """What every Session the CLI opens gets from the extension flags."""
-        return {"mcp_config": self.mcp_config, "trust_project_mcp": self.trust_project_mcp}
-
-    def apply_env(self) -> None:
-        """``--base-url`` reaches the model factory through ``OPENAI_BASE_URL`` (this process only).
-
-        The Session records the model *spec* (so ``resume`` rebuilds the same model) and builds
-        the model itself; the environment is how the endpoint gets there.
-        """
-        if self.base_url:
-            os.environ["OPENAI_BASE_URL"] = self.base_url
+        """What every Session the CLI opens gets from the flags: the extension flags and the
+        ``Settings`` overrides (``--tools``, ``--context-window``, ``--base-url``); nothing goes
+        through ``os.environ``."""
+        kwargs: dict[str, object] = {
+            "mcp_config": self.mcp_config,
+            "trust_project_mcp": self.trust_project_mcp,
+        }
         if self.tools:
-            os.environ["CAIRN_TOOLS"] = self.tools  # read by the Session (cairn.graph.session.tool_profile)
-        if self.context_window:  # read by cairn.graph.compaction.windows
-            os.environ["CAIRN_CONTEXT_WINDOW"] = str(self.context_window)
+            kwargs["tool_profile"] = self.tools
+        if self.context_window:
+            kwargs["context_window"] = self.context_window
+        overrides = self.overrides()
+        if overrides:
+            kwargs["overrides"] = overrides
+        return kwargs
+
+    def overrides(self) -> dict[str, dict[str, object]]:
+        """The flags that are ``Settings`` overrides without a Session keyword of their own."""
+        return {"model": {"base_url": self.base_url}} if self.base_url else {}
+
+    def settings(self) -> Any:
+        """The ``Settings`` of the workspace with these flags applied (commands without a Session)."""
+        from cairn.graph.settings import load_settings
+
+        return load_settings(
+            self.workspace_root(),
+            overrides={
+                **self.overrides(),
+                "tools": {"profile": self.tools},
+                "context": {"window": self.context_window},
+            },
+        )
 
     @property
     def in_memory(self) -> bool:
         """The session lives in a private in-memory database: gone when cairn exits."""
-        return (self.db or os.environ.get("CAIRN_DB") or "") == ":memory:"
+        from cairn.checkpoints.location import resolve_location
+
+        return resolve_location(self.db) == ":memory:"
 
     def check_storage(self, *, create: bool = True, writes: bool | None = None) -> None:
         """Fail with exit 2 (and a plain message) when the database cannot be opened or created.

@@ -66,7 +66,6 @@ def _override(session_id: str, ns: argparse.Namespace, opts: Options) -> str | N
 
 def open_session(ns: argparse.Namespace, opts: Options) -> Any:
     sid = resolve_id(ns, opts)
-    opts.apply_env()
     from cairn.graph.session.session import Session, SessionError
 
     # Only an explicit --model/--base-url replaces the recorded ones ($CAIRN_MODEL and

@@ -35,7 +35,6 @@ def run_main(ns: argparse.Namespace, opts: Options) -> int:
     if ns.output_format != "text":
         raise CliError("--output-format is for headless runs: add -p PROMPT")
     spec = opts.model_spec()
-    opts.apply_env()
     preflight_model(spec)
     root = opts.workspace_root()
     from cairn.graph.cli.interactive import Interactive

@@ -11,8 +11,9 @@ are counted and stopped.
 
 Each cell is ``enforced`` (the probe was refused), ``not guaranteed -> asks`` (it was not, and the
 backend lists the guarantee as missing, so the policy asks instead of running unattended), or
-``NOT ENFORCED`` (it was not, and nothing asks: a bug).  The process changes ``HOME`` while it
-runs: the CLI runs it in a process of its own (``Session.sandbox_report`` starts one).
+``NOT ENFORCED`` (it was not, and nothing asks: a bug).  The temporary HOME reaches the spec
+(``build_spec(home=...)``) and the commands (the shell's ``env_overrides``); this process's own
+environment is never changed.
 """
 
 from __future__ import annotations
@@ -115,15 +116,9 @@ def _place(base_dir: str | None) -> Iterator[_Place]:
         d.mkdir(parents=True, exist_ok=True)
     (place.ws / ".git" / "config").write_text("[core]\n")
     os.chmod(base, 0o755)
-    saved = os.environ.get("HOME")
-    os.environ["HOME"] = str(place.home)
     try:
         yield place
     finally:
-        if saved is None:
-            os.environ.pop("HOME", None)
-        else:
-            os.environ["HOME"] = saved
         shutil.rmtree(base, ignore_errors=True)
 
 
@@ -147,12 +142,12 @@ def _probe_all(place: _Place, status: Any, profile: str) -> dict[str, tuple[bool
 
     ws = Workspace(place.ws)
     services = ToolServices(ws)
-    shell = ShellState(ws, sandbox_backend=status)
+    shell = ShellState(ws, sandbox_backend=status, env_overrides={"HOME": str(place.home)})
     shell.term_grace_s = shell.kill_grace_s = 1.0
     services.__dict__["shell"] = shell
     bash = BashTool(ws, services)
     settings = SandboxSettings(max_processes=PROBE_MAX_PROCESSES)
-    spec = build_spec(profile, place.ws, settings)
+    spec = build_spec(profile, place.ws, settings, home=place.home)
 
     def run(command: str) -> str:
         result = bash.execute(

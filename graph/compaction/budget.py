@@ -1,6 +1,7 @@
 """The context settings of one session: window, thresholds, budgets, where big outputs go.
 
-Every number has an environment override so a deployment can tune it without code:
+Every number has an environment override so a deployment can tune it without code (read by
+``cairn.graph.settings`` into ``Settings.context``; the Session passes the values set here):
 
 ==========================  ===============================  =======================
 setting                     environment                      default
@@ -15,26 +16,9 @@ spill_bytes (big outputs)   ``CAIRN_TOOL_OUTPUT_LIMIT``      20,000 bytes
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
-
-
-def _env_float(name: str, default: float, low: float, high: float) -> float:
-    try:
-        value = float(os.environ.get(name, ""))
-    except ValueError:
-        return default
-    return value if low <= value <= high else default
-
-
-def _env_int(name: str, default: int) -> int:
-    try:
-        value = int(os.environ.get(name, ""))
-    except ValueError:
-        return default
-    return value if value > 0 else default
 
 
 @dataclass
@@ -42,10 +26,10 @@ class ContextBudget:
     """What the reasoning and compaction steps need to keep every prompt inside the window."""
 
     window: int
-    threshold: float = field(default_factory=lambda: _env_float("CAIRN_COMPACT_THRESHOLD", 0.8, 0.1, 0.98))
-    elide_at: float = field(default_factory=lambda: _env_float("CAIRN_ELIDE_THRESHOLD", 0.6, 0.05, 0.98))
-    keep_ratio: float = field(default_factory=lambda: _env_float("CAIRN_COMPACT_KEEP", 0.3, 0.05, 0.6))
-    spill_bytes: int = field(default_factory=lambda: _env_int("CAIRN_TOOL_OUTPUT_LIMIT", 20_000))
+    threshold: float = 0.8
+    elide_at: float = 0.6
+    keep_ratio: float = 0.3
+    spill_bytes: int = 20_000
     #: Directory for whole big outputs (``None``: never spill).
     spill_dir: Path | None = None
     #: Model name, for the exact tokenizer (OpenAI names only).

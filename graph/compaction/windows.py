@@ -1,6 +1,7 @@
 """How many tokens a model accepts: explicit setting, the endpoint's metadata, known defaults.
 
-Order: ``Session(context_window=N)`` / ``--context-window N`` / ``$CAIRN_CONTEXT_WINDOW``, then
+Order: ``Session(context_window=N)`` / ``--context-window N`` / ``$CAIRN_CONTEXT_WINDOW`` (the
+session's ``Settings.context.window``, passed in as ``explicit``), then
 what the endpoint serves, read as ``cairn models check`` reads it (``/models``: vLLM
 ``max_model_len``, LM Studio/OpenRouter ``context_length``, the only model listed whatever the name;
 llama.cpp ``/props`` ``n_ctx``; Ollama ``/api/show``), then the defaults below by model-name
@@ -9,7 +10,6 @@ prefix, then ``FALLBACK_WINDOW`` — small on purpose: compacting early is cheap
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 FALLBACK_WINDOW = 32_768
@@ -42,10 +42,6 @@ def default_window(model_name: str | None) -> int | None:
     name = (model_name or "").lower().rsplit("/", 1)[-1]
     best = max((p for p in DEFAULT_WINDOWS if name.startswith(p)), key=len, default=None)
     return DEFAULT_WINDOWS[best] if best else None
-
-
-def env_window() -> int | None:
-    return parse_window(os.environ.get("CAIRN_CONTEXT_WINDOW"))
 
 
 def parse_window(raw: Any) -> int | None:
@@ -87,9 +83,8 @@ def model_identity(model: Any) -> tuple[str | None, str | None, str | None]:
 
 def resolve_window(model: Any, explicit: int | None = None) -> int:
     """The context window for ``model`` (see the module docstring for the order)."""
-    chosen = explicit or env_window()
-    if chosen:
-        return chosen
+    if explicit:  # Settings.context.window: the argument, else $CAIRN_CONTEXT_WINDOW
+        return explicit
     name, base_url, key = model_identity(model)
     if name and base_url:
         reported = fetch_window(base_url, name, key)

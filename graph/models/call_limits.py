@@ -1,6 +1,7 @@
 """Limits of one model call: how many tokens it may write and how long it may take.
 
-Settings (``[model]`` in the project's or the person's settings file; the environment wins):
+Settings (``[model]`` in the project's or the person's settings file; the environment wins; read
+by ``cairn.graph.settings`` and handed to each run as ``AgentContext.call_limits``):
 
 - ``max_output_tokens`` (``$CAIRN_MAX_OUTPUT_TOKENS``): the reply's output-token cap.  Unset, a
   self-hosted endpoint (one with a base URL: llama.cpp, vLLM, Ollama, LM Studio) gets
@@ -14,10 +15,11 @@ Settings (``[model]`` in the project's or the person's settings file; the enviro
 
 from __future__ import annotations
 
-import os
 import random
 from dataclasses import dataclass
 from typing import Any
+
+from cairn.errors import CairnError
 
 DEFAULT_CALL_TIMEOUT = 600.0
 MAX_DEFAULT_OUTPUT = 4096
@@ -31,33 +33,10 @@ class CallLimits:
     call_timeout: float = DEFAULT_CALL_TIMEOUT
 
 
-def read_call_limits(workspace: Any) -> CallLimits:
-    """The limits for a session in ``workspace``: environment, then project, then user settings."""
-    table: dict[str, Any] = {}
-    try:
-        from cairn.policy.settings import project_settings_path, read_settings, user_settings_path
-
-        for path in (user_settings_path(), project_settings_path(workspace)):  # project wins
-            model = read_settings(path).get("model")
-            if isinstance(model, dict):
-                table.update(model)
-    except Exception:  # a broken settings file is reported where settings are loaded
-        table = {}
-    tokens = _positive(os.environ.get("CAIRN_MAX_OUTPUT_TOKENS"), int) or _positive(
-        table.get("max_output_tokens"), int
-    )
-    timeout = _positive(os.environ.get("CAIRN_MODEL_CALL_TIMEOUT"), float) or _positive(
-        table.get("call_timeout"), float
-    )
-    return CallLimits(tokens, timeout or DEFAULT_CALL_TIMEOUT)
-
-
-def _positive(raw: Any, kind: type) -> Any:
-    try:
-        value = kind(str(raw).replace("_", "").strip())
-    except (TypeError, ValueError):
-        return None
-    return value if value > 0 else None
+def call_limits(max_output_tokens: int | None = None, call_timeout: float | None = None) -> CallLimits:
+    """The limits from the session's settings (``Settings.model``: environment, then project,
+    then user settings); unset values take the defaults here."""
+    return CallLimits(max_output_tokens or None, call_timeout or DEFAULT_CALL_TIMEOUT)
 
 
 def output_cap(limits: CallLimits, window: int | None, *, self_hosted: bool) -> int | None:
@@ -96,7 +75,7 @@ def with_new_sampling(model: Any, bound: Any) -> Any:
     return bound.bind(temperature=RETRY_TEMPERATURE, seed=random.randrange(1, 2**31))
 
 
-class ModelCallTimeout(RuntimeError):
+class ModelCallTimeout(CairnError, RuntimeError):
     """A model call took longer than ``call_timeout``, twice (the second time resampled)."""
 
     def __init__(self, seconds: float) -> None:

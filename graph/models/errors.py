@@ -12,12 +12,14 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from cairn.errors import CairnError, ConfigError
 
-class ModelConfigError(ValueError):
+
+class ModelConfigError(ConfigError):
     """The model cannot be created as configured (no key or endpoint, bad script file...)."""
 
 
-class EmptyReplyError(RuntimeError):
+class EmptyReplyError(CairnError, RuntimeError):
     """The server answered without any choice (``choices: []``), again after one retry."""
 
     def __init__(self) -> None:

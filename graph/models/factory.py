@@ -51,9 +51,14 @@ No model endpoint is configured for model {model!r}. Choose one:
   - Offline demo or tests: --model script:FILE replays a scripted conversation."""
 
 
+def env_model_spec() -> str | None:
+    """``$CAIRN_MODEL``, else ``$OPENAI_MODEL``, else ``None`` (the one place they are read)."""
+    return os.environ.get("CAIRN_MODEL") or os.environ.get("OPENAI_MODEL") or None
+
+
 def default_model_spec() -> str:
     """The spec used when none is given: ``$CAIRN_MODEL``, ``$OPENAI_MODEL``, then ``gpt-4o-mini``."""
-    return os.environ.get("CAIRN_MODEL") or os.environ.get("OPENAI_MODEL") or DEFAULT_MODEL
+    return env_model_spec() or DEFAULT_MODEL
 
 
 def _default_timeout() -> float:

@@ -11,10 +11,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from cairn.errors import CairnError
+
 _PY_WORDS = {"True": "true", "False": "false", "None": "null"}
 
 
-class NearJsonError(ValueError):
+class NearJsonError(CairnError, ValueError):
     """Not JSON, and not one of the repairable near-JSON forms."""
 
 

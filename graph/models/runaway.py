@@ -18,6 +18,8 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
+from cairn.errors import CairnError
+
 #: The tag that wraps cairn's per-session context (``cairn.graph.prompts``).
 CONTEXT_TAG = "<session-context>"
 _SCHEMA_PATTERNS = (
@@ -30,7 +32,7 @@ MIN_SENTENCE = 40
 SENTENCES_FOR_ECHO = 2
 
 
-class RunawayReply(Exception):
+class RunawayReply(CairnError):
     """A reply cut because it repeats the prompt (``reason``), after ``chars`` characters."""
 
     def __init__(self, reason: str, chars: int) -> None:

@@ -28,6 +28,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from cairn.errors import CairnError
+
 END_OF_SCRIPT = "(end of script)"
 
 # -- compaction on the wire --------------------------------------------------------------------
@@ -73,7 +75,7 @@ _TURN_KEYS = {
 _CALL_KEYS = {"name", "args", "arguments", "raw_args", "id"}
 
 
-class ScriptedModelError(RuntimeError):
+class ScriptedModelError(CairnError, RuntimeError):
     """A failure a script asked for; ``status_code`` mirrors the HTTP status a server would send."""
 
     def __init__(self, status_code: int, message: str) -> None:

@@ -208,7 +208,7 @@ def _reply(
     from cairn.graph.models.turn_end import cut_off
     from cairn.graph.prompts import empty_reply_nudge
 
-    limits = limits_of.read_call_limits(ctx.workspace)
+    limits = ctx.call_limits or limits_of.call_limits()
     window = getattr(ctx.budget, "window", None)
     cap = limits_of.output_cap(limits, window, self_hosted=limits_of.is_self_hosted(ctx.model))
     model = limits_of.with_output_cap(ctx.model, model, cap)

@@ -27,6 +27,7 @@ def open_child(parent: SessionHost, record: Any, info: dict[str, Any]) -> Any:
         _store=parent.store,
         _exclude_tools=AGENT_TOOL_NAMES,
         context_window=parent.budget.window,
+        settings=parent.settings,  # the parent's settings and overrides (--tools ...), not re-read
         _extensions=False,  # the parent's MCP servers are not shared; none are started twice
     )
 

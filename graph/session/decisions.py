@@ -5,12 +5,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from cairn.errors import CairnError
 from cairn.graph.nodes.human_approval import CallDecision
 from cairn.graph.state import ToolCallInfo
 from cairn.tools import ToolRegistry, ToolResult
 
 
-class DecisionError(ValueError):
+class DecisionError(CairnError, ValueError):
     """A decision that cannot be applied (unknown call id, invalid edit...)."""
 
 

@@ -1,5 +1,7 @@
 """Errors the Session API raises."""
 
+from cairn.errors import CairnError
 
-class SessionError(RuntimeError):
+
+class SessionError(CairnError, RuntimeError):
     """A request the session cannot honour in its current state (message says why)."""

@@ -13,6 +13,7 @@ import os
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+from cairn.graph.settings import Settings
 from cairn.tools import ToolRegistry, Workspace
 from cairn.tools.mcp_servers import McpManager, config_hash, load_server_specs, mcp_tools
 from cairn.tools.mcp_servers.trust import is_approved, record_approval
@@ -30,19 +31,31 @@ class Extensions:
         mcp_servers: Mapping[str, Any] | None = None,
         mcp_config: Iterable[str | os.PathLike[str]] = (),
         trust_project_mcp: bool = False,
-        defer_threshold: int | None = None,
+        settings: Settings | None = None,
         enabled: bool = True,
     ) -> None:
         self.workspace = workspace
         self.notices: list[str] = []
         self.on_notice: Callable[[str], None] | None = None
-        specs = load_server_specs(workspace, explicit=mcp_servers, config_files=mcp_config) if enabled else []
+        settings = settings or Settings()  # Session passes its own; bare Settings(): defaults only
+        specs = (
+            load_server_specs(
+                workspace,
+                explicit=mcp_servers,
+                config_files=mcp_config,
+                user_servers=settings.mcp.user_servers,
+                project_servers=settings.mcp.project_servers,
+                config_dir=settings.config_dir,
+                user_file=str(settings.user_file or "user settings"),
+                project_file=str(settings.project_file or "project settings"),
+            )
+            if enabled
+            else []
+        )
         self.project_specs = [s for s in specs if s.project]
         self.project_hash = config_hash(self.project_specs) if self.project_specs else ""
         self.manager = McpManager(specs, on_notice=self._notice)
-        self.defer_threshold = (
-            defer_threshold if defer_threshold is not None else _setting_threshold(workspace)
-        )
+        self.defer_threshold = settings.tools.defer_threshold
         trusted = [s.name for s in specs if not s.project]
         if self.project_specs and (trust_project_mcp or is_approved(workspace.root, self.project_hash)):
             trusted += [s.name for s in self.project_specs]
@@ -114,27 +127,6 @@ def _describe(conn: Mapping[str, Any]) -> str:
     if conn.get("transport") == "stdio":
         return " ".join([str(conn.get("command", "")), *map(str, conn.get("args", []))])
     return str(conn.get("url", ""))
-
-
-def _setting_threshold(workspace: Workspace) -> int:
-    """``[tools] defer_threshold`` from the project's or the user's settings.toml (project wins)."""
-    from cairn.graph.tool_selection import DEFAULT_DEFER_THRESHOLD
-    from cairn.policy.settings import (
-        PolicyConfigError,
-        project_settings_path,
-        read_settings,
-        user_settings_path,
-    )
-
-    for path in (project_settings_path(workspace), user_settings_path()):
-        try:
-            data = read_settings(path)
-        except PolicyConfigError:  # loading the policy reports a broken file
-            continue
-        value = (data.get("tools") or {}).get("defer_threshold")
-        if isinstance(value, int) and value >= 0:
-            return value
-    return DEFAULT_DEFER_THRESHOLD
 
 
 class ExtensionsMixin:

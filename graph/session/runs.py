@@ -22,6 +22,7 @@ PRUNE_EVERY_STEPS = 64
 
 
 def make_context(session: SessionHost, stream: bool, on_event: EventCallback | None) -> AgentContext:
+    from cairn.graph.models.call_limits import call_limits
     from cairn.graph.prompts import build_session_context, build_system_prompt
     from cairn.graph.tool_selection import deferred_prompt
     from cairn.tools.memory import load_memory
@@ -55,6 +56,9 @@ def make_context(session: SessionHost, stream: bool, on_event: EventCallback | N
         pinned_tools=session.pinned_tools,
         defer_threshold=session.extensions.defer_threshold,
         budget=session.budget,
+        call_limits=call_limits(
+            session.settings.model.max_output_tokens, session.settings.model.call_timeout
+        ),
         _bound=session.bound_models,
     )
     # Skills, custom commands and the deferred tools' names belong to this session, not to the

@@ -18,7 +18,7 @@ import json
 import os
 import threading
 import uuid
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, ClassVar
 
 from langchain_core.messages import BaseMessage, HumanMessage
@@ -31,6 +31,7 @@ from cairn.graph.session.extensions import Extensions, ExtensionsMixin
 from cairn.graph.session.result import RunResult
 from cairn.graph.session.rewind_methods import RewindMixin
 from cairn.graph.session.waiting import WaitingMixin
+from cairn.graph.settings import Settings, load_settings
 from cairn.graph.state import FRESH_RUN, GATED_STATUSES, ToolCallInfo, calls, unfinished_steps
 from cairn.tools import ToolRegistry, ToolServices, Workspace, create_default_tools
 
@@ -71,6 +72,8 @@ class Session(DecisionsMixin, RewindMixin, WaitingMixin, ExtensionsMixin):
         mcp_config: Iterable[str | os.PathLike[str]] = (),
         trust_project_mcp: bool = False,
         defer_threshold: int | None = None,
+        settings: Settings | None = None,
+        overrides: Mapping[str, Mapping[str, Any]] | None = None,
         _store: Store | None = None,
         _exclude_tools: tuple[str, ...] = (),
         _extensions: bool = True,
@@ -80,6 +83,11 @@ class Session(DecisionsMixin, RewindMixin, WaitingMixin, ExtensionsMixin):
         self.workspace = workspace if isinstance(workspace, Workspace) else Workspace(workspace)
         if not self.workspace.root.is_dir():
             raise ValueError(f"workspace {str(self.workspace.root)!r} is not a directory")
+        # Settings: loaded once (or given); the keyword arguments are overrides (graph/settings.py).
+        given = {"tools": {"profile": tool_profile, "defer_threshold": defer_threshold}}
+        given["context"] = {"window": context_window}
+        given["storage"] = {"snapshot_max_file_bytes": snapshot_max_file_bytes}
+        self.settings = (settings or load_settings(self.workspace)).with_overrides(overrides or {}, given)
         self.store = _store or open_store(db)
         self.mode = mode
         self.max_steps = max_steps
@@ -88,11 +96,10 @@ class Session(DecisionsMixin, RewindMixin, WaitingMixin, ExtensionsMixin):
         #: An identical call repeated this many times pauses the run (status "loop").
         self.repeat_limit = max(1, repeat_limit)
         # The tool profile: chosen now when it can be without the network (see ``tool_profile``).
-        from cairn.graph.compaction.windows import env_window
         from cairn.graph.session.tool_profile import session_tool_profile
 
-        known_window = context_window or env_window()
-        self._tool_profile = session_tool_profile(self.workspace, tool_profile, context_window=known_window)
+        known_window = self.settings.context.window
+        self._tool_profile = session_tool_profile(self.settings.tools.profile, context_window=known_window)
         self._model_spec = model
         self._model: Any = None
         self._extra_rules = rules
@@ -101,13 +108,16 @@ class Session(DecisionsMixin, RewindMixin, WaitingMixin, ExtensionsMixin):
         self._run_depth = 0  # nested runs (a decision applied while waiting): the flag clears at 0
         #: The current run's event callback (sub-agents forward their events to it).
         self.event_sink: EventCallback | None = None
-        from cairn.graph.session.web import configured_search, make_page_summarizer
+        from cairn.graph.session.web import make_page_summarizer
 
         self._services = ToolServices(
             self.workspace,
-            secret_env_patterns=secret_env_patterns(),
-            search_config=configured_search(),
-            summarize=make_page_summarizer(lambda: self.model),
+            secret_env_patterns=self.settings.shell.secret_env,
+            shell_env=self.settings.shell.env,
+            search_config=self.settings.web.search,
+            summarize=make_page_summarizer(
+                lambda: self.model, self.settings.model.summary_model, self.settings.model.base_url
+            ),
         )
         #: Log files of the background tasks kept running by ``close(keep_background=True)``.
         self.kept_logs: list[str] = []
@@ -126,14 +136,14 @@ class Session(DecisionsMixin, RewindMixin, WaitingMixin, ExtensionsMixin):
             mcp_servers=mcp_servers,
             mcp_config=mcp_config,
             trust_project_mcp=trust_project_mcp,
-            defer_threshold=defer_threshold,
+            settings=self.settings,
             enabled=_extensions,
         )
         #: Tools given by the caller (custom, MCP); sub-agents get them too.
         self.extra_tools = list(tools or ())
         self._rules: Any = None
         self._sandbox: Any = None
-        self._context_window = context_window
+        self._context_window = self.settings.context.window
         self._budget: Any = None
         #: Models with tools bound, reused by every run of the session (``AgentContext.bound_model``).
         self.bound_models: dict[Any, Any] = {}
@@ -155,15 +165,14 @@ class Session(DecisionsMixin, RewindMixin, WaitingMixin, ExtensionsMixin):
         self._services.subagents = self.subagents
         self.recovered: list[Any] = []
         self._snapshotter: Any = None
-        if (
-            snapshots
-            and mode != "plan"
-            and os.environ.get("CAIRN_SNAPSHOTS", "1").lower() not in ("0", "off", "false")
-        ):
+        if snapshots and mode != "plan" and self.settings.storage.snapshots:
             from cairn.checkpoints.snapshotter import Snapshotter
 
             self._snapshotter = Snapshotter(
-                self.store.snapshots, self.id, self.workspace.root, max_bytes=snapshot_max_file_bytes
+                self.store.snapshots,
+                self.id,
+                self.workspace.root,
+                max_bytes=self.settings.storage.snapshot_max_file_bytes,
             )
         reads = self._services.reads
         reads.seed(self.store.file_reads.load(self.id))
@@ -478,7 +487,7 @@ class Session(DecisionsMixin, RewindMixin, WaitingMixin, ExtensionsMixin):
             from cairn.graph.compaction.spill import spill_rules
             from cairn.graph.rules import session_rules
 
-            rules = session_rules(self.workspace, self._extra_rules, self.registry)
+            rules = session_rules(self.settings.rules(), self._extra_rules, self.registry)
             for rule in spill_rules(self.spill_dir):  # the model may read its stored big outputs
                 rules = rules.with_allow(rule)
             self._rules = rules
@@ -490,7 +499,7 @@ class Session(DecisionsMixin, RewindMixin, WaitingMixin, ExtensionsMixin):
         if self._sandbox is None:
             from cairn.graph.sandboxing import SandboxSetup, warn_once
 
-            self._sandbox = SandboxSetup.detect(self.workspace.root)
+            self._sandbox = SandboxSetup.detect(self.workspace.root, self.settings.sandbox.as_policy())
             self._services.network_hosts = self._sandbox.settings.network_hosts  # the egress proxy's
             warn_once(self._sandbox)
         return self._sandbox
@@ -533,8 +542,10 @@ class Session(DecisionsMixin, RewindMixin, WaitingMixin, ExtensionsMixin):
             from cairn.graph.compaction.windows import model_identity, resolve_window
 
             model = self.model
+            tuning = self.settings.context.model_dump(exclude={"window"}, exclude_none=True)
             self._budget = ContextBudget(
                 window=resolve_window(model, self._context_window),
+                **tuning,
                 spill_dir=self.spill_dir,
                 model_name=model_identity(model)[0],
                 schema_chars=len(json.dumps(self.registry.schemas(), default=str)),
@@ -692,13 +703,6 @@ class Session(DecisionsMixin, RewindMixin, WaitingMixin, ExtensionsMixin):
         if result.status != "error" and self.status not in (result.status, "new"):
             self.store.sessions.update(self.id, status=result.status)
         return result
-
-
-def secret_env_patterns() -> tuple[str, ...]:
-    """Extra environment variable names or patterns withheld from shell commands, from
-    ``CAIRN_SECRET_ENV`` (comma-separated, e.g. ``MY_DB_URL,*_CREDENTIALS``)."""
-    raw = os.environ.get("CAIRN_SECRET_ENV", "")
-    return tuple(p.strip() for p in raw.split(",") if p.strip())
 
 
 def _title(text: str) -> str:

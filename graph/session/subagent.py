@@ -146,7 +146,7 @@ class SubagentManager:
         if parent.store.sessions.get(child_id) is not None:
             return child_id
         kind = request.get("mode") or "sync"
-        steps, tokens = agent_budgets(parent.workspace.root)
+        steps, tokens = agent_budgets(parent.settings)
         info: dict[str, Any] = {
             "kind": kind,
             "description": request.get("description", ""),

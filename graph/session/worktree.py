@@ -12,10 +12,12 @@ import re
 import subprocess
 from pathlib import Path
 
+from cairn.errors import CairnError
+
 GIT_TIMEOUT_S = 60
 
 
-class WorktreeError(Exception):
+class WorktreeError(CairnError):
     """A git step failed; the message is for the model and the person."""
 
 

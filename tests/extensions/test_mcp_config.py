@@ -10,6 +10,7 @@ import pytest
 
 from cairn import Session
 from cairn.graph.models.scripted import ScriptedChatModel
+from cairn.graph.settings import load_settings
 from cairn.tools.mcp_servers import McpConfigError, load_server_specs, parse_servers, tool_name
 from cairn.tools.workspace import Workspace
 from tests.extensions.conftest import stdio_server
@@ -65,7 +66,14 @@ def test_every_source_is_read_and_the_first_definition_wins(workspace, tmp_path)
     (ws / ".cairn" / "settings.toml").write_text('[mcp_servers.proj_toml]\ncommand = "pt"\nargs = ["a"]\n')
     extra = tmp_path / "extra.json"
     extra.write_text(json.dumps({"mcpServers": {"from_flag": {"command": "f"}}}))
-    specs = load_server_specs(Workspace(ws), explicit={"explicit": {"command": "e"}}, config_files=[extra])
+    tables = load_settings(ws).mcp  # the [mcp_servers] tables of both settings files
+    specs = load_server_specs(
+        Workspace(ws),
+        explicit={"explicit": {"command": "e"}},
+        config_files=[extra],
+        user_servers=tables.user_servers,
+        project_servers=tables.project_servers,
+    )
     by = {s.name: s for s in specs}
     assert list(by) == ["explicit", "from_flag", "user_toml", "user_json", "dup", "proj_toml", "proj_json"]
     assert by["dup"].connection["command"] == "user" and not by["dup"].project

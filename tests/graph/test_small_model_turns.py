@@ -159,22 +159,23 @@ def test_the_guard_leaves_tool_calls_written_as_text_and_plain_answers_alone():
 
 
 def test_the_call_limits_are_settings_and_the_environment_wins(tmp_path, monkeypatch):
-    from cairn.graph.models.call_limits import DEFAULT_CALL_TIMEOUT, CallLimits, output_cap, read_call_limits
-    from cairn.policy.settings import project_settings_path
-    from cairn.tools import Workspace
+    from cairn.graph.models.call_limits import DEFAULT_CALL_TIMEOUT, CallLimits, call_limits, output_cap
+    from cairn.graph.settings import load_settings
+    from cairn.settings_files import project_settings_file
 
-    monkeypatch.delenv("CAIRN_MAX_OUTPUT_TOKENS", raising=False)
-    monkeypatch.delenv("CAIRN_MODEL_CALL_TIMEOUT", raising=False)
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     monkeypatch.setenv("CAIRN_HOME", str(tmp_path / "home" / "state"))
-    ws = Workspace(tmp_path)
-    assert read_call_limits(ws) == CallLimits(None, DEFAULT_CALL_TIMEOUT)
-    settings = project_settings_path(ws)
+
+    def limits(**env: str) -> CallLimits:
+        model = load_settings(tmp_path, environ={"CAIRN_HOME": str(tmp_path / "home" / "state"), **env}).model
+        return call_limits(model.max_output_tokens, model.call_timeout)
+
+    assert limits() == CallLimits(None, DEFAULT_CALL_TIMEOUT)
+    settings = project_settings_file(tmp_path)
     settings.parent.mkdir(parents=True, exist_ok=True)
     settings.write_text("[model]\nmax_output_tokens = 1_000\ncall_timeout = 42\n")
-    assert read_call_limits(ws) == CallLimits(1000, 42.0)
-    monkeypatch.setenv("CAIRN_MODEL_CALL_TIMEOUT", "7.5")
-    assert read_call_limits(ws).call_timeout == 7.5
+    assert limits() == CallLimits(1000, 42.0)
+    assert limits(CAIRN_MODEL_CALL_TIMEOUT="7.5").call_timeout == 7.5
     assert output_cap(CallLimits(), 8192, self_hosted=True) == 2048
     assert output_cap(CallLimits(), 131072, self_hosted=True) == 4096
     assert output_cap(CallLimits(), 131072, self_hosted=False) is None

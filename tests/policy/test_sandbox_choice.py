@@ -84,8 +84,11 @@ def test_sandbox_settings(workspace, tmp_path):
     settings.write_text('sandbox = "off"\nsandbox_hidden_paths = ["~/.config/mytool"]\n')
     user.write_text('sandbox_hidden_paths = ["/srv/secrets"]\n')
     loaded = load_sandbox_settings(workspace, user_config=user)
-    assert not loaded.enabled and loaded.off_by == str(settings)
-    assert loaded.hidden == ("~/.config/mytool", "/srv/secrets")
+    assert loaded.enabled  # a project file (a cloned repository) cannot turn the sandbox off
+    assert loaded.hidden == ("~/.config/mytool", "/srv/secrets")  # but it may hide more
+    user.write_text('sandbox = "off"\n')
+    loaded = load_sandbox_settings(workspace, user_config=user)
+    assert not loaded.enabled and loaded.off_by == str(user)
     settings.write_text('sandbox = "no"\n')
     with pytest.raises(PolicyConfigError, match="sandbox must be"):
         load_sandbox_settings(workspace, user_config=user)

@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from cairn.policy import PolicyConfigError, Rules, evaluate, load_rules
-from cairn.policy.settings import project_settings_path, user_settings_path
+from cairn.errors import ConfigError
+from cairn.policy import Rules, evaluate, load_rules
+from cairn.settings_files import project_settings_file, user_settings_file
 from cairn.tools.workspace import Workspace
 
 
@@ -68,7 +69,7 @@ search_docs = "MEDIUM"
 def test_workspace_may_be_a_str_a_path_or_a_workspace(kind: type, ws: Path) -> None:
     _project(ws, '[permissions]\nallow = ["bash(make)"]\n')
     assert load_rules(kind(str(ws))).allow == ("bash(make)",)
-    assert project_settings_path(kind(str(ws))) == ws / ".cairn" / "settings.toml"
+    assert project_settings_file(ws) == ws / ".cairn" / "settings.toml"
 
 
 def test_explicit_user_config_replaces_cairn_home(ws: Path, tmp_path: Path) -> None:
@@ -78,15 +79,15 @@ def test_explicit_user_config_replaces_cairn_home(ws: Path, tmp_path: Path) -> N
     assert load_rules(ws).allow == ("bash(from-cairn-home)",)
 
 
-def test_user_settings_path_follows_cairn_home_then_platformdirs(
+def test_user_settings_file_follows_cairn_home_then_platformdirs(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     monkeypatch.setenv("CAIRN_HOME", str(tmp_path / "state"))
-    assert user_settings_path() == tmp_path / "state" / "settings.toml"
+    assert user_settings_file() == tmp_path / "state" / "settings.toml"
     monkeypatch.delenv("CAIRN_HOME")
     import platformdirs
 
-    assert user_settings_path() == Path(platformdirs.user_config_dir("cairn")) / "settings.toml"
+    assert user_settings_file() == Path(platformdirs.user_config_dir("cairn")) / "settings.toml"
 
 
 @pytest.mark.parametrize(
@@ -105,7 +106,7 @@ def test_user_settings_path_follows_cairn_home_then_platformdirs(
 @pytest.mark.parametrize("where", ["project", "user"])
 def test_invalid_settings_name_the_file(where: str, text: str, complaint: str, ws: Path) -> None:
     path = _project(ws, text) if where == "project" else _user(text)
-    with pytest.raises(PolicyConfigError) as info:
+    with pytest.raises(ConfigError) as info:
         load_rules(ws)
     assert str(path) in str(info.value)
     assert complaint in str(info.value)
@@ -115,7 +116,7 @@ def test_undecodable_settings_file_is_a_config_error(ws: Path) -> None:
     path = ws / ".cairn" / "settings.toml"
     path.parent.mkdir()
     path.write_bytes(b"\xff\xfe[permissions]")
-    with pytest.raises(PolicyConfigError, match="invalid TOML"):
+    with pytest.raises(ConfigError, match="invalid TOML"):
         load_rules(ws)
 
 

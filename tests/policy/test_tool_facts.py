@@ -163,7 +163,7 @@ def _plan_context(ws: Path) -> AgentContext:
     tools = [cls(workspace, services) for cls in builtin_tool_classes()]
     tools += [_CustomReader(workspace), _CustomWriter(workspace)]
     registry = ToolRegistry(tools)
-    rules = session_rules(workspace, None, registry)
+    rules = session_rules(policy.Rules(), None, registry)
     rules = rules.merged(policy.Rules(search_provider="searxng"))
     return AgentContext(
         thread_id="t",

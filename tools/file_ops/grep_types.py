@@ -14,6 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal, NamedTuple
 
+from cairn.errors import CairnError
+
 OutputMode = Literal["content", "files_with_matches", "count"]
 
 
@@ -51,11 +53,11 @@ class FileResult:
     records: list[Record] = field(default_factory=list)  # the first result lines, content mode
 
 
-class PatternError(ValueError):
+class PatternError(CairnError, ValueError):
     """The pattern is not a valid regular expression (message is for the model)."""
 
 
-class PatternTooSlow(Exception):
+class PatternTooSlow(CairnError):
     """The Python backend gave up on a pattern that backtracks too much (message is for the model)."""
 
 

@@ -6,6 +6,7 @@ import base64
 import io
 from dataclasses import dataclass
 
+from cairn.errors import CairnError
 from cairn.tools.file_ops.binary import FileKind
 
 #: Longest side sent to the model; larger images are downscaled (about what vision models use).
@@ -34,7 +35,7 @@ class PreparedImage:
         return {"type": "image_url", "image_url": {"url": f"data:{self.mime_type};base64,{self.base64}"}}
 
 
-class ImageTooLarge(ValueError):
+class ImageTooLarge(CairnError, ValueError):
     """The image has too many pixels to decode safely (the message is for the model)."""
 
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from cairn.errors import CairnError
 from cairn.tools.base import ToolResult
 from cairn.tools.file_ops.atomic import atomic_write, read_only_reason
 from cairn.tools.file_ops.binary import sniff
@@ -21,7 +22,7 @@ from cairn.tools.file_ops.textio import Decoded, decode, encode_like, printable
 from cairn.tools.services import ToolServices
 
 
-class WriteRefused(Exception):
+class WriteRefused(CairnError):
     """A write that must not happen; the message is for the model. ``help`` is more detail the
     graph adds when the model fails the same way twice in a row (``cairn.graph.loops``)."""
 

@@ -16,12 +16,12 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-import tomllib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from cairn.errors import ConfigError
 from cairn.tools.userdirs import user_config_dir
 from cairn.tools.workspace import Workspace
 
@@ -37,7 +37,7 @@ _HTTP_TYPES = {
 }
 
 
-class McpConfigError(ValueError):
+class McpConfigError(ConfigError):
     """A configuration file or entry that cannot be used (names the file and the server)."""
 
 
@@ -144,25 +144,26 @@ def _json_file(path: Path, *, project: bool) -> list[ServerSpec]:
     return parse_servers(servers, str(path), project=project, base=path.parent)
 
 
-def _toml_file(path: Path, *, project: bool, base: Path) -> list[ServerSpec]:
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return []
-    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise McpConfigError(f"{path}: {exc}") from None
-    return parse_servers(data.get("mcp_servers", {}), f"{path} [mcp_servers]", project=project, base=base)
-
-
 def load_server_specs(
     workspace: Workspace,
     *,
     explicit: Mapping[str, Any] | None = None,
     config_files: Iterable[str | Path] = (),
+    user_servers: Mapping[str, Any] | None = None,
+    project_servers: Mapping[str, Any] | None = None,
+    config_dir: Path | None = None,
+    user_file: str = "user settings",
+    project_file: str = "project settings",
 ) -> list[ServerSpec]:
-    """Every configured server, first definition of a name winning (see the module docstring)."""
+    """Every configured server, first definition of a name winning (see the module docstring).
+
+    ``user_servers`` / ``project_servers``: the ``[mcp_servers]`` tables of the user's and the
+    project's settings (already read, by the session's ``Settings``); ``config_dir``: the user
+    config dir holding ``mcp.json`` (default: :func:`user_config_dir`); ``*_file``: the settings
+    files' names, for messages.
+    """
     root = workspace.root
-    config = user_config_dir()
+    config = config_dir if config_dir is not None else user_config_dir()
     groups: list[list[ServerSpec]] = []
     if explicit:
         groups.append(parse_servers(explicit, "Session(mcp_servers=...)", base=root))
@@ -171,9 +172,11 @@ def load_server_specs(
         if not path.is_file():
             raise McpConfigError(f"{path}: no such MCP config file")
         groups.append(_json_file(path.resolve(), project=False))
-    groups.append(_toml_file(config / "settings.toml", project=False, base=config))
+    groups.append(parse_servers(user_servers or {}, f"{user_file} [mcp_servers]", base=config))
     groups.append(_json_file(config / "mcp.json", project=False))
-    groups.append(_toml_file(root / ".cairn" / "settings.toml", project=True, base=root))
+    groups.append(
+        parse_servers(project_servers or {}, f"{project_file} [mcp_servers]", project=True, base=root)
+    )
     groups.append(_json_file(root / ".mcp.json", project=True))
     seen: dict[str, ServerSpec] = {}
     for group in groups:

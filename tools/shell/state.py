@@ -17,9 +17,10 @@ import shutil
 import tempfile
 import threading
 import weakref
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
+from cairn.errors import CairnError
 from cairn.tools.shell.background import BackgroundTask, TaskInfo, TaskManager
 from cairn.tools.shell.changes import GitChanges
 from cairn.tools.shell.command import RunningCommand
@@ -31,11 +32,11 @@ from cairn.tools.shell.watchdog import Watchdog
 from cairn.tools.workspace import Workspace
 
 
-class ShellClosedError(RuntimeError):
+class ShellClosedError(CairnError, RuntimeError):
     """The session's shell was closed; no new commands start."""
 
 
-class SandboxUnavailableError(RuntimeError):
+class SandboxUnavailableError(CairnError, RuntimeError):
     """A command must run sandboxed and no sandbox backend works here: it is not started."""
 
 
@@ -48,10 +49,13 @@ class ShellState:
         *,
         extra_secret_patterns=(),
         sandbox_backend: BackendStatus | None = None,
+        env_overrides: Mapping[str, str] | None = None,
     ) -> None:
         self.workspace = workspace if isinstance(workspace, Workspace) else Workspace(workspace)
         self.root: Path = self.workspace.root
         self.secrets = SecretFilter(tuple(extra_secret_patterns or ()))
+        #: Variables every command gets on top of cairn's own environment (``Settings.shell.env``).
+        self.env_overrides = dict(env_overrides or {})
         protect_agent_environment()  # commands must not read our keys from /proc/$PPID/environ
         #: Graceful-stop timings (tests shorten them).
         self.term_grace_s = TERM_GRACE_S
@@ -112,7 +116,9 @@ class ShellState:
     # -- environment -------------------------------------------------------------------
     def environment(self, cwd: str | None = None) -> tuple[dict[str, str], list[str]]:
         """The variables commands get, and the names withheld as secrets."""
-        return build_env(secrets=self.secrets, cwd=cwd)
+        env, withheld = build_env(secrets=self.secrets, cwd=cwd)
+        env.update(self.env_overrides)
+        return env, withheld
 
     # -- starting ----------------------------------------------------------------------
     def _private_dir(self) -> str:

@@ -12,12 +12,14 @@ from __future__ import annotations
 import zlib
 from collections.abc import Iterator
 
+from cairn.errors import CairnError
+
 #: What web_fetch sends as ``Accept-Encoding``; anything else in a response is refused.
 ACCEPT_ENCODING = "gzip, deflate"
 _IDENTITY = ("", "identity")
 
 
-class EncodingError(Exception):
+class EncodingError(CairnError):
     """The response used an encoding that was not requested, or its compressed data is broken."""
 
 

@@ -16,11 +16,12 @@ import inspect
 
 import httpx
 
+from cairn.errors import CairnError
 from cairn.tools.services import UrlGuard
 from cairn.tools.web.ssrf import Resolver, check_public, literal_address, system_resolver
 
 
-class FetchError(Exception):
+class FetchError(CairnError):
     """A fetch that did not produce a response. ``kind`` is one of: bad_url, blocked, dns,
     connect, timeout, too_many_redirects, redirect_loop, bad_redirect, bad_encoding, cancelled,
     http_error."""

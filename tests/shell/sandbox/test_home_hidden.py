@@ -134,8 +134,14 @@ def test_settings_keys_are_read_and_checked(area, tmp_path):
     (area.ws / ".cairn").mkdir()
     (area.ws / ".cairn" / "settings.toml").write_text('sandbox_readable = ["~/.m2/wrapper"]\n')
     settings = load_sandbox_settings(area.ws, user_config=user)
-    assert settings.readable == ("~/.m2/wrapper", "~/.config/sometool")
+    assert settings.readable == ("~/.config/sometool",)  # a project file cannot unhide home paths
     assert settings.max_processes == 256
+    (area.ws / ".cairn" / "settings.toml").write_text("sandbox_max_processes = 64\n")
+    assert load_sandbox_settings(area.ws, user_config=user).max_processes == 256  # the user's wins
+    user.write_text("")
+    assert load_sandbox_settings(area.ws, user_config=user).max_processes == 64  # lower: it counts
+    (area.ws / ".cairn" / "settings.toml").write_text("sandbox_max_processes = 100000\n")
+    assert load_sandbox_settings(area.ws, user_config=user).max_processes < 100000  # higher: not
     user.write_text("sandbox_max_processes = 3\n")
     with pytest.raises(PolicyConfigError, match="sandbox_max_processes"):
         load_sandbox_settings(area.ws, user_config=user)

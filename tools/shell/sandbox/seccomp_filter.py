@@ -35,6 +35,8 @@ import socket
 import tempfile
 import threading
 
+from cairn.errors import CairnError
+
 #: Address families a sandboxed command may create sockets in.
 ALLOWED_FAMILIES = (socket.AF_UNIX, socket.AF_INET, socket.AF_INET6, socket.AF_NETLINK)
 _AF_MAX = 64  # families above the kernel's AF_MAX (46 today) are refused as a range
@@ -82,7 +84,7 @@ _lock = threading.Lock()
 _cached: bytes | None = None
 
 
-class SeccompUnavailable(RuntimeError):
+class SeccompUnavailable(CairnError, RuntimeError):
     """libseccomp (or its ``pyseccomp`` binding) is missing: no filter can be built."""
 
 

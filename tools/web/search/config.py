@@ -21,6 +21,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from cairn.errors import ConfigError
+
 PROVIDERS = ("searxng", "tavily", "brave", "exa")
 KEY_VARIABLES: dict[str, tuple[str, ...]] = {
     "searxng": (),
@@ -36,7 +38,7 @@ DEFAULT_URLS = {
 DEFAULT_TIMEOUT = 15.0
 
 
-class SearchConfigError(ValueError):
+class SearchConfigError(ConfigError):
     """The ``[web_search]`` settings or the environment name a provider that cannot be used."""
 
 

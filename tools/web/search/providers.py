@@ -8,6 +8,7 @@ from typing import Protocol
 
 import httpx
 
+from cairn.errors import CairnError
 from cairn.tools.web.search.config import SearchConfig
 
 
@@ -18,7 +19,7 @@ class SearchHit:
     snippet: str
 
 
-class SearchError(RuntimeError):
+class SearchError(CairnError, RuntimeError):
     """A search that failed: network, HTTP status, a body that is not the provider's format."""
 
 
