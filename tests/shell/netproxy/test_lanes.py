@@ -26,7 +26,7 @@ def test_landlock_runs_a_grant_without_network_and_says_so() -> None:
 def test_bwrap_gets_a_lane_whose_socket_the_spec_carries() -> None:
     proxy = EgressProxy()
     try:
-        spec, lane, notes = lanes.open_for(_spec(("pypi.org",)), lambda: proxy, "bwrap")
+        spec, lane, _notes = lanes.open_for(_spec(("pypi.org",)), lambda: proxy, "bwrap")
         assert lane is not None and spec is not None and spec.proxy_socket == lane.socket_path
         assert "network to pypi.org only" in spec.describe()
         lane.log.append(NetRequest("CONNECT", "evil.example", 443, reason="not granted"))
