@@ -58,11 +58,15 @@ class SandboxSetup:
         status = detect_backend()
         return cls(sandbox_state(settings, status.available), status.name, root, settings, status.problem)
 
-    def spec(self, profile: str | None, *, approved: bool = False) -> SandboxSpec | None:
+    def spec(
+        self, profile: str | None, *, approved: bool = False, domains: tuple[str, ...] = ()
+    ) -> SandboxSpec | None:
         """The spec for a shell call whose verdict chose ``profile`` (``None``: unsandboxed).
 
         ``approved``: a person approved this very call (the workspace's credential files are
-        then readable); otherwise they are hidden.
+        then readable); otherwise they are hidden.  ``domains``: the network the call was granted
+        (its rule's, or a person's); a workspace-write call also gets the user's
+        ``[sandbox] allowed_domains``, a read-only one (nobody approved it) no network at all.
         """
         if self.state != "on":
             return None
@@ -72,7 +76,9 @@ class SandboxSetup:
             # commands (empty directories at protected names) must not stand in its way.
             placeholders.sweep()
             return None
-        return build_spec(profile, self.root, self.settings, approved=approved)
+        if profile == WORKSPACE_WRITE:
+            domains = (*domains, *self.settings.allowed_domains)
+        return build_spec(profile, self.root, self.settings, approved=approved, domains=domains)
 
     def notice(self) -> str | None:
         """The one line to show at startup when commands are not sandboxed, else ``None``."""
@@ -105,6 +111,7 @@ def build_spec(
     settings: SandboxSettings,
     *,
     approved: bool = False,
+    domains: tuple[str, ...] = (),
     home: Path | None = None,
 ) -> SandboxSpec:
     """The spec the policy's lists and the settings give for ``root`` (also for tests, benches);
@@ -129,6 +136,7 @@ def build_spec(
         workspace_secrets=workspace_secret_patterns(names),
         scan_skip=SCAN_SKIP,
         max_processes=settings.max_processes,
+        allowed_domains=tuple(dict.fromkeys(domains)),
     )
 
 

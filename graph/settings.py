@@ -89,6 +89,8 @@ def build_settings(tables: SettingsTables, environ: Mapping[str, str]) -> Settin
         "readable": sandbox.readable,
         "max_processes": sandbox.max_processes,
         "off_by": sandbox.off_by,
+        "allowed_domains": sandbox.allowed_domains,
+        "network_hosts": dict(sandbox.network_hosts),
     }
     data["mcp"] = {
         "user_servers": _servers(tables.user, user),

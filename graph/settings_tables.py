@@ -187,12 +187,30 @@ class SandboxTable(Table):
         toml="sandbox_max_processes",
         precedence=TIGHTEN,
     )
+    allowed_domains: tuple[str, ...] = _key(
+        (),
+        "Domains every command you or a rule allowed may reach through the egress proxy.",
+        toml="sandbox.allowed_domains",
+        precedence=USER_ONLY,
+    )
+    network_hosts: dict[str, tuple[str, ...]] = _key(
+        {},
+        "Names pinned to addresses for the egress proxy (no DNS, private addresses allowed).",
+        toml="sandbox.network_hosts",
+        precedence=USER_ONLY,
+    )
     #: The file that turned the sandbox off (for the startup notice); not a key.
     off_by: str | None = Field(None, exclude=True)
 
     def as_policy(self) -> SandboxSettings:
         return SandboxSettings(
-            self.enabled, self.hidden_paths, self.off_by, self.readable, self.max_processes
+            self.enabled,
+            self.hidden_paths,
+            self.off_by,
+            self.readable,
+            self.max_processes,
+            self.allowed_domains,
+            self.network_hosts,
         )
 
 

@@ -67,6 +67,11 @@ class ToolCallInfo(BaseModel):
     #: The OS sandbox profile a shell call runs in (from the verdict, or "off" when a person
     #: chose "run without sandbox"); None for other tools.
     sandbox: str | None = None
+    #: Domains this shell call may reach through the sandbox's egress proxy: its allow rule's, or
+    #: a person's "yes, with network" (``cairn.tools.shell.netproxy``); None: no network.
+    network: list[str] | None = None
+    #: Domains the approval prompt offers for it (the package managers' registries); offered only.
+    network_offer: list[str] | None = None
     #: A sub-agent's call shown at its parent (``cairn.graph.session.child_approvals``): the
     #: child session's id and its description.  The call id is then ``<agent call>/<call>``.
     agent_id: str | None = None

@@ -24,6 +24,7 @@ from cairn.policy.bashpaths import (
 from cairn.policy.decide import find_rule, plan_denial
 from cairn.policy.levels import Decision, RiskLevel, Verdict, max_risk, risk_rank
 from cairn.policy.matching import bash_matches
+from cairn.policy.network import granted_domains, offered_domains
 from cairn.policy.paths import device_reason, hard_link_reason, protected_reason, sensitive_read_reason
 from cairn.policy.rules import Rule, Rules
 from cairn.policy.shell.result import ShellAnalysis
@@ -64,9 +65,17 @@ def decide_bash(analysis: ShellAnalysis, rules: Rules, mode: str, workspace: Wor
     pending, used = _approvals(analysis, rules, mode, workspace)
     if pending:
         top = max(pending, key=lambda p: risk_rank(p[0]))
-        return Verdict(Decision.ASK, max_risk(risk, top[0]), top[1])
+        return Verdict(
+            Decision.ASK, max_risk(risk, top[0]), top[1], network_offer=offered_domains(analysis)
+        )
     if used:
-        return Verdict(Decision.ALLOW, risk, f"allowed by rule {used[0]}: {_summary(analysis)}", str(used[0]))
+        return Verdict(
+            Decision.ALLOW,
+            risk,
+            f"allowed by rule {used[0]}: {_summary(analysis)}",
+            str(used[0]),
+            network=granted_domains(used),
+        )
     if not analysis.units and not analysis.effects:
         return Verdict(Decision.ALLOW, LOW, "empty command")
     return Verdict(

@@ -109,6 +109,10 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{'record:' if index == 0 else '':10}{line}")
         if verdict.sandbox is not None:
             print(f"sandbox:  {_sandbox_line(verdict.sandbox, str(verdict.decision), state)}")
+        if verdict.network:
+            print(f"network:  {', '.join(verdict.network)} (granted by the rule, through the egress proxy)")
+        elif verdict.network_offer:
+            print(f"network:  none; the approval prompt offers {', '.join(verdict.network_offer)} (w)")
     return 0
 
 

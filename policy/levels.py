@@ -67,15 +67,24 @@ class Verdict:
     reason: str
     rule: str | None = None
     sandbox: str | None = None
+    #: Domains a shell command may reach through the sandbox's egress proxy (its allow rules').
+    network: tuple[str, ...] = ()
+    #: Domains a person may grant at the approval prompt (the package managers' registries).
+    network_offer: tuple[str, ...] = ()
 
-    def to_dict(self) -> dict[str, str | None]:
-        return {
+    def to_dict(self) -> dict[str, object]:
+        data: dict[str, object] = {
             "decision": str(self.decision),
             "risk": str(self.risk),
             "reason": self.reason,
             "rule": self.rule,
             "sandbox": self.sandbox,
         }
+        if self.network:
+            data["network"] = list(self.network)
+        if self.network_offer:
+            data["network_offer"] = list(self.network_offer)
+        return data
 
     @property
     def allowed(self) -> bool:

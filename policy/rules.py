@@ -4,7 +4,9 @@ Specifiers by tool:
 
 * ``bash(git status)`` exact command; ``bash(npm run test:*)`` that command followed by nothing
   or more arguments; ``*`` elsewhere is a wildcard (``bash(git log *)``).  A bash rule is matched
-  against every simple command of a compound command, never against the whole string.
+  against every simple command of a compound command, never against the whole string.  An allow
+  rule may grant network by domain to the commands it allows, through the sandbox's egress proxy:
+  ``bash(pip install:*; domain:pypi.org,files.pythonhosted.org)``.
 * file tools (``read_file``, ``edit_file``, ``write_file``, ``ls``, ``glob``, ``grep``): a path
   pattern, gitignore style: ``src/**`` (workspace-relative), ``~/.ssh/**``, ``/etc/hosts``,
   ``.env`` (no slash: that name at any depth).  Read rules also govern paths shell commands
@@ -17,6 +19,7 @@ Specifiers by tool:
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -40,8 +43,13 @@ class Rule:
     tool: str
     specifier: str | None
     text: str
+    #: Domains a bash allow rule grants the commands it allows (``; domain:a,b``).
+    domains: tuple[str, ...] = ()
 
     def __str__(self) -> str:
+        if self.domains:
+            command = self.specifier or "*"
+            return f"{self.tool}({command}; domain:{','.join(self.domains)})"
         return self.tool if self.specifier is None else f"{self.tool}({self.specifier})"
 
 
@@ -62,13 +70,36 @@ def parse_rule(text: str) -> Rule:
         and canonical_tool_name(raw_tool.replace("*", "")) in DEFAULT_TOOL_RISK
     ):
         raise PolicyConfigError(f"rule {text!r}: wildcards in tool names are only for MCP/custom tools")
+    domains: tuple[str, ...] = ()
+    if spec is not None and tool == "bash":
+        spec, domains = _bash_domains(text, spec)
     if spec is not None:
         spec = spec.strip()
         if spec in ("", "*") and tool != "web_fetch":
             spec = None  # bash(*) and bash() mean the bare tool
     if spec is not None:
         spec = _validate_specifier(text, tool, spec)
-    return Rule(tool=tool, specifier=spec, text=text)
+    return Rule(tool=tool, specifier=spec, text=text, domains=domains)
+
+
+_BASH_DOMAINS = re.compile(r";\s*domain:([^;]*)$")
+
+
+def _bash_domains(text: str, spec: str) -> tuple[str, tuple[str, ...]]:
+    """``pip install:*; domain:pypi.org,files.pythonhosted.org`` → the command and its domains."""
+    match = _BASH_DOMAINS.search(spec)
+    if match is None:
+        return spec, ()
+    from cairn.tools.shell.netproxy.domains import normalize_domains
+
+    names = [name for name in match.group(1).split(",") if name.strip()]
+    if not names:
+        raise PolicyConfigError(f"rule {text!r}: domain: needs at least one domain name")
+    try:
+        domains = normalize_domains(names)
+    except ValueError as exc:
+        raise PolicyConfigError(f"rule {text!r}: {exc}") from None
+    return spec[: match.start()], domains
 
 
 def _validate_specifier(text: str, tool: str, spec: str) -> str:
@@ -181,9 +212,14 @@ class Rules:
             rules = []
             for text in getattr(self, kind):
                 try:
-                    rules.append(parse_rule(text))
+                    rule = parse_rule(text)
                 except PolicyConfigError as exc:
                     raise PolicyConfigError(f"invalid {kind} rule: {exc}") from None
+                if rule.domains and kind != "allow":
+                    raise PolicyConfigError(
+                        f"invalid {kind} rule: {text!r}: domain: grants network, so it belongs in allow rules"
+                    )
+                rules.append(rule)
             parsed[kind] = tuple(rules)
         object.__setattr__(self, "_parsed", parsed)
 
@@ -204,6 +240,17 @@ class Rules:
             self.read_only_tools,
             self.search_provider,
         )
+
+    def without_domains(self) -> Rules:
+        """A copy whose allow rules grant no network (a project file's rules: only the person's
+        own settings can open the network to a domain)."""
+        allow = tuple(
+            str(dataclasses.replace(rule, domains=())) if rule.domains else rule.text
+            for rule in self.parsed("allow")
+        )
+        if allow == self.allow:
+            return self
+        return dataclasses.replace(self, allow=allow)
 
     def merged(self, other: Rules) -> Rules:
         """Both rule sets together; ``other``'s tool_risk entries win over this one's."""

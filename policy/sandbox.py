@@ -28,8 +28,9 @@ import functools
 import glob
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from cairn.policy.errors import PolicyConfigError
 from cairn.policy.levels import Decision, RiskLevel, Verdict
@@ -275,6 +276,8 @@ def apply_sandbox(
             f"what would have run in the {profile} sandbox: {verdict.reason}",
             verdict.rule,
             WORKSPACE_WRITE,
+            network=verdict.network,
+            network_offer=verdict.network_offer,
         )
     return dataclasses.replace(verdict, sandbox=profile)
 
@@ -287,8 +290,9 @@ _FILE_TOOLS = frozenset({"read_file", "ls", "glob", "grep"}) | _WRITE_TOOLS
 @dataclass(frozen=True)
 class SandboxSettings:
     """The sandbox keys of the settings files: ``sandbox = "off"``, ``sandbox_hidden_paths``,
-    ``sandbox_readable`` (paths under the hidden home shown read-only) and
-    ``sandbox_max_processes``."""
+    ``sandbox_readable`` (paths under the hidden home shown read-only),
+    ``sandbox_max_processes``, and the user's ``[sandbox]`` table: ``allowed_domains`` and
+    ``network_hosts`` (network through the egress proxy; never from a project file)."""
 
     enabled: bool = True
     hidden: tuple[str, ...] = ()
@@ -296,6 +300,10 @@ class SandboxSettings:
     off_by: str | None = None
     readable: tuple[str, ...] = ()
     max_processes: int = DEFAULT_MAX_PROCESSES
+    #: Domains every command a person or a rule allowed (workspace-write) may reach.
+    allowed_domains: tuple[str, ...] = ()
+    #: Names pinned to addresses for the egress proxy (an internal mirror on a private address).
+    network_hosts: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 def load_sandbox_settings(
@@ -329,8 +337,13 @@ def sandbox_from_tables(
     hidden: list[str] = []
     readable: list[str] = []
     max_processes = DEFAULT_MAX_PROCESSES
+    network: tuple[tuple[str, ...], dict[str, tuple[str, ...]]] = ((), {})
     for path, data, is_user in ((project_file, project, False), (user_file, user, True)):
         value = data.get("sandbox", "on")
+        if isinstance(value, dict):  # the [sandbox] table: network keys, read from the user's file
+            if is_user:  # never from a project file
+                network = _network_settings(path, value)
+            value = "off" if value.get("enabled", True) is False else "on"
         if value not in ("on", "off"):
             raise PolicyConfigError(f'{path}: sandbox must be "on" or "off", got {value!r}')
         if value == "off" and is_user:
@@ -345,7 +358,45 @@ def sandbox_from_tables(
                 raise PolicyConfigError(f"{path}: sandbox_max_processes must be an integer >= 16")
             if is_user or bound < max_processes:
                 max_processes = bound  # the user's file (read last) wins over the project's
-    return SandboxSettings(enabled, tuple(hidden), off_by, tuple(readable), max_processes)
+    return SandboxSettings(
+        enabled, tuple(hidden), off_by, tuple(readable), max_processes, network[0], network[1]
+    )
+
+
+def _network_settings(path: str, table: dict[str, Any]) -> tuple[tuple[str, ...], dict[str, tuple[str, ...]]]:
+    """``allowed_domains`` and ``network_hosts`` of the user's ``[sandbox]`` table, checked."""
+    from cairn.tools.shell.netproxy.domains import normalize_domain, normalize_domains
+
+    unknown = sorted(set(table) - {"enabled", "allowed_domains", "network_hosts"})
+    if unknown:
+        raise PolicyConfigError(f"{path}: unknown key(s) in [sandbox]: {', '.join(unknown)}")
+    domains = table.get("allowed_domains", [])
+    if not isinstance(domains, list) or not all(isinstance(d, str) for d in domains):
+        raise PolicyConfigError(f"{path}: [sandbox] allowed_domains must be a list of domain names")
+    hosts = table.get("network_hosts", {})
+    if not isinstance(hosts, dict):
+        raise PolicyConfigError(f'{path}: [sandbox] network_hosts must be a table (name = "address")')
+    pinned: dict[str, tuple[str, ...]] = {}
+    try:
+        granted = normalize_domains(domains)
+        for name, addresses in hosts.items():
+            listed = [addresses] if isinstance(addresses, str) else addresses
+            if not isinstance(listed, list) or not listed or not all(_is_address(a) for a in listed):
+                raise ValueError(f"network_hosts.{name} must be an IP address or a list of them")
+            pinned[normalize_domain(name)] = tuple(listed)
+    except ValueError as exc:
+        raise PolicyConfigError(f"{path}: [sandbox] {exc}") from None
+    return granted, pinned
+
+
+def _is_address(text: object) -> bool:
+    import ipaddress
+
+    try:
+        ipaddress.ip_address(str(text))
+    except ValueError:
+        return False
+    return isinstance(text, str)
 
 
 def _paths(data: Mapping[str, object], key: str, path: str) -> list[str]:

@@ -60,7 +60,9 @@ def rules_from_tables(
     environ: Mapping[str, str] | None = None,
 ) -> Rules:
     """``Rules`` from the user's and the project's tables; errors name ``*_file``."""
-    rules = _rules_from(project_file, project).merged(_rules_from(user_file, user))
+    # a project's rules grant no network: only the person's own settings open it to a domain
+    project_rules = _rules_from(project_file, project).without_domains()
+    rules = project_rules.merged(_rules_from(user_file, user))
     config = search_config(user_file, user, environ)
     return dataclasses.replace(rules, search_provider=config.provider) if config else rules
 

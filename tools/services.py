@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -21,6 +21,7 @@ from cairn.tools.workspace import Workspace
 
 if TYPE_CHECKING:
     from cairn.tools.file_ops.stat_cache import StatCache
+    from cairn.tools.shell.netproxy.proxy import EgressProxy
     from cairn.tools.shell.state import ShellState
     from cairn.tools.web.search.config import SearchConfig
 
@@ -156,6 +157,11 @@ class ToolServices:
     summarize_over_chars: int = 4096
     #: The session's whole tool registry (``tool_search`` ranks and loads deferred tools from it).
     registry: Any = None
+    #: Names pinned to addresses for sandboxed commands' network (the person's settings
+    #: ``[sandbox] network_hosts``): the egress proxy connects there without DNS.
+    network_hosts: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    #: Test seam: the egress proxy's resolver (``None``: the system's).
+    network_resolver: Any = None
     _stat_cache_warmed: bool = field(default=False, init=False, repr=False)
 
     @cached_property
@@ -165,6 +171,13 @@ class ToolServices:
         return ShellState(
             self.workspace, extra_secret_patterns=self.secret_env_patterns, env_overrides=self.shell_env
         )
+
+    @cached_property
+    def egress(self) -> EgressProxy:
+        """The session's egress proxy for sandboxed commands granted domains (started lazily)."""
+        from cairn.tools.shell.netproxy.proxy import EgressProxy
+
+        return EgressProxy(resolver=self.network_resolver, hosts=self.network_hosts)
 
     @cached_property
     def stat_cache(self) -> StatCache | None:
@@ -196,6 +209,8 @@ class ToolServices:
         """Stop what the session started (background shell tasks, the stat cache's watches)."""
         if "shell" in self.__dict__:
             self.shell.close()
+        if "egress" in self.__dict__:
+            self.__dict__.pop("egress").close()
         self.close_stat_cache()
 
     def close_stat_cache(self) -> None:

@@ -2,7 +2,9 @@
 
 Awaiting approval: ``y`` yes · ``n`` no (with feedback for the model) · ``a`` always for this
 session · ``e`` edit the arguments ($EDITOR, or inline) · ``!`` yes, without the OS sandbox (shell
-commands that would run sandboxed) · ``Y``/``N`` for all remaining.  ``!`` is not ``u``: at the idle
+commands that would run sandboxed) · ``w`` yes, in the sandbox with network to the domains shown
+(the package registries the command uses, or the domains the person types) · ``Y``/``N`` for
+all remaining.  ``!`` is not ``u``: at the idle
 prompt ``u`` undoes the newest change, and one key must never mean both.
 Interrupted: ``r`` retry · ``c`` cancel · ``R``/``C`` for all remaining.
 The answer is a ``{call_id: decision}`` map for ``Session.decide``.
@@ -23,6 +25,7 @@ from cairn.graph.cli.edit import edit_arguments
 PREVIEW_LINES = 40
 ASK = "yneaYN"
 UNSANDBOXED = "!"
+WITH_NETWORK = "w"
 ASK_INTERRUPTED = "rcRC"
 
 
@@ -154,7 +157,7 @@ class Approver:
                 self.console.print(Text("    (in the background)", style="dim"))
             sandbox = getattr(call, "sandbox", None)
             if sandbox and call.status != "interrupted":
-                self._wrapped("    sandbox: ", sandbox_note(sandbox), "dim")
+                self._wrapped("    sandbox: ", sandbox_note(sandbox, getattr(call, "network", None)), "dim")
             return
         if call.tool_name == "web_fetch" and args.get("url"):
             self.console.print(Text(f"    {fmt.visible(args['url'])}", style="underline"), soft_wrap=True)
@@ -193,14 +196,21 @@ class Approver:
         always = f"always: {fmt.visible(rule)}" if rule else "once (no always rule fits)"
         items = [("y", "yes"), ("n", "no, tell it why"), ("a", always), ("e", "edit")]
         sandboxed = getattr(call, "sandbox", None) not in (None, "off")
+        offer = list(getattr(call, "network_offer", None) or ())
         if sandboxed:
-            choices += UNSANDBOXED
+            choices += UNSANDBOXED + WITH_NETWORK
             items.insert(1, (UNSANDBOXED, "yes, without sandbox"))
+            items.insert(1, (WITH_NETWORK, f"yes, network to {', '.join(offer)}" if offer else "yes, with network…"))
         prompt = _menu(items, many, "Y/N: all remaining", "Allow?", width=self.console.width)
         while True:
             key = self.prompter.key(prompt, choices)
             if key == UNSANDBOXED:
                 return {"action": "approve", "sandbox": "off"}, False
+            if key == WITH_NETWORK:
+                domains = offer or self._ask_domains()
+                if domains:
+                    return {"action": "approve", "network": domains}, False
+                continue
             if key in "yY":
                 return "approve", key == "Y"
             if key == "a":
@@ -213,6 +223,20 @@ class Approver:
                 return {"edit": edited}, False
 
 
+    def _ask_domains(self) -> list[str]:
+        """Domains typed by the person for ``w`` (empty: back to the question)."""
+        from cairn.tools.shell.netproxy.domains import normalize_domains
+
+        while True:
+            text = self.prompter.line("    network to which domains? (comma-separated; Enter to go back) ").strip()
+            if not text:
+                return []
+            try:
+                return list(normalize_domains(d for d in text.replace(" ", ",").split(",") if d))
+            except ValueError as exc:
+                self.console.print(Text(f"    {exc}", style="red"))
+
+
 def _agent_label(line: Text, call: Any) -> None:
     """A sub-agent's call (bubbled up to its parent) says whose it is."""
     agent = getattr(call, "agent", None)
@@ -220,13 +244,12 @@ def _agent_label(line: Text, call: Any) -> None:
         line.append(f" [sub-agent: {fmt.visible(agent or call.agent_id)}]", style="magenta")
 
 
-def sandbox_note(profile: str) -> str:
+def sandbox_note(profile: str, network: list[str] | None = None) -> str:
     """What a person's approval lets a shell command do."""
     if profile == "off":
         return "off (runs with your full user rights)"
-    return (
-        f"{profile} (workspace writable except .git/hooks, .git/config, .cairn; no network; secrets hidden)"
-    )
+    net = f"network to {', '.join(network)} only" if network else "no network"
+    return f"{profile} (workspace writable except .git/hooks, .git/config, .cairn; {net}; secrets hidden)"
 
 
 def _menu(items: list[tuple[str, str]], many: bool, bulk: str, question: str, *, width: int = 10_000) -> Text:
@@ -262,6 +285,10 @@ def _outcome(decision: Any) -> tuple[str, str]:
     if isinstance(decision, dict):
         if "edit" in decision:
             return "edited, will run", "cyan"
+        if decision.get("network"):
+            return f"approved, network to {', '.join(decision['network'])}", "green"
+        if decision.get("sandbox") == "off":
+            return "approved without sandbox", "green"
         message = decision.get("reject") or ""
         return (f"rejected: {fmt.one_line(message, 80)}" if message else "rejected"), "red"
     return {

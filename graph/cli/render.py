@@ -251,6 +251,8 @@ class Renderer:
             return
         if metadata.get("background") and status == "success":
             return  # "Started bg-1: ..." says it all; the rest tells the model how to read it
+        if self.verbose and metadata.get("network"):
+            self.line(Text(network_lines(metadata["network"]), style="dim"))
         text = person.details(call)
         if not text.strip():
             return
@@ -347,3 +349,13 @@ class Renderer:
             self._live.start()
         else:  # (kept running while empty: stopping and restarting it would flicker)
             self._live.refresh()
+
+
+def network_lines(requests: list[dict[str, Any]]) -> str:
+    """A sandboxed command's requests through the egress proxy, one line each (``-v``)."""
+    lines = []
+    for r in requests:
+        what = "allowed" if r.get("allowed") else f"refused: {r.get('reason', '')}"
+        sizes = f" · {r.get('sent', 0)} B out, {r.get('received', 0)} B in" if r.get("allowed") else ""
+        lines.append(f"    network: {r.get('method')} {r.get('host')}:{r.get('port')} {what}{sizes}")
+    return "\n".join(lines)

@@ -139,7 +139,7 @@ def call_json(call: Any) -> dict[str, Any]:
         "decision": call.decision,
         "sandbox": call.sandbox,
         "display": call.display,
-    }
+    } | ({"network": call.network} if call.network else {})
 
 
 def latest_id(opts: Options) -> str:
@@ -252,6 +252,8 @@ def _print_to(console: Any, shown: Shown, *, verbose: bool) -> None:
                 note = f"policy: {asked}" if asked else None
                 if call.sandbox:
                     note = f"{note} · sandbox: {call.sandbox}" if note else f"sandbox: {call.sandbox}"
+                if call.network:
+                    note = f"{note} · network: {', '.join(call.network)}"
                 renderer.print_call(call.model_dump(mode="json"), note=note)
     if shown.tasks:
         from cairn.tools.todo import render_tasks

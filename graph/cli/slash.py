@@ -28,6 +28,7 @@ approval keys (one key, no Enter):
   a                  run it and allow calls like it this session (the menu shows the rule)
   e                  edit the arguments ($VISUAL/$EDITOR, or inline), then run
   !                  a sandboxed shell command: run it without the OS sandbox (not u: u is undo)
+  w                  a sandboxed shell command: run it with network to the domains shown (or typed)
   Y / N              approve / reject every call still waiting
   r / c              an interrupted call: retry it / cancel it (R / C: all of them)
   background tasks on leaving: s stop them · k keep them running (output to a log file)"""

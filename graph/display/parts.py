@@ -232,6 +232,10 @@ def approval_html(call: ToolCallInfo) -> str:
         body.append(f"<div><b>why:</b> {esc(call.reason)}</div>")
     if call.sandbox and call.status != "interrupted":
         body.append(f"<div><b>sandbox:</b> {esc(call.sandbox)} once approved</div>")
+        if call.network:
+            body.append(f"<div><b>network:</b> {esc(', '.join(call.network))} (granted)</div>")
+        elif call.network_offer and call.sandbox != "off":
+            body.append(f"<div><b>network offered:</b> {esc(', '.join(call.network_offer))}</div>")
     if call.error_msg and call.status == "interrupted":
         body.append(f"<div>{esc(call.error_msg)}</div>")
     if call.preview:
@@ -246,6 +250,8 @@ def how_to_decide(call: ToolCallInfo) -> str:
     if call.status == "interrupted":
         return f"session.retry({cid})  # or session.cancel({cid})"
     unsandboxed = f', session.approve({cid}, sandbox="off")' if call.sandbox not in (None, "off") else ""
+    if call.sandbox not in (None, "off") and call.network_offer:
+        unsandboxed += f", session.approve({cid}, network={json.dumps(list(call.network_offer))})"
     return (
         f'session.approve({cid})  # or session.approve({cid}, always=True), session.reject({cid}, "why"),'
         f" session.edit({cid}, {{...new args...}}){unsandboxed}"

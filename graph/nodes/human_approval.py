@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 from langgraph.runtime import Runtime
 from langgraph.types import interrupt
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from cairn import policy
 from cairn.graph.context import AgentContext
@@ -31,6 +31,20 @@ class CallDecision(BaseModel):
         default=None,
         description='"off": run this shell call without the OS sandbox (approve, always, edit).',
     )
+    network: list[str] | None = Field(
+        default=None,
+        description="Domains this sandboxed shell call may reach through cairn's egress proxy "
+        "(approve, always): a person's 'yes, with network'.",
+    )
+
+    @field_validator("network")
+    @classmethod
+    def _domains(cls, value: list[str] | None) -> list[str] | None:
+        if value is None:
+            return None
+        from cairn.tools.shell.netproxy.domains import normalize_domains
+
+        return list(normalize_domains(value))  # ValueError: a clear validation error
 
 
 class ApprovalResponse(BaseModel):
@@ -57,6 +71,7 @@ def approval_request(pending: list[ToolCallInfo]) -> dict[str, Any]:
                 "reason": c.reason,
                 "preview": c.preview,
                 "sandbox": c.sandbox,
+                **({"network_offer": c.network_offer} if c.network_offer else {}),
                 "choices": ["retry", "cancel"]
                 if c.status == "interrupted"
                 else ["approve", "always", "reject", "edit"],
@@ -157,6 +172,12 @@ def _approved_sandbox(profile: str | None, decision: CallDecision) -> str | None
     return "off" if profile == "off" else "workspace-write"
 
 
+def _with_domains(rule: str, domains: list[str]) -> str:
+    """A bash session rule that also grants ``domains`` (``bash(pip install:*; domain:pypi.org)``)."""
+    command = rule[len("bash(") : -1] if rule.startswith("bash(") and rule.endswith(")") else "*"
+    return f"bash({command}; domain:{','.join(domains)})"
+
+
 def _apply(call: ToolCallInfo, decision: CallDecision, ctx: AgentContext, rules: list[str]) -> bool:
     """Apply one decision; returns True when the call is finished (cancelled)."""
     action = decision.action
@@ -169,8 +190,13 @@ def _apply(call: ToolCallInfo, decision: CallDecision, ctx: AgentContext, rules:
         call.sandbox = _approved_sandbox(call.sandbox, decision)
         if decision.sandbox == "off" and call.sandbox == "off":
             call.decision = "approved without sandbox"
+        elif decision.network and call.sandbox not in (None, "off"):
+            call.network = list(dict.fromkeys([*(call.network or ()), *decision.network]))
+            call.decision = f"approved with network ({', '.join(decision.network)})"
         if action == "always":
             rule = _session_rule(call, ctx)
+            if rule is not None and decision.network and call.network:
+                rule = _with_domains(rule, call.network)
             if rule is None:
                 call.decision = "approved (once: no safe 'always' rule fits this call)"
             else:

@@ -197,7 +197,7 @@ def _sandbox_spec(call: ToolCallInfo, ctx: AgentContext) -> Any:
         return None
     # A person approved (or edited) this very call: its credential files need not be hidden.
     approved = (call.decision or "").startswith(("approved", "edited"))
-    return ctx.sandbox.spec(call.sandbox, approved=approved)
+    return ctx.sandbox.spec(call.sandbox, approved=approved, domains=tuple(call.network or ()))
 
 
 def _lane_refusal(call: ToolCallInfo, ctx: AgentContext) -> str | None:

@@ -71,6 +71,7 @@ def tool_routing(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str,
             sandbox_gaps=sandbox_gaps(ctx),
         )
         call.risk, call.reason, call.sandbox = str(verdict.risk), verdict.reason, verdict.sandbox
+        call.network, call.network_offer = list(verdict.network) or None, list(verdict.network_offer) or None
         decision = str(verdict.decision)
         if decision == "allow":
             pending.append(call)

@@ -99,6 +99,17 @@ class ApprovalPanel:
                     if call.sandbox not in (None, "off")
                     else []
                 ),
+                *(
+                    [
+                        (
+                            f"Approve with network to {', '.join(call.network_offer)}",
+                            "success",
+                            lambda: {"action": "approve", "network": list(call.network_offer or ())},
+                        )
+                    ]
+                    if call.sandbox not in (None, "off") and call.network_offer
+                    else []
+                ),
                 ("Always allow", "info", lambda: "always"),
                 ("Reject", "danger", lambda: {"reject": feedback.value}),
                 ("Edit and run", "warning", lambda: {"edit": json.loads(args.value)}),

@@ -24,15 +24,28 @@ class DecisionsMixin:
     """
 
     def approve(
-        self, call_id: str = "all", *, always: bool = False, sandbox: str | None = None, **kw: Any
+        self,
+        call_id: str = "all",
+        *,
+        always: bool = False,
+        sandbox: str | None = None,
+        network: list[str] | None = None,
+        **kw: Any,
     ) -> RunResult:
         """Approve (``always``: and allow calls like it for the session).  ``sandbox="off"`` runs
-        an approved shell command without the OS sandbox (otherwise: workspace-write)."""
+        an approved shell command without the OS sandbox (otherwise: workspace-write);
+        ``network=["pypi.org", ...]`` lets it reach those domains through cairn's egress proxy."""
         if sandbox not in (None, "off"):
             raise ValueError(f'sandbox must be None or "off", not {sandbox!r}')
+        if sandbox is not None and network:
+            raise ValueError('network applies to sandboxed commands; sandbox="off" has the full network')
         decision: dict[str, Any] = {"action": "always" if always else "approve"}
         if sandbox is not None:
             decision["sandbox"] = sandbox
+        if network:
+            if isinstance(network, str):
+                raise ValueError("network must be a list of domain names")
+            decision["network"] = list(network)
         return self._decide_each(call_id, decision, **kw)
 
     def reject(self, call_id: str = "all", message: str = "", **kw: Any) -> RunResult:

@@ -40,6 +40,11 @@ def normalize_decisions(
             )
         if decision.sandbox is not None and decision.action not in ("approve", "always", "edit"):
             raise DecisionError(f'{call_id}: sandbox="off" goes with approve, always or edit')
+        if decision.network is not None:
+            if decision.action not in ("approve", "always") or decision.sandbox is not None:
+                raise DecisionError(f"{call_id}: network goes with approve or always, in the sandbox")
+            if call.tool_name != "bash" or call.sandbox in (None, "off"):
+                raise DecisionError(f"{call_id}: network is granted to sandboxed shell commands only")
         if decision.action == "edit":
             checked = registry.validate(call.tool_name, decision.args or {})
             if isinstance(checked, ToolResult):

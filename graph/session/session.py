@@ -500,6 +500,7 @@ class Session(DecisionsMixin, RewindMixin, WaitingMixin, ExtensionsMixin):
             from cairn.graph.sandboxing import SandboxSetup, warn_once
 
             self._sandbox = SandboxSetup.detect(self.workspace.root, self.settings.sandbox.as_policy())
+            self._services.network_hosts = self._sandbox.settings.network_hosts  # the egress proxy's
             warn_once(self._sandbox)
         return self._sandbox
 

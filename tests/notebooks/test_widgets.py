@@ -145,3 +145,24 @@ def test_always_allow_and_retry(widgets):
     gated["Always allow"].click()
     interrupted["Retry"].click()
     assert session.runs[0][0] == {"e1": "always", "b1": "retry"}
+
+
+def test_a_package_manager_call_gets_an_approve_with_network_button(widgets):
+    pip = ToolCallInfo(
+        call_id="p1",
+        tool_name="bash",
+        arguments={"command": "pip install requests"},
+        status="awaiting_approval",
+        risk="HIGH",
+        reason="installs packages",
+        sandbox="workspace-write",
+        network_offer=["pypi.org", "files.pythonhosted.org"],
+    )
+    session = FakeSession([pip])
+    html, _, buttons_, _ = row_parts(rows(approval_widget(session))[0])
+    label = "Approve with network to pypi.org, files.pythonhosted.org"
+    assert list(buttons_)[:3] == ["Approve", "Approve without sandbox", label]
+    assert "network offered:" in html.value and "pypi.org" in html.value
+    buttons_[label].click()
+    [(decisions, _, _)] = session.runs
+    assert decisions == {"p1": {"action": "approve", "network": ["pypi.org", "files.pythonhosted.org"]}}

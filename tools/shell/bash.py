@@ -8,6 +8,7 @@ from pydantic import Field
 
 from cairn.tools.base import LEAN_AND_FULL, ArgsModel, RiskLevel, Tool, ToolContext, ToolResult
 from cairn.tools.shell.command import RunningCommand
+from cairn.tools.shell.netproxy import lanes
 from cairn.tools.shell.parse import programs, short_command
 from cairn.tools.shell.progress import LineFeed
 from cairn.tools.shell.render import format_duration, render_result
@@ -96,8 +97,12 @@ class BashTool(Tool):
         if params.description:
             meta["description"] = short_command(params.description, 200)
         timeout_s = params.timeout / 1000
+        lane = None
         try:
-            if params.run_in_background:
+            sandbox, lane, net_notes = lanes.open_for(
+                sandbox, lambda: self.services.egress, state.backend_name(sandbox)
+            )
+            if params.run_in_background:  # its lane stays open until the session closes
                 explicit = "timeout" in params.model_fields_set
                 return self._start_background(state, params, timeout_s if explicit else None, meta, sandbox)
             writes = not read_only and (
@@ -107,16 +112,24 @@ class BashTool(Tool):
             feed = LineFeed() if ctx.on_progress is not None else None
             ctx.progress(label)
             run, notes = state.start(command, timeout_s=timeout_s, feed=feed, sandbox=sandbox)
+            notes += net_notes
         except ShellClosedError as exc:
+            _close(lane)
             return ToolResult.fail(f"Cannot run the command: {exc}.")
         except SandboxUnavailableError as exc:
+            _close(lane)
             return ToolResult.fail(f"The command was not run: {exc}.", **meta)
-        except OSError as exc:
+        except (OSError, ValueError) as exc:
+            _close(lane)
             return ToolResult.fail(f"Could not start bash: {exc}")
         try:
             self._wait(run, ctx, feed)
         finally:
             exit_watch.drain(run.pid)  # the sandbox's placeholders and cgroup are gone when we return
+            _close(lane)
+        if lane is not None:
+            meta["network"] = lanes.lane_log(lane)
+            notes += lanes.lane_notes(lane)
         if sandbox is not None:  # what the sandbox hid or refused, read from stderr
             err = run.stderr.snapshot()
             notes += sandbox_notes(sandbox, (err.head + err.tail).decode("utf-8", "replace"), run.exit_code)
@@ -214,3 +227,8 @@ class BashTool(Tool):
         return ToolResult(
             output=output, display=f"Started {task.task_id}: {short_command(params.command)}", metadata=meta
         )
+
+
+def _close(lane: Any) -> None:
+    if lane is not None:
+        lane.close()

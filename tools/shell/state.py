@@ -137,6 +137,12 @@ class ShellState:
             self._sandbox_backend = detect_backend()
         return self._sandbox_backend
 
+    def backend_name(self, spec: SandboxSpec | None) -> str | None:
+        """The backend that will run a command under ``spec`` (``None``: unsandboxed)."""
+        if spec is None or not spec.enabled:
+            return None
+        return self.sandbox_backend.name
+
     def _launch(
         self, spec: SandboxSpec | None, cwd: str, private: str, *, background: bool = False
     ) -> Launch | None:

@@ -11,7 +11,9 @@ locations replaced by an empty read-only tmpfs or ``/dev/null``, the workspace's
 files replaced by ``/dev/null`` unless a person approved the call, and every other listening
 Unix socket of the host covered by ``/dev/null`` (:mod:`.host_sockets`).
 Network namespace: no interface but its own loopback, so neither the internet, a service on
-the host's ``127.0.0.1`` nor an abstract Unix socket of the host is reachable.  PID namespace:
+the host's ``127.0.0.1`` nor an abstract Unix socket of the host is reachable; a command granted
+domains reaches them only through its egress-proxy lane (:mod:`cairn.tools.shell.netproxy`),
+a Unix socket bound into its /tmp with a bridge listening on its loopback.  PID namespace:
 the command cannot see or signal the agent, and when bwrap's init dies every process of the
 sandbox dies with it.  Run as root, every capability is dropped.  A seccomp filter
 (:mod:`.seccomp_filter`) refuses socket families, raw sockets and kernel interfaces a command
@@ -24,6 +26,7 @@ import os
 import shutil
 from dataclasses import dataclass, field
 
+from cairn.tools.shell.netproxy.launch import SOCKET_IN_SANDBOX, bridge_argv, interpreter_prefixes
 from cairn.tools.shell.sandbox import exit_watch, host_sockets, limits, placeholders, seccomp_filter
 from cairn.tools.shell.sandbox.backend import Launch, Private
 from cairn.tools.shell.sandbox.spec import SandboxSpec
@@ -91,8 +94,11 @@ class BwrapBackend:
             os.close(bpf)
             exit_watch.when_exited(report.pid(), release)
 
+        run = ["--argv0", "bash", "--"]
+        if spec.proxy_socket:  # granted domains: the command starts behind the network bridge
+            run = ["--", *bridge_argv()]
         return Launch(
-            argv_prefix=[self.binary, *plan.args, "--seccomp", str(bpf), "--argv0", "bash", "--"],
+            argv_prefix=[self.binary, *plan.args, "--seccomp", str(bpf), *run],
             preexec=preexec,
             env={"TMPDIR": "/tmp"},
             wrapper_names=("bwrap",),
@@ -158,6 +164,7 @@ def _plan(spec: SandboxSpec, *, cwd: str, private: Private, die_with_parent: boo
     for path in host_sockets.listening_paths():  # a host service's socket the command could see
         if places.visible(path) and host_sockets.is_socket(path):
             args += ["--ro-bind", "/dev/null", path]
+    args += _network_lane(spec, places)
     plan.args = [*args, "--chdir", cwd]
     return plan
 
@@ -193,6 +200,18 @@ def _namespaces(spec: SandboxSpec, die_with_parent: bool) -> list[str]:
     if os.geteuid() == 0:
         args += ["--cap-drop", "ALL"]
     return args
+
+
+def _network_lane(spec: SandboxSpec, places: _Places) -> list[str]:
+    """The command's proxy lane bound into its private /tmp, and the interpreter the network
+    bridge runs on shown read-only where the hidden home covers it."""
+    if not spec.proxy_socket:
+        return []
+    args: list[str] = []
+    for prefix in interpreter_prefixes():
+        if os.path.isdir(prefix) and not places.visible(prefix):
+            args += places.show(prefix, "--ro-bind")
+    return [*args, "--ro-bind", spec.proxy_socket, SOCKET_IN_SANDBOX]
 
 
 def _private_places(spec: SandboxSpec, places: _Places) -> list[str]:

@@ -49,10 +49,13 @@ class SandboxSpec:
     hidden_paths: tuple[str, ...] = ()
     #: Directories that must stay visible read-only even under the private /tmp (the workspace).
     visible_roots: tuple[str, ...] = ()
-    #: Network access.  Off for every profile today; ``allowed_domains`` is reserved for a
-    #: later proxy that opens named hosts (it must stay empty until then).
+    #: Direct network access: off for every profile (the sandbox's own loopback only).
     network: bool = False
+    #: Domains the command may reach through cairn's egress proxy (:mod:`cairn.tools.shell.netproxy`);
+    #: empty: no network.  The bash tool opens the lane and fills ``proxy_socket``.
     allowed_domains: tuple[str, ...] = field(default=())
+    #: The host path of the command's proxy lane (a Unix socket), bound into the sandbox.
+    proxy_socket: str | None = None
     #: The home directory to hide (an empty tmpfs in its place), or ``None`` to leave it (then
     #: only ``hidden_paths`` protect it).  Not hidden when it is a writable or visible root.
     home: str | None = None
@@ -81,8 +84,8 @@ class SandboxSpec:
             raise ValueError(
                 f"unknown sandbox profile {self.profile!r}; expected one of {', '.join(PROFILES)}"
             )
-        if self.allowed_domains:
-            raise ValueError("allowed_domains is not supported yet: sandboxed commands have no network")
+        if self.proxy_socket and not self.allowed_domains:
+            raise ValueError("a proxy lane without allowed domains")
         if self.profile == READ_ONLY and self.writable_roots:
             raise ValueError("a read-only sandbox has no writable roots")
         if self.max_processes < 1 or self.max_file_bytes < 1:
@@ -132,4 +135,5 @@ class SandboxSpec:
             return "no sandbox"
         what = "workspace writable" if self.writable_roots else "read-only filesystem"
         home = ", home hidden" if self.home else ""
-        return f"sandbox {self.profile}: {what}, private /tmp{home}, no network, secrets hidden"
+        net = f"network to {', '.join(self.allowed_domains)} only" if self.allowed_domains else "no network"
+        return f"sandbox {self.profile}: {what}, private /tmp{home}, {net}, secrets hidden"
