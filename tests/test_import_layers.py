@@ -34,6 +34,7 @@ GRAPH_CORE = (
     "profiles",
     "sandboxing",
     "calllog",
+    "events",
     "tool_selection",
     "agent_reports",
 )

@@ -16,6 +16,20 @@ import threading
 from typing import Any, TextIO
 
 from cairn.graph.cli import fmt
+from cairn.graph.events import (
+    Compacted,
+    DecisionRefused,
+    Event,
+    Message,
+    SubagentEnd,
+    SubagentEvent,
+    SubagentStart,
+    Token,
+    ToolEnd,
+    ToolProgress,
+    ToolStart,
+    Waiting,
+)
 from cairn.tools.file_ops.names import escape_data, escape_text
 
 #: Keys dropped from call dicts in stream-json (person-facing rich data, as in json output).
@@ -50,16 +64,11 @@ class HeadlessOutput:
                 }
             )
 
-    def on_event(self, kind: str, payload: dict[str, Any]) -> None:
+    def on_event(self, event: Event) -> None:
         if self.format == "stream-json":
-            event = {"type": kind, **payload}
-            if isinstance(event.get("call"), dict):
-                event["call"] = {k: v for k, v in event["call"].items() if k not in _DROP}
-                if kind == "tool_start":  # the Session says "pending"; it is running now
-                    event["call"]["status"] = "executing"
-            self._line(event)
+            self._line(stream_json_line(event))
         elif self.renderer is not None:
-            self.renderer.on_event(kind, payload)
+            self.renderer.on_event(event)
 
     def note(self, text: str) -> None:
         if self.renderer is not None:
@@ -130,6 +139,29 @@ class HeadlessOutput:
         with self._lock:
             self.out.write(text)
             self.out.flush()
+
+
+def stream_json_line(event: Event) -> dict[str, Any]:
+    """One stream-json object: ``{"type": kind, **payload}``; every kind is written."""
+    line = {"type": event.kind, **event.payload()}
+    match event:
+        case ToolStart() | ToolEnd() | SubagentEvent():
+            if isinstance(line.get("call"), dict):
+                line["call"] = {k: v for k, v in line["call"].items() if k not in _DROP}
+                if isinstance(event, ToolStart):  # the Session says "pending"; it is running now
+                    line["call"]["status"] = "executing"
+        case (
+            Token()
+            | Message()
+            | ToolProgress()
+            | Compacted()
+            | SubagentStart()
+            | SubagentEnd()
+            | Waiting()
+            | DecisionRefused()
+        ):
+            pass  # written as they are
+    return line
 
 
 def _standing(session: Any) -> dict[str, Any]:

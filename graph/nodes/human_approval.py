@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from cairn import policy
 from cairn.graph.context import AgentContext
+from cairn.graph.events import ToolEnd
 from cairn.graph.nodes.tool_routing import sandbox_gaps, sandbox_state
 from cairn.graph.state import GATED_STATUSES, AgentState, ToolCallInfo, calls, dump_calls
 from cairn.tools.base import ToolResult
@@ -89,7 +90,7 @@ def human_approval(state: AgentState, runtime: Runtime[AgentContext]) -> dict[st
         done = _apply(call, decision, ctx, rules)
         (completed if done else still).append(call)
         if done:  # rejected or cancelled: surfaces see the outcome as it happens
-            ctx.emit("tool_end", call=call.to_state())
+            ctx.emit(ToolEnd(call.to_state()))
     return {
         "pending_tool_calls": dump_calls(still),
         "completed_tool_calls": dump_calls(completed),

@@ -78,7 +78,10 @@ def _runs(tmp: Path) -> tuple[str, list[str]]:
     s.compact("the answers", on_event=o.on_event)
     s.close()
     # 3. a gated write: the run pauses, a wait with a short timeout says what it waits for
-    turns = [{"tool_calls": [_tool("write_file", "w1", file_path="b.txt", content="new\n")]}, {"content": "ok"}]
+    turns = [
+        {"tool_calls": [_tool("write_file", "w1", file_path="b.txt", content="new\n")]},
+        {"content": "ok"},
+    ]
     s = _scripted(ws, db, turns, "default")
     ids.append(s.id)
     o = output()
@@ -90,7 +93,10 @@ def _runs(tmp: Path) -> tuple[str, list[str]]:
     # 4. a sub-agent: its start, its tool calls and its end reach the parent's stream
     model = AgentsModel(
         scripts={
-            "parent": [call("Task", {"description": "look", "prompt": "find alpha"}, "p1"), AIMessage("found")],
+            "parent": [
+                call("Task", {"description": "look", "prompt": "find alpha"}, "p1"),
+                AIMessage("found"),
+            ],
             "look": [call("grep", {"pattern": "alpha"}, "g1"), AIMessage("in a.txt")],
         }
     )
