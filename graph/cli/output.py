@@ -15,21 +15,8 @@ import sys
 import threading
 from typing import Any, TextIO
 
+from cairn.graph import events as ev
 from cairn.graph.cli import fmt
-from cairn.graph.events import (
-    Compacted,
-    DecisionRefused,
-    Event,
-    Message,
-    SubagentEnd,
-    SubagentEvent,
-    SubagentStart,
-    Token,
-    ToolEnd,
-    ToolProgress,
-    ToolStart,
-    Waiting,
-)
 from cairn.tools.file_ops.names import escape_data, escape_text
 
 #: Keys dropped from call dicts in stream-json (person-facing rich data, as in json output).
@@ -64,7 +51,7 @@ class HeadlessOutput:
                 }
             )
 
-    def on_event(self, event: Event) -> None:
+    def on_event(self, event: ev.Event) -> None:
         if self.format == "stream-json":
             self._line(stream_json_line(event))
         elif self.renderer is not None:
@@ -141,24 +128,24 @@ class HeadlessOutput:
             self.out.flush()
 
 
-def stream_json_line(event: Event) -> dict[str, Any]:
+def stream_json_line(event: ev.Event) -> dict[str, Any]:
     """One stream-json object: ``{"type": kind, **payload}``; every kind is written."""
     line = {"type": event.kind, **event.payload()}
     match event:
-        case ToolStart() | ToolEnd() | SubagentEvent():
+        case ev.ToolStart() | ev.ToolEnd() | ev.SubagentEvent():
             if isinstance(line.get("call"), dict):
                 line["call"] = {k: v for k, v in line["call"].items() if k not in _DROP}
-                if isinstance(event, ToolStart):  # the Session says "pending"; it is running now
+                if isinstance(event, ev.ToolStart):  # the Session says "pending"; it is running now
                     line["call"]["status"] = "executing"
         case (
-            Token()
-            | Message()
-            | ToolProgress()
-            | Compacted()
-            | SubagentStart()
-            | SubagentEnd()
-            | Waiting()
-            | DecisionRefused()
+            ev.Token()
+            | ev.Message()
+            | ev.ToolProgress()
+            | ev.Compacted()
+            | ev.SubagentStart()
+            | ev.SubagentEnd()
+            | ev.Waiting()
+            | ev.DecisionRefused()
         ):
             pass  # written as they are
     return line

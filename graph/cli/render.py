@@ -16,24 +16,11 @@ from typing import Any
 
 from rich.text import Text
 
+from cairn.graph import events as ev
 from cairn.graph.cli import fmt, person
 from cairn.graph.cli.diffview import diff_text
 from cairn.graph.cli.live import REFRESH_PER_SECOND, LiveState, Running, cut
 from cairn.graph.cli.mdstream import BlockSplitter, markdown
-from cairn.graph.events import (
-    Compacted,
-    DecisionRefused,
-    Event,
-    Message,
-    SubagentEnd,
-    SubagentEvent,
-    SubagentStart,
-    Token,
-    ToolEnd,
-    ToolProgress,
-    ToolStart,
-    Waiting,
-)
 
 #: Output shown under a call before it is collapsed (lines); -v shows everything.
 SHOWN_LINES = 6
@@ -74,28 +61,28 @@ class Renderer:
         self._ended: dict[str, dict[str, Any]] = {}  # finished, waiting for earlier calls to print
 
     # -- the Session callback -------------------------------------------------------------
-    def on_event(self, event: Event) -> None:
+    def on_event(self, event: ev.Event) -> None:
         with self._lock:
             match event:
-                case Token(text=text):
+                case ev.Token(text=text):
                     self._on_token(text)
-                case Message(text=text, tool_calls=tool_calls, call_ids=call_ids):
+                case ev.Message(text=text, tool_calls=tool_calls, call_ids=call_ids):
                     self._on_message(text, tool_calls, call_ids)
-                case Compacted():
+                case ev.Compacted():
                     self._on_compacted(event)
-                case ToolStart(call=call):
+                case ev.ToolStart(call=call):
                     self._on_tool_start(call)
-                case ToolProgress(call_id=call_id, line=line):
+                case ev.ToolProgress(call_id=call_id, line=line):
                     self._on_tool_progress(call_id, line)
-                case ToolEnd(call=call):
+                case ev.ToolEnd(call=call):
                     self._on_tool_end(call)
-                case SubagentStart(agent_id=agent_id, mode=mode, description=description):
+                case ev.SubagentStart(agent_id=agent_id, mode=mode, description=description):
                     self._on_subagent_start(agent_id, mode or "", description or "")
-                case SubagentEvent(child=ToolEnd(call=call)) if call:
+                case ev.SubagentEvent(child=ev.ToolEnd(call=call)) if call:
                     self._on_subagent_call(call)
-                case SubagentEnd(agent_id=agent_id, status=status):
+                case ev.SubagentEnd(agent_id=agent_id, status=status):
                     self._on_subagent_end(agent_id, status)
-                case SubagentEvent() | Waiting() | DecisionRefused():
+                case ev.SubagentEvent() | ev.Waiting() | ev.DecisionRefused():
                     pass  # (headless ``--wait`` notes say what is waited for: ``headless.with_wait_notes``)
 
     def _on_token(self, text: str) -> None:
@@ -140,7 +127,7 @@ class Renderer:
         self._blank_lines = fmt.BlankLines()
         self._set_waiting("thinking" if tool_calls else None)
 
-    def _on_compacted(self, event: Compacted) -> None:
+    def _on_compacted(self, event: ev.Compacted) -> None:
         from cairn.graph.cli.slash import compaction_line
 
         self._end_text()

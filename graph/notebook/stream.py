@@ -8,6 +8,7 @@ import time
 from collections import deque
 from typing import Any, TextIO
 
+from cairn.graph import events as ev
 from cairn.graph.display.parts import (
     badge,
     call_details_html,
@@ -18,21 +19,6 @@ from cairn.graph.display.parts import (
     risk_badge,
     status_text,
     summary_line,
-)
-from cairn.graph.events import (
-    Compacted,
-    DecisionRefused,
-    Event,
-    Message,
-    SubagentEnd,
-    SubagentEvent,
-    SubagentStart,
-    Token,
-    ToolEnd,
-    ToolProgress,
-    ToolStart,
-    Waiting,
-    from_payload,
 )
 from cairn.graph.state import ToolCallInfo
 
@@ -81,34 +67,34 @@ class CellStream:
         self._last_update = 0.0
         self._tools: dict[str, tuple[Any, deque[str], ToolCallInfo]] = {}
 
-    def __call__(self, event: Event | str, payload: dict[str, Any] | None = None) -> None:
+    def __call__(self, event: ev.Event | str, payload: dict[str, Any] | None = None) -> None:
         """Show ``event``; an old-style ``(kind, payload)`` call is accepted too."""
         if isinstance(event, str):
             try:
-                event = from_payload(event, payload or {})
+                event = ev.from_payload(event, payload or {})
             except (KeyError, TypeError):  # an unknown kind or an incomplete payload: not shown
                 return
         with self._lock:
             match event:
-                case Token(text=text):
+                case ev.Token(text=text):
                     self._on_token(text)
-                case Message(text=text):
+                case ev.Message(text=text):
                     self._on_message(text)
-                case Compacted():
+                case ev.Compacted():
                     self._on_compacted(event)
-                case ToolStart(call=call):
+                case ev.ToolStart(call=call):
                     self._on_tool_start(call)
-                case ToolProgress(call_id=call_id, line=line):
+                case ev.ToolProgress(call_id=call_id, line=line):
                     self._on_tool_progress(call_id, line)
-                case ToolEnd(call=call):
+                case ev.ToolEnd(call=call):
                     self._on_tool_end(call)
-                case SubagentStart(agent_id=agent_id, mode=mode, description=description):
+                case ev.SubagentStart(agent_id=agent_id, mode=mode, description=description):
                     self._print(f"┌ sub-agent {description or ''} ({mode}, {agent_id})")
-                case SubagentEvent(child=ToolEnd(call=call)) if isinstance(call, dict):
+                case ev.SubagentEvent(child=ev.ToolEnd(call=call)) if isinstance(call, dict):
                     self._on_subagent_call(call)
-                case SubagentEnd(agent_id=agent_id, status=status):
+                case ev.SubagentEnd(agent_id=agent_id, status=status):
                     self._print(f"└ sub-agent {agent_id}: {status}")
-                case SubagentEvent() | Waiting() | DecisionRefused():
+                case ev.SubagentEvent() | ev.Waiting() | ev.DecisionRefused():
                     pass  # the pause shows in the RunResult the cell gets back
 
     # -- events --------------------------------------------------------------------------
@@ -134,7 +120,7 @@ class CellStream:
             self._show_text()
         self._text, self._text_handle = "", None  # the next model turn gets its own block
 
-    def _on_compacted(self, event: Compacted) -> None:
+    def _on_compacted(self, event: ev.Compacted) -> None:
         if event.skipped:
             line = f"(nothing compacted: {event.reason or ''})"
         else:
