@@ -23,6 +23,8 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from cairn.atomic import atomic_write
+
 DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024
 GIT_TIMEOUT_S = 60.0
 #: Above this many paths, list whole trees and filter instead of passing pathspecs.
@@ -143,9 +145,7 @@ class ShadowRepo:
         ]
         if others:
             newest = max(others, key=lambda p: p.stat().st_mtime)
-            tmp = self.index.with_name(self.index.name + ".seed")
-            shutil.copyfile(newest, tmp)
-            os.replace(tmp, self.index)
+            atomic_write(self.index, newest.read_bytes(), durable=False)  # a cache: no fsync
 
     def _excludes(self) -> str:
         """The workspace repository's ``info/exclude`` (read only), plus cairn's own."""
@@ -263,9 +263,7 @@ def _write_if_changed(path: Path, text: str) -> None:
             return
     except OSError:
         pass
-    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(text)
-    os.replace(tmp, path)
+    atomic_write(path, text, durable=False)
 
 
 def _without(env: dict[str, str], *names: str) -> dict[str, str]:

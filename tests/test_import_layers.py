@@ -23,6 +23,8 @@ SOURCE_DIRS = {
     "cairn.policy": ROOT / "policy",
     "cairn.checkpoints": ROOT / "checkpoints",
 }
+#: The base layer, in cairn/ itself (every layer may import it): the atomic-write helper.
+BASE = ("atomic",)
 GRAPH_CORE = (
     "state",
     "context",
@@ -41,6 +43,7 @@ GRAPH_CORE = (
 #: (module prefix, unit, rank): the longest matching prefix names a module's unit. A unit may
 #: import from units of a lower rank only.
 LAYERS: list[tuple[str, str, int]] = [
+    *((f"cairn.{name}", "base", -1) for name in BASE),  # every layer may import these
     ("cairn.checkpoints", "checkpoints", 0),
     ("cairn.tools", "tools", 0),
     ("cairn.policy", "policy", 1),
@@ -66,7 +69,7 @@ def source_modules() -> dict[str, Path]:
                 continue
             rel = path.relative_to(folder).with_suffix("")
             parts = [p for p in rel.parts if p != "__init__"]
-            if package == "cairn" and parts:  # only cairn/__init__.py lives there
+            if package == "cairn" and parts and parts[0] not in BASE:  # __init__ + the base layer
                 continue
             modules[".".join([package, *parts])] = path
     return modules
