@@ -36,6 +36,7 @@ GRAPH_CORE = (
     "profiles",
     "sandboxing",
     "calllog",
+    "call_args",
     "events",
     "tool_selection",
     "agent_reports",

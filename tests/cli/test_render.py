@@ -147,6 +147,23 @@ def test_no_color_and_no_tty_mean_plain_text(monkeypatch):
     assert not make_console(io.StringIO()).is_terminal
 
 
+def test_the_cli_and_the_notebook_summarize_arguments_alike():
+    """One summarizer, one key table (issue 29): the terminal escapes, the HTML view does not."""
+    from cairn.graph.display.parts import summary_line
+    from cairn.graph.state import ToolCallInfo
+
+    cases = [
+        ("grep", {"pattern": "TODO", "path": "src"}, "TODO in src"),
+        ("mcp__fs__read", {"path": "notes.md", "n": 3}, "notes.md"),
+        ("bash_output", {"task_id": "bg-1"}, "bg-1"),
+        ("custom", {"a": 1}, '{"a": 1}'),
+    ]
+    for name, args, expected in cases:
+        assert fmt.describe_args(name, args) == expected
+        assert summary_line(ToolCallInfo(call_id="c", tool_name=name, arguments=args)) == expected
+    assert fmt.describe_args("bash", {"command": "echo \x1b[2J"}) == "echo \\x1b[2J"
+
+
 def test_describe_args_and_sizes():
     assert fmt.describe_args("bash", {"command": "ls  -la\n| wc"}) == "ls -la | wc"
     assert fmt.describe_args("grep", {"pattern": "TODO", "path": "src"}) == "TODO in src"
