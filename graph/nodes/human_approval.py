@@ -99,17 +99,8 @@ def human_approval(state: AgentState, runtime: Runtime[AgentContext]) -> dict[st
 
 
 def _session_rule(call: ToolCallInfo, ctx: AgentContext) -> str | None:
-    """The narrow rule "always" adds, or None when none can be made (it is then approved once).
-
-    A rule that does not parse would break every later routing of the session, so it is
-    checked here, where a person is still looking.
-    """
-    try:
-        rule = policy.suggest_rule(call.tool_name, call.arguments, workspace=ctx.workspace)
-        policy.Rules().with_allow(rule)
-    except Exception:
-        return None
-    return rule
+    """The narrow rule "always" adds, or None when none can be made (it is then approved once)."""
+    return policy.always_rule(call.tool_name, call.arguments, workspace=ctx.workspace)
 
 
 def _apply_edit(call: ToolCallInfo, decision: CallDecision, ctx: AgentContext) -> bool:
