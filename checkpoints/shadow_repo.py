@@ -235,10 +235,6 @@ class ShadowRepo:
                 found[path] = TreeEntry(mode, blob)
         return found
 
-    def has_dir(self, tree: str, directory: str) -> bool:
-        out = self.git("ls-tree", "-z", "--full-tree", tree, "--", directory.rstrip("/"))
-        return bool(out.strip(b"\0"))
-
     def blobs(self, ids: list[str]) -> dict[str, bytes]:
         """The contents of blobs, read in one ``cat-file --batch``."""
         unique = sorted(set(ids))

@@ -300,9 +300,6 @@ class Renderer:
         if note is not None and not tail:
             self.console.print(note)
 
-    def turn_footer(self, usage: dict[str, int], elapsed_s: float) -> None:
-        self.note(f"  {fmt.usage_line(usage, elapsed_s)}")
-
     # -- internals ---------------------------------------------------------------------------
     def _print_text(self, text: str) -> None:
         if self.markdown:

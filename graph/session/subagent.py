@@ -33,7 +33,6 @@ if TYPE_CHECKING:
 
 #: Sub-agent session ids are ``<parent id>-sub-<call id>``; listings hide them.
 SUBAGENT_MARK = "-sub-"
-NOT_RERUN = "This call was interrupted by a crash and was not run again; check its effect before redoing it."
 ACTIVE = ("new", "running", "awaiting_approval")
 
 
