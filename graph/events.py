@@ -33,6 +33,7 @@ __all__ = [
     "EventCallback",
     "LegacyEventCallback",
     "Message",
+    "OnEvent",
     "SubagentEnd",
     "SubagentEvent",
     "SubagentStart",
@@ -213,6 +214,8 @@ BY_KIND: dict[str, type[Event]] = {cls.kind: cls for cls in ALL_EVENTS}
 EventCallback = Callable[[Event], None]
 #: The old callback shape, still accepted where an ``on_event`` is taken.
 LegacyEventCallback = Callable[[str, dict[str, Any]], None]
+#: What ``Session.send(on_event=...)`` and the other run methods accept: either shape.
+OnEvent = EventCallback | LegacyEventCallback
 
 
 def from_payload(kind: str, payload: dict[str, Any]) -> Event:
@@ -235,7 +238,7 @@ class _Legacy:
         self.callback(event.kind, event.payload())
 
 
-def event_callback(callback: EventCallback | LegacyEventCallback | None) -> EventCallback | None:
+def event_callback(callback: OnEvent | None) -> EventCallback | None:
     """``callback`` as a new-style callback: as is when it takes one argument, else adapted.
 
     Idempotent (an adapted callback takes one argument).  A callable whose signature cannot be
