@@ -13,6 +13,7 @@ import os
 import stat
 from pathlib import Path
 
+from cairn.atomic import atomic_write
 from cairn.checkpoints.code_rewind import FileOp
 from cairn.checkpoints.shadow_repo import ShadowRepo
 
@@ -70,17 +71,12 @@ def _write(path: Path, data: bytes, mode: str) -> None:
     parent.mkdir(parents=True, exist_ok=True)
     if path.is_dir() and not path.is_symlink():
         _remove(path)
-    tmp = path.with_name(path.name + TMP_SUFFIX)
+    tmp = path.with_name(path.name + TMP_SUFFIX)  # fixed: a re-applied plan overwrites a leftover
+    if mode != "120000":
+        atomic_write(path, data, mode=_perms(path, executable=mode == "100755"), tmp=tmp)
+        return
     tmp.unlink(missing_ok=True)
-    if mode == "120000":
-        os.symlink(os.fsdecode(data), tmp)
-    else:
-        perms = _perms(path, executable=mode == "100755")
-        with open(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "wb") as handle:
-            handle.write(data)
-            os.fchmod(handle.fileno(), perms)
-            handle.flush()
-            os.fsync(handle.fileno())
+    os.symlink(os.fsdecode(data), tmp)
     os.replace(tmp, path)
 
 

@@ -23,6 +23,7 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from cairn.atomic import atomic_write
 from cairn.errors import CairnError
 
 DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024
@@ -145,9 +146,7 @@ class ShadowRepo:
         ]
         if others:
             newest = max(others, key=lambda p: p.stat().st_mtime)
-            tmp = self.index.with_name(self.index.name + ".seed")
-            shutil.copyfile(newest, tmp)
-            os.replace(tmp, self.index)
+            atomic_write(self.index, newest.read_bytes(), durable=False)  # a cache: no fsync
 
     def _excludes(self) -> str:
         """The workspace repository's ``info/exclude`` (read only), plus cairn's own."""
@@ -237,10 +236,6 @@ class ShadowRepo:
                 found[path] = TreeEntry(mode, blob)
         return found
 
-    def has_dir(self, tree: str, directory: str) -> bool:
-        out = self.git("ls-tree", "-z", "--full-tree", tree, "--", directory.rstrip("/"))
-        return bool(out.strip(b"\0"))
-
     def blobs(self, ids: list[str]) -> dict[str, bytes]:
         """The contents of blobs, read in one ``cat-file --batch``."""
         unique = sorted(set(ids))
@@ -265,9 +260,7 @@ def _write_if_changed(path: Path, text: str) -> None:
             return
     except OSError:
         pass
-    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(text)
-    os.replace(tmp, path)
+    atomic_write(path, text, durable=False)
 
 
 def _without(env: dict[str, str], *names: str) -> dict[str, str]:

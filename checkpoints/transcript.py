@@ -62,10 +62,6 @@ class Transcript:
         self._cache: dict[tuple[str, str], tuple[BaseMessage, ...]] = {}
         self._cache_lock = threading.Lock()
 
-    @staticmethod
-    def new_id() -> str:
-        return uuid.uuid4().hex
-
     def append(
         self,
         thread_id: str,

@@ -35,8 +35,6 @@ from cairn.graph.nodes.tool_execution import tool_execution
 from cairn.graph.nodes.tool_routing import tool_routing
 from cairn.graph.state import AgentState
 
-NODES = ("reasoning", "tool_routing", "human_approval", "tool_execution", "observation")
-
 
 def _statuses(state: AgentState) -> set[str]:
     return {c.get("status", "pending") for c in state.get("pending_tool_calls") or []}

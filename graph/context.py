@@ -14,13 +14,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cairn.checkpoints import Store
+from cairn.graph.events import Event, EventCallback
 from cairn.graph.profiles import in_profile, lean_schema
 from cairn.tools import ToolRegistry, Workspace
 from cairn.tools.base import plan_allows
 
-#: ``on_event(kind, payload)``: kind is one of "token", "message", "tool_start",
-#: "tool_progress", "tool_end", "approval", "compacted".
-EventCallback = Callable[[str, dict[str, Any]], None]
+__all__ = ["AgentContext", "EventCallback"]
 
 
 @dataclass
@@ -36,6 +35,7 @@ class AgentContext:
     #: Token budget of the session (input + output, all runs); ``None``: unbounded.
     max_tokens: int | None = None
     stream: bool = False
+    #: New-style (takes the event object); the Session adapts old ``(kind, payload)`` ones.
     on_event: EventCallback | None = None
     cancel: threading.Event = field(default_factory=threading.Event)
     system_prompt: Callable[[str], str] | None = None
@@ -59,11 +59,12 @@ class AgentContext:
     #: Bound models by (model, profile, tools); a Session passes one dict for all its runs.
     _bound: dict[Any, Any] = field(default_factory=dict)
 
-    def emit(self, kind: str, **payload: Any) -> None:
+    def emit(self, event: Event) -> None:
+        """Hand ``event`` (a class of ``cairn.graph.events``) to the surface, if one listens."""
         if self.on_event is None:
             return
         try:
-            self.on_event(kind, payload)
+            self.on_event(event)
         except Exception:  # a broken display never breaks the agent
             pass
 

@@ -28,7 +28,6 @@ from typing import Any
 
 from cairn.graph.state import ToolCallInfo
 
-DEFAULT_REPEAT_LIMIT = 3
 #: Calls of the current epoch remembered (loops are local; the state stays small).
 MAX_REMEMBERED = 16
 #: Most characters of the earlier result repeated to the model.

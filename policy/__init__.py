@@ -17,7 +17,7 @@ from cairn.policy.evaluate import evaluate
 from cairn.policy.levels import MODES, Decision, RiskLevel, Verdict
 from cairn.policy.rules import Rules
 from cairn.policy.settings import load_rules
-from cairn.policy.suggest import suggest_rule
+from cairn.policy.suggest import always_rule, suggest_rule
 from cairn.policy.table import DEFAULT_UNKNOWN_RISK, canonical_tool_name, plan_offers
 from cairn.policy.urls import check_url
 
@@ -31,6 +31,7 @@ __all__ = [
     "RiskLevel",
     "Rules",
     "Verdict",
+    "always_rule",
     "canonical_tool_name",
     "check_url",
     "evaluate",

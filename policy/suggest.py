@@ -23,13 +23,13 @@ from urllib.parse import urlsplit
 
 from cairn.policy.errors import PolicyConfigError
 from cairn.policy.paths import home_dir, resolve_path
-from cairn.policy.rules import parse_rule
+from cairn.policy.rules import Rules, parse_rule
 from cairn.policy.shell.result import ShellAnalysis
 from cairn.policy.table import EDIT_TOOLS, READ_TOOLS, canonical_tool_name
 from cairn.policy.vocab import words
 from cairn.tools.workspace import Workspace
 
-__all__ = ["suggest_rule"]
+__all__ = ["always_rule", "suggest_rule"]
 
 _SUBCOMMAND_TOOLS = words(
     """git npm yarn pnpm bun deno cargo go docker podman kubectl helm pip pip3 uv poetry pdm hatch make
@@ -44,6 +44,22 @@ _EXACT_ONLY = words(
     rsync find sed awk gawk perl tee source . command builtin nohup timeout nice time watch busybox
     npx pnpx bunx git-shell kill pkill killall ln tar unzip truncate shred"""
 )
+
+
+def always_rule(
+    tool_name: str, args: Mapping[str, Any], *, workspace: Workspace | str | os.PathLike[str]
+) -> str | None:
+    """The rule "always" adds for this call, or None when none fits (the call is approved once).
+
+    A rule that does not parse would break every later routing of the session, so it is
+    checked here, while a person is still looking.  Used by the CLI prompt and the node.
+    """
+    try:
+        rule = suggest_rule(tool_name, args, workspace=workspace)
+        Rules().with_allow(rule)
+    except Exception:
+        return None
+    return rule
 
 
 def suggest_rule(

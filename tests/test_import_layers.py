@@ -23,8 +23,9 @@ SOURCE_DIRS = {
     "cairn.policy": ROOT / "policy",
     "cairn.checkpoints": ROOT / "checkpoints",
 }
-#: The base layer, in cairn/ itself: the CairnError root, the per-user directories, the settings-file reader.
-BASE = ("errors", "userdirs", "settings_files")
+#: The base layer, in cairn/ itself (every layer may import it): the CairnError root, the
+#: per-user directories, the settings-file reader and the atomic-write helper.
+BASE = ("errors", "userdirs", "settings_files", "atomic")
 GRAPH_CORE = (
     "settings",
     "settings_tables",
@@ -38,6 +39,8 @@ GRAPH_CORE = (
     "profiles",
     "sandboxing",
     "calllog",
+    "call_args",
+    "events",
     "tool_selection",
     "agent_reports",
 )

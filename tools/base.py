@@ -166,8 +166,6 @@ class Tool(ABC):
     destructive: ClassVar[bool] = False
     aliases: ClassVar[tuple[str, ...]] = ()
     search_hint: ClassVar[str] = ""
-    #: Reversible tools put ``{"undo": {...}}`` in ``ToolResult.metadata``.
-    reversible: ClassVar[bool] = False
     #: Longest text the model receives from one call (observation truncates beyond it).
     max_output_chars: ClassVar[int] = 30_000
     #: Idempotent tools may be retried automatically after a crash interrupted them.

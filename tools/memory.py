@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -20,6 +19,7 @@ from typing import Literal
 
 from pydantic import Field, model_validator
 
+from cairn.atomic import atomic_write
 from cairn.tools.base import ArgsModel, RiskLevel, Tool, ToolAction, ToolContext, ToolResult
 from cairn.tools.workspace import Workspace
 
@@ -88,19 +88,9 @@ def read_notes(path: Path, *, bounded: bool = True) -> list[str]:
 
 
 def write_notes(path: Path, notes: list[str], root: Path) -> None:
-    """Write atomically (temp file in the same directory, fsync, ``os.replace``)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    """Write atomically (``cairn.atomic``)."""
     body = f"<!-- cairn memory for {root} : one note per bullet -->\n" + "".join(f"- {n}\n" for n in notes)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(body)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    atomic_write(path, body)
 
 
 @contextmanager

@@ -23,12 +23,3 @@ def truncate_middle(text: str, limit: int, *, head_ratio: float = 0.8, unit: str
     lines_note = f", {omitted_lines} lines" if omitted_lines else ""
     marker = f"\n[... {len(omitted)} {unit} omitted{lines_note} ...]\n"
     return head + marker + tail
-
-
-def truncate_bytes_middle(data: bytes, limit: int, *, head_ratio: float = 0.8) -> tuple[bytes, bytes, int]:
-    """Byte version for process output: returns (head, tail, omitted_count)."""
-    if len(data) <= limit:
-        return data, b"", 0
-    head_len = int(limit * head_ratio)
-    tail_len = limit - head_len
-    return data[:head_len], data[len(data) - tail_len :] if tail_len else b"", len(data) - limit

@@ -10,13 +10,12 @@ notes about this workspace kept outside the repository, for this user only.
 from __future__ import annotations
 
 import difflib
-import os
 import re
-import tempfile
 from pathlib import Path
 
 from pydantic import Field
 
+from cairn.atomic import atomic_write
 from cairn.tools.base import ArgsModel, RiskLevel, Tool, ToolContext, ToolResult
 from cairn.tools.memory import clean_note, locked
 
@@ -93,16 +92,8 @@ class SaveMemoryTool(Tool):
             if f"- {fact}".casefold() in old.casefold():
                 return ToolResult(output=f"Already in {FILE_NAME}: {fact}", display="already saved")
             new = add_memory(old, fact)
-            fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=f".{FILE_NAME}.", suffix=".tmp")
-            try:
-                with os.fdopen(fd, "wb") as fh:
-                    fh.write(new.encode("utf-8"))
-                if self.path.exists():
-                    os.chmod(tmp, self.path.stat().st_mode & 0o7777)
-                os.replace(tmp, self.path)
-            except BaseException:
-                Path(tmp).unlink(missing_ok=True)
-                raise
+            mode = self.path.stat().st_mode & 0o7777 if self.path.exists() else None
+            atomic_write(self.path, new, mode=mode)
         return ToolResult(
             output=f"Saved to {FILE_NAME} under '{HEADING}': {fact}",
             display=f"saved memory: {fact[:80]}",

@@ -23,6 +23,7 @@ from rich.text import Text
 from cairn.graph.cli.exits import CTRL_C, DONE, ERROR
 from cairn.graph.cli.options import Options
 from cairn.graph.cli.term import is_tty, make_console
+from cairn.graph.events import Event, ToolStart
 
 TASK = "The tests fail. Find out why and fix it."
 #: Seconds the test command runs before the demo kills cairn (the slow test takes 2 s).
@@ -156,11 +157,11 @@ def _child(ns: Any, opts: Options) -> int:
     render = ui.renderer.on_event
     marker = Path(ns.marker)
 
-    def on_event(kind: str, payload: dict[str, Any]) -> None:
-        render(kind, payload)
-        if kind == "tool_start" and payload["call"]["tool_name"] == "bash":
+    def on_event(event: Event) -> None:
+        render(event)
+        if isinstance(event, ToolStart) and event.call["tool_name"] == "bash":
             if not ui.renderer.tty:  # (a TTY shows the running command live)
-                ui.renderer.note(f"  ● running {payload['call']['arguments'].get('command')} …")
+                ui.renderer.note(f"  ● running {event.call['arguments'].get('command')} …")
             marker.write_text(session.id)  # the parent kills us now
 
     ui.renderer.on_event = on_event  # type: ignore[method-assign]

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-import json
 import re
 import time
 from typing import Any
+
+from cairn.graph.call_args import call_about
 
 #: Characters that can hide or disguise what a person approves: C0/C1 controls (ESC starts
 #: terminal sequences that can erase or recolor a line), bidi overrides, zero-width marks.
@@ -27,23 +28,6 @@ STATUS_LOOK = {
     "pending": ("·", ".", "dim"),
 }
 RISK_STYLE = {"LOW": "green", "MEDIUM": "yellow", "HIGH": "bold red"}
-
-#: The argument that says what a call is about, per tool (first match wins).
-_KEY_ARGS = {
-    "bash": ("command",),
-    "bash_output": ("task_id", "bash_id"),
-    "kill_bash": ("task_id", "bash_id"),
-    "read_file": ("file_path", "path"),
-    "write_file": ("file_path", "path"),
-    "edit_file": ("file_path", "path"),
-    "ls": ("path",),
-    "list_dir": ("path",),
-    "glob": ("pattern",),
-    "grep": ("pattern",),
-    "web_fetch": ("url",),
-    "web_search": ("query",),
-    "memory": ("action", "command"),
-}
 
 
 def symbol(status: str, unicode: bool = True) -> tuple[str, str]:
@@ -72,21 +56,8 @@ def one_line(text: str, limit: int = 100) -> str:
 
 
 def describe_args(tool_name: str, args: dict[str, Any], limit: int = 80) -> str:
-    """What a call is about in a few words: the command, the path, the pattern, the URL."""
-    for key in _KEY_ARGS.get(tool_name, ()):
-        value = args.get(key)
-        if value not in (None, ""):
-            extra = ""
-            if tool_name == "grep" and args.get("path"):
-                extra = f" in {args['path']}"
-            if tool_name == "bash" and args.get("run_in_background"):
-                extra = " (background)"
-            return one_line(f"{value}{extra}", limit)
-    if tool_name == "todo_write" and isinstance(args.get("todos"), list):
-        return f"{len(args['todos'])} tasks"
-    if not args:
-        return ""
-    return one_line(json.dumps(args, ensure_ascii=False, default=str), limit)
+    """What a call is about in a few words (``call_about``), on one line, safe for a terminal."""
+    return one_line(call_about(tool_name, args), limit)
 
 
 def human_size(size: int) -> str:
@@ -102,17 +73,6 @@ def human_size(size: int) -> str:
 def size_note(text: str) -> str:
     lines = text.count("\n") + (1 if text and not text.endswith("\n") else 0)
     return f"{lines} line{'s' if lines != 1 else ''}, {human_size(len(text.encode('utf-8', 'replace')))}"
-
-
-def result_text(call: dict[str, Any]) -> str:
-    """The text a call produced (content blocks such as images become a placeholder)."""
-    result = call.get("result")
-    if isinstance(result, str):
-        return result
-    if isinstance(result, list):
-        parts = [b.get("text", "") if b.get("type") == "text" else f"[{b.get('type')}]" for b in result]
-        return "\n".join(p for p in parts if p)
-    return ""
 
 
 def usage_line(usage: dict[str, int], elapsed_s: float) -> str:

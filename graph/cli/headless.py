@@ -10,6 +10,7 @@ from cairn.graph.cli.exits import CTRL_C, CliError, code_for
 from cairn.graph.cli.options import Options, check_model, preflight_model
 from cairn.graph.cli.output import HeadlessOutput, pause_hint, pending_line
 from cairn.graph.cli.signals import CtrlC
+from cairn.graph.events import DecisionRefused, Event, Waiting
 
 Work = Callable[[Callable[[str, dict[str, Any]], None]], Any]
 
@@ -60,13 +61,13 @@ def with_wait_notes(session: Any, opts: Options, on_event: Any) -> Any:
     """``on_event`` that also tells the person on stderr what a ``--wait`` run is waiting for."""
     decide = opts.resume_command(session.id).replace("cairn resume", "cairn decide", 1)
 
-    def events(kind: str, payload: dict[str, Any]) -> None:
-        if kind == "waiting":
-            waiting = set(payload.get("call_ids") or [])
+    def events(event: Event) -> None:
+        if isinstance(event, Waiting):
+            waiting = set(event.call_ids)
             for call in session.pending():
                 if call.call_id in waiting:
                     print(f"cairn: {pending_line(call).strip()}", file=sys.stderr, flush=True)
-            ids = ", ".join(payload.get("call_ids") or [])
+            ids = ", ".join(event.call_ids)
             print(
                 f"cairn: waiting for decisions on {ids} (session {session.id}); from any machine that "
                 f"reaches this database: {decide} --approve all  (or --reject all:why). "
@@ -74,9 +75,9 @@ def with_wait_notes(session: Any, opts: Options, on_event: Any) -> Any:
                 file=sys.stderr,
                 flush=True,
             )
-        elif kind == "decision_refused":
-            print(f"cairn: recorded decisions refused: {payload.get('error')}", file=sys.stderr, flush=True)
-        on_event(kind, payload)
+        elif isinstance(event, DecisionRefused):
+            print(f"cairn: recorded decisions refused: {event.error}", file=sys.stderr, flush=True)
+        on_event(event)
 
     return events
 

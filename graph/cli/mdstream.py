@@ -15,6 +15,8 @@ import re
 from functools import lru_cache
 from typing import Any
 
+from cairn.graph.display.answer import markdown_parser
+
 _FENCE = re.compile(r"[ ]{0,3}(`{3,}|~{3,})")
 
 
@@ -83,7 +85,7 @@ def markdown(text: str) -> Any:
     """
     rendered = copy.copy(_prototype())
     rendered.markup = text
-    rendered.parsed = _parser().parse(text)
+    rendered.parsed = markdown_parser(untrusted_html=False).parse(text)
     return rendered
 
 
@@ -98,10 +100,3 @@ def _prototype() -> Any:
         elements = {**Markdown.elements, "heading_open": _Heading}  # noqa: RUF012
 
     return _Markdown("", code_theme="monokai", hyperlinks=False)
-
-
-@lru_cache(maxsize=1)
-def _parser() -> Any:
-    from markdown_it import MarkdownIt
-
-    return MarkdownIt().enable("strikethrough").enable("table")  # as rich.markdown.Markdown

@@ -15,6 +15,7 @@ import sys
 import threading
 from typing import Any, TextIO
 
+from cairn.graph import events as ev
 from cairn.graph.cli import fmt
 from cairn.tools.file_ops.names import escape_data, escape_text
 
@@ -50,16 +51,11 @@ class HeadlessOutput:
                 }
             )
 
-    def on_event(self, kind: str, payload: dict[str, Any]) -> None:
+    def on_event(self, event: ev.Event) -> None:
         if self.format == "stream-json":
-            event = {"type": kind, **payload}
-            if isinstance(event.get("call"), dict):
-                event["call"] = {k: v for k, v in event["call"].items() if k not in _DROP}
-                if kind == "tool_start":  # the Session says "pending"; it is running now
-                    event["call"]["status"] = "executing"
-            self._line(event)
+            self._line(stream_json_line(event))
         elif self.renderer is not None:
-            self.renderer.on_event(kind, payload)
+            self.renderer.on_event(event)
 
     def note(self, text: str) -> None:
         if self.renderer is not None:
@@ -130,6 +126,29 @@ class HeadlessOutput:
         with self._lock:
             self.out.write(text)
             self.out.flush()
+
+
+def stream_json_line(event: ev.Event) -> dict[str, Any]:
+    """One stream-json object: ``{"type": kind, **payload}``; every kind is written."""
+    line = {"type": event.kind, **event.payload()}
+    match event:
+        case ev.ToolStart() | ev.ToolEnd() | ev.SubagentEvent():
+            if isinstance(line.get("call"), dict):
+                line["call"] = {k: v for k, v in line["call"].items() if k not in _DROP}
+                if isinstance(event, ev.ToolStart):  # the Session says "pending"; it is running now
+                    line["call"]["status"] = "executing"
+        case (
+            ev.Token()
+            | ev.Message()
+            | ev.ToolProgress()
+            | ev.Compacted()
+            | ev.SubagentStart()
+            | ev.SubagentEnd()
+            | ev.Waiting()
+            | ev.DecisionRefused()
+        ):
+            pass  # written as they are
+    return line
 
 
 def _standing(session: Any) -> dict[str, Any]:

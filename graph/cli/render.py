@@ -16,6 +16,7 @@ from typing import Any
 
 from rich.text import Text
 
+from cairn.graph import events as ev
 from cairn.graph.cli import fmt, person
 from cairn.graph.cli.diffview import diff_text
 from cairn.graph.cli.live import REFRESH_PER_SECOND, LiveState, Running, cut
@@ -60,13 +61,31 @@ class Renderer:
         self._ended: dict[str, dict[str, Any]] = {}  # finished, waiting for earlier calls to print
 
     # -- the Session callback -------------------------------------------------------------
-    def on_event(self, kind: str, payload: dict[str, Any]) -> None:
+    def on_event(self, event: ev.Event) -> None:
         with self._lock:
-            handler = getattr(self, f"_on_{kind}", None)
-            if handler is not None:
-                handler(**payload)
+            match event:
+                case ev.Token(text=text):
+                    self._on_token(text)
+                case ev.Message(text=text, tool_calls=tool_calls, call_ids=call_ids):
+                    self._on_message(text, tool_calls, call_ids)
+                case ev.Compacted():
+                    self._on_compacted(event)
+                case ev.ToolStart(call=call):
+                    self._on_tool_start(call)
+                case ev.ToolProgress(call_id=call_id, line=line):
+                    self._on_tool_progress(call_id, line)
+                case ev.ToolEnd(call=call):
+                    self._on_tool_end(call)
+                case ev.SubagentStart(agent_id=agent_id, mode=mode, description=description):
+                    self._on_subagent_start(agent_id, mode or "", description or "")
+                case ev.SubagentEvent(child=ev.ToolEnd(call=call)) if call:
+                    self._on_subagent_call(call)
+                case ev.SubagentEnd(agent_id=agent_id, status=status):
+                    self._on_subagent_end(agent_id, status)
+                case ev.SubagentEvent() | ev.Waiting() | ev.DecisionRefused():
+                    pass  # (headless ``--wait`` notes say what is waited for: ``headless.with_wait_notes``)
 
-    def _on_token(self, text: str = "", **_: Any) -> None:
+    def _on_token(self, text: str) -> None:
         if not self.tokens or not text:
             return
         self._set_waiting(None)
@@ -86,7 +105,7 @@ class Renderer:
             self._state.draft = self._splitter.draft
         self._refresh()
 
-    def _on_message(self, text: str = "", tool_calls: int = 0, call_ids: Any = (), **_: Any) -> None:
+    def _on_message(self, text: str, tool_calls: int, call_ids: list[str]) -> None:
         if call_ids:  # tool lines print in this order, whatever order the calls end in
             self._order = [str(c) for c in call_ids]
             self._ended = {}
@@ -108,13 +127,13 @@ class Renderer:
         self._blank_lines = fmt.BlankLines()
         self._set_waiting("thinking" if tool_calls else None)
 
-    def _on_compacted(self, **info: Any) -> None:
+    def _on_compacted(self, event: ev.Compacted) -> None:
         from cairn.graph.cli.slash import compaction_line
 
         self._end_text()
-        self.console.print(Text(compaction_line(info), style="dim"), soft_wrap=True)
+        self.console.print(Text(compaction_line(event.payload()), style="dim"), soft_wrap=True)
 
-    def _on_tool_start(self, call: dict[str, Any], **_: Any) -> None:
+    def _on_tool_start(self, call: dict[str, Any]) -> None:
         self._end_text()
         self._set_waiting(None)
         name = call["tool_name"]
@@ -129,20 +148,18 @@ class Renderer:
         self._refresh()
 
     # Sub-agents: an indented line when one starts, per tool call it ends, and when it ends.
-    def _on_subagent_start(self, agent_id: str = "", mode: str = "", description: str = "", **_: Any) -> None:
+    def _on_subagent_start(self, agent_id: str, mode: str, description: str) -> None:
         self._end_text()
         self.line(Text(f"  ┌ sub-agent {fmt.visible(description)} ({mode}, {agent_id})", style="cyan"))
 
-    def _on_subagent_event(self, event: str = "", call: dict[str, Any] | None = None, **_: Any) -> None:
-        if event != "tool_end" or not call:
-            return
+    def _on_subagent_call(self, call: dict[str, Any]) -> None:
         args = fmt.describe_args(call["tool_name"], call.get("arguments") or {})
         self.line(Text(fmt.visible(f"  │ {call['tool_name']} {args} · {call.get('status')}"), style="dim"))
 
-    def _on_subagent_end(self, agent_id: str = "", status: str = "", **_: Any) -> None:
+    def _on_subagent_end(self, agent_id: str, status: str) -> None:
         self.line(Text(f"  └ sub-agent {agent_id}: {status}", style="cyan"))
 
-    def _on_tool_progress(self, call_id: str = "", line: str = "", **_: Any) -> None:
+    def _on_tool_progress(self, call_id: str, line: str) -> None:
         with self._state.lock:
             entry = self._state.running.get(call_id)
             if entry is not None:
@@ -152,7 +169,7 @@ class Renderer:
                 Text(f"    │ {fmt.visible(person.output(line.rstrip()))}", style="dim"), soft_wrap=True
             )
 
-    def _on_tool_end(self, call: dict[str, Any], **_: Any) -> None:
+    def _on_tool_end(self, call: dict[str, Any]) -> None:
         cid = call["call_id"]
         with self._state.lock:
             self._state.running.pop(cid, None)
@@ -284,9 +301,6 @@ class Renderer:
             self.line(body)  # a glance: each line cut to the width
         if note is not None and not tail:
             self.console.print(note)
-
-    def turn_footer(self, usage: dict[str, int], elapsed_s: float) -> None:
-        self.note(f"  {fmt.usage_line(usage, elapsed_s)}")
 
     # -- internals ---------------------------------------------------------------------------
     def _print_text(self, text: str) -> None:

@@ -27,6 +27,7 @@ from cairn.graph.compaction.summary import (
 )
 from cairn.graph.compaction.view import make_marker, marker_info, read_view
 from cairn.graph.context import AgentContext
+from cairn.graph.events import Compacted
 from cairn.graph.state import AgentState
 
 #: Without a budget (a bare AgentContext), keep this many tokens of recent turns.
@@ -55,7 +56,7 @@ def compaction(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, A
     context["last_kind"] = req.get("kind")
     if cut is None:
         if req.get("kind") == "manual":
-            ctx.emit("compacted", skipped=True, trigger="manual", reason="nothing old enough to summarize")
+            ctx.emit(Compacted(trigger="manual", skipped=True, reason="nothing old enough to summarize"))
         return {**done, "context": {**context, "compacted_at": head}}
     system = [SystemMessage(ctx.system_prompt(ctx.mode))] if ctx.system_prompt is not None else []
 
@@ -89,14 +90,15 @@ def compaction(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, A
     done_count = int(context.get("compactions", 0)) + 1
     context.update(marker=marker.id, elide_before=None, compacted_at=new_head, compactions=done_count)
     ctx.emit(
-        "compacted",
-        trigger=info["kind"],
-        source=source,
-        summarized=len(older),
-        kept=len(kept),
-        tokens_before=before,
-        tokens_after=info["tokens_after"],
-        focus=info["focus"],
+        Compacted(
+            trigger=info["kind"],
+            source=source,
+            summarized=len(older),
+            kept=len(kept),
+            tokens_before=before,
+            tokens_after=info["tokens_after"],
+            focus=info["focus"],
+        )
     )
     return {**done, "head": new_head, "context": context}
 

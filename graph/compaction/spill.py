@@ -11,6 +11,7 @@ import os
 import re
 from pathlib import Path
 
+from cairn.atomic import atomic_write
 from cairn.checkpoints.location import state_dir
 
 HEAD_CHARS = 6_000
@@ -38,11 +39,8 @@ def spill(text: str, limit_bytes: int, directory: Path | None, call_id: str, too
     if directory is None or size <= limit_bytes:
         return text
     try:
-        directory.mkdir(parents=True, exist_ok=True)
         path = directory / f"{_SAFE.sub('_', call_id)}.txt"
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text(text, encoding="utf-8", errors="replace")
-        os.replace(tmp, path)
+        atomic_write(path, text.encode("utf-8", errors="replace"), durable=False)  # a copy: no fsync
     except OSError:
         return text  # the tool's own truncation still applies
     lines = text.count("\n") + 1

@@ -52,26 +52,6 @@ def parse_window(raw: Any) -> int | None:
     return value if value > 0 else None
 
 
-def window_from_models(payload: dict[str, Any], model_name: str) -> int | None:
-    """The window a ``/models`` listing reports for ``model_name`` (or None)."""
-    from cairn.graph.models.probe import window_of
-
-    for item in payload.get("data") or []:
-        if isinstance(item, dict) and item.get("id") == model_name:
-            return window_of(item)
-    return None
-
-
-def fetch_window(
-    base_url: str, model_name: str, api_key: str | None = None, timeout: float = 3.0
-) -> int | None:
-    """What the server serves (``cairn.graph.models.probe.served_window``: ``/models``, llama.cpp
-    ``/props``, Ollama ``/api/show``), whatever the model's name; any failure: not reported."""
-    from cairn.graph.models.probe import fetch_served_window
-
-    return fetch_served_window(base_url, model_name, api_key, timeout)[0]
-
-
 def model_identity(model: Any) -> tuple[str | None, str | None, str | None]:
     """(name, base_url, api_key) of a LangChain chat model, as far as it tells."""
     name = getattr(model, "model_name", None) or getattr(model, "model", None)
@@ -87,7 +67,9 @@ def resolve_window(model: Any, explicit: int | None = None) -> int:
         return explicit
     name, base_url, key = model_identity(model)
     if name and base_url:
-        reported = fetch_window(base_url, name, key)
+        from cairn.graph.models.probe import fetch_served_window  # /models, /props, /api/show
+
+        reported = fetch_served_window(base_url, name, key)[0]  # any failure: not reported
         if reported:
             return reported
     return default_window(name) or FALLBACK_WINDOW

@@ -30,17 +30,23 @@ def safe_link(url: str) -> bool:
     return match is None or match.group(1).lower() in _SAFE_SCHEMES
 
 
-@lru_cache(maxsize=1)
-def _parser() -> Any:
+@lru_cache(maxsize=2)
+def markdown_parser(*, untrusted_html: bool) -> Any:
+    """The one markdown-it set-up: CommonMark with tables and strikethrough (as rich renders).
+
+    ``untrusted_html``: for HTML output (notebooks) no raw HTML, no images, safe links only; the
+    terminal renderer (``cairn.graph.cli.mdstream``) gets the plain parser rich itself uses.
+    """
     from markdown_it import MarkdownIt
 
-    md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
+    md = MarkdownIt("commonmark", {"html": not untrusted_html, "linkify": False, "typographer": False})
     md.enable(["table", "strikethrough"])
-    md.disable("image")  # ![alt](url) reads as "!" and a link: nothing loads by itself
-    md.validateLink = safe_link
+    if untrusted_html:
+        md.disable("image")  # ![alt](url) reads as "!" and a link: nothing loads by itself
+        md.validateLink = safe_link
     return md
 
 
 def answer_html(text: str) -> str:
     """``text`` (the model's Markdown) as safe HTML."""
-    return _parser().render(escape_text(text))
+    return markdown_parser(untrusted_html=True).render(escape_text(text))

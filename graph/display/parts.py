@@ -13,6 +13,7 @@ import json
 import re
 from typing import TYPE_CHECKING, Any
 
+from cairn.graph.call_args import args_summary
 from cairn.graph.display.markdown import MAX_SHOWN_CHARS, fence, md_code, md_inline
 from cairn.tools.file_ops.names import escape_text
 from cairn.tools.output import truncate_middle
@@ -47,7 +48,6 @@ IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp", "
 MARKDOWN_IMAGE_TYPES = IMAGE_TYPES - {"image/bmp"}
 _BASE64 = re.compile(r"[A-Za-z0-9+/]+={0,2}")
 _PRE = "white-space:pre-wrap;word-break:break-word;margin:4px 0;padding:6px;background:#f6f8fa;font-size:12px"
-_SUMMARY_KEYS = ("command", "file_path", "path", "pattern", "url", "query", "shell_id")
 
 
 def esc(value: Any) -> str:
@@ -110,19 +110,8 @@ def output_text(call: ToolCallInfo) -> str:
     return result or ""
 
 
-def args_summary(arguments: dict[str, Any], limit: int = 100) -> str:
-    for key in _SUMMARY_KEYS:
-        if isinstance(arguments.get(key), str):
-            text = arguments[key]
-            break
-    else:
-        text = json.dumps(arguments, ensure_ascii=False, default=str)
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
 def summary_line(call: ToolCallInfo) -> str:
-    return call.display or args_summary(call.arguments)
+    return call.display or args_summary(call.tool_name, call.arguments)
 
 
 def images(call: ToolCallInfo) -> list[tuple[str, str]]:

@@ -81,22 +81,26 @@ def probe_endpoint(
     return report
 
 
-def _check_models(client: httpx.Client, base: str, report: ProbeReport) -> None:
+def list_models(client: httpx.Client, base: str) -> tuple[bool, list[dict[str, Any]] | None, str]:
+    """``GET {base}/models``, the one client of it: (reachable, the entries or None, the problem)."""
     try:
         response = client.get(f"{base}/models")
     except httpx.HTTPError as exc:
-        report.problems.append(f"{base}/models is not reachable: {type(exc).__name__}: {exc}")
-        return
-    report.reachable = True
+        return False, None, f"{base}/models is not reachable: {type(exc).__name__}: {exc}"
     if response.status_code >= 400:
-        report.problems.append(f"{base}/models answered HTTP {response.status_code}")
-        return
+        return True, None, f"{base}/models answered HTTP {response.status_code}"
     try:
         data = response.json().get("data") or []
     except (ValueError, AttributeError):
-        report.problems.append(f"{base}/models did not answer with the OpenAI list format")
+        return True, None, f"{base}/models did not answer with the OpenAI list format"
+    return True, [d for d in data if isinstance(d, dict)], ""
+
+
+def _check_models(client: httpx.Client, base: str, report: ProbeReport) -> None:
+    report.reachable, entries, problem = list_models(client, base)
+    if entries is None:
+        report.problems.append(problem)
         return
-    entries = [d for d in data if isinstance(d, dict)]
     report.models = [str(d.get("id")) for d in entries]
     report.listed = any(d.get("id") == report.model for d in entries)
     report.context_window, report.window_source = served_window(
@@ -151,9 +155,7 @@ def fetch_served_window(
     base = base_url.rstrip("/")
     try:
         with httpx.Client(timeout=timeout, headers=headers) as client:
-            listing = _ask(client, base, "/models", absolute=False)
-            data = listing.get("data") if isinstance(listing, dict) else None
-            entries = [d for d in data or [] if isinstance(d, dict)]
+            entries = list_models(client, base)[1] or []
             return served_window(model, entries, lambda path, body=None: _ask(client, base, path, body))
     except Exception:
         return None, ""
@@ -180,11 +182,9 @@ def server_root(base: str) -> str:
     return base[: -len("/v1")] if base.endswith("/v1") else base
 
 
-def _ask(
-    client: httpx.Client, base: str, path: str, body: dict[str, Any] | None = None, *, absolute: bool = True
-) -> Any:
-    """The JSON ``path`` answers: on the server's root (``absolute``) or under ``base``."""
-    url = (server_root(base) if absolute else base) + path
+def _ask(client: httpx.Client, base: str, path: str, body: dict[str, Any] | None = None) -> Any:
+    """The JSON ``path`` answers on the server's root (``/props``, ``/api/show``), or None."""
+    url = server_root(base) + path
     try:
         response = client.post(url, json=body) if body is not None else client.get(url)
         if response.status_code >= 400:

@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from cairn import policy
 from cairn.graph.context import AgentContext
+from cairn.graph.events import ToolEnd
 from cairn.graph.nodes.tool_routing import sandbox_gaps, sandbox_state
 from cairn.graph.state import GATED_STATUSES, AgentState, ToolCallInfo, calls, dump_calls
 from cairn.tools.base import ToolResult
@@ -104,7 +105,7 @@ def human_approval(state: AgentState, runtime: Runtime[AgentContext]) -> dict[st
         done = _apply(call, decision, ctx, rules)
         (completed if done else still).append(call)
         if done:  # rejected or cancelled: surfaces see the outcome as it happens
-            ctx.emit("tool_end", call=call.to_state())
+            ctx.emit(ToolEnd(call.to_state()))
     return {
         "pending_tool_calls": dump_calls(still),
         "completed_tool_calls": dump_calls(completed),
@@ -113,17 +114,8 @@ def human_approval(state: AgentState, runtime: Runtime[AgentContext]) -> dict[st
 
 
 def _session_rule(call: ToolCallInfo, ctx: AgentContext) -> str | None:
-    """The narrow rule "always" adds, or None when none can be made (it is then approved once).
-
-    A rule that does not parse would break every later routing of the session, so it is
-    checked here, where a person is still looking.
-    """
-    try:
-        rule = policy.suggest_rule(call.tool_name, call.arguments, workspace=ctx.workspace)
-        policy.Rules().with_allow(rule)
-    except Exception:
-        return None
-    return rule
+    """The narrow rule "always" adds, or None when none can be made (it is then approved once)."""
+    return policy.always_rule(call.tool_name, call.arguments, workspace=ctx.workspace)
 
 
 def _apply_edit(call: ToolCallInfo, decision: CallDecision, ctx: AgentContext) -> bool:

@@ -42,6 +42,7 @@ from langgraph.runtime import Runtime
 from cairn.graph.agent_reports import undelivered_reports
 from cairn.graph.compaction import prepare as compaction
 from cairn.graph.context import AgentContext
+from cairn.graph.events import Message, Token, ToolEnd
 from cairn.graph.messages import message_text
 from cairn.graph.state import AgentState, ToolCallInfo, dump_calls
 from cairn.graph.tool_selection import activate_called
@@ -138,15 +139,16 @@ def reasoning(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, An
         activated = activate_called(pending, ctx, mode, activated) or activated
     head = ctx.store.transcript.append(ctx.thread_id, head, [message])
     ctx.emit(
-        "message",
-        text=message_text(message),
-        tool_calls=len(pending) + len(completed),
-        call_ids=[c["id"] for c in message.tool_calls],  # the model's order, for surfaces to keep
+        Message(
+            text=message_text(message),
+            tool_calls=len(pending) + len(completed),
+            call_ids=[c["id"] for c in message.tool_calls],  # the model's order, for surfaces to keep
+        )
     )
     # (R2, issue 28) calls answered here (refused in plan mode, invalid, cut off) never reach
     # tool_execution: surfaces get their tool_end now, or the live CLI shows no line for them.
     for call in completed:
-        ctx.emit("tool_end", call=call.to_state())
+        ctx.emit(ToolEnd(call.to_state()))
     counters = dict(state.get("counters") or {})
     counters["model_calls"] = counters.get("model_calls", 0) + 1
     usage = getattr(message, "usage_metadata", None) or {}
@@ -312,7 +314,7 @@ def _call_model(
             return _assemble(chunks), ctx.cancel.is_set()
         text = value.content if isinstance(value.content, str) else ""
         if text:
-            ctx.emit("token", text=text)
+            ctx.emit(Token(text))
         chunks.append(value)
         if ctx.cancel.is_set():
             return _assemble(chunks), True

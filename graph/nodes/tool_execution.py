@@ -20,6 +20,7 @@ from langgraph.runtime import Runtime
 
 from cairn.checkpoints.errors import StoreBusy
 from cairn.graph.context import AgentContext
+from cairn.graph.events import ToolEnd, ToolProgress, ToolStart
 from cairn.graph.nodes.snapshots import snapshot_after, snapshot_before
 from cairn.graph.state import TERMINAL_STATUSES, AgentState, ToolCallInfo, calls, dump_calls
 from cairn.tools.agent import AWAITING_AGENT
@@ -133,11 +134,11 @@ def _run_one(call: ToolCallInfo, ctx: AgentContext, board: list[dict[str, Any]] 
             "Another run of this session is already executing this call; it was not started twice."
         )
         return
-    ctx.emit("tool_start", call=call.to_state())
+    ctx.emit(ToolStart(call.to_state()))
     tool_ctx = ToolContext(
         call_id=call.call_id,
         cancel=ctx.cancel,
-        on_progress=lambda line: ctx.emit("tool_progress", call_id=call.call_id, line=line),
+        on_progress=lambda line: ctx.emit(ToolProgress(call.call_id, line)),
         risk=call.risk,
         sandbox=_sandbox_spec(call, ctx),
         tasks=board,
@@ -150,7 +151,7 @@ def _run_one(call: ToolCallInfo, ctx: AgentContext, board: list[dict[str, Any]] 
     stopped = bool(result.metadata.get("cancelled")) or (ctx.cancel.is_set() and not result.ok)
     if result.metadata.get(AWAITING_AGENT) and not stopped:
         _suspend(call, result, ctx)
-        ctx.emit("tool_end", call=call.to_state())
+        ctx.emit(ToolEnd(call.to_state()))
         return
     status = "interrupted" if stopped else ("success" if result.ok else "error")
     # Journal first: once the tool has returned, its result must survive a crash.
@@ -168,7 +169,7 @@ def _run_one(call: ToolCallInfo, ctx: AgentContext, board: list[dict[str, Any]] 
         call.metadata = data.get("metadata") or {}
     else:
         _adopt(call, status, data)
-    ctx.emit("tool_end", call=call.to_state())
+    ctx.emit(ToolEnd(call.to_state()))
 
 
 def _suspend(call: ToolCallInfo, result: ToolResult, ctx: AgentContext) -> None:

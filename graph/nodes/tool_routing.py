@@ -17,6 +17,7 @@ from langgraph.runtime import Runtime
 from cairn import policy
 from cairn.graph import loops
 from cairn.graph.context import AgentContext
+from cairn.graph.events import ToolEnd
 from cairn.graph.state import AgentState, ToolCallInfo, calls, dump_calls
 from cairn.tools.base import ToolResult
 
@@ -86,7 +87,7 @@ def tool_routing(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str,
                 call.status, call.error_msg = "error", dry.error
                 call.display = dry.error.splitlines()[0][:160]
                 completed.append(call)
-                ctx.emit("tool_end", call=call.to_state())
+                ctx.emit(ToolEnd(call.to_state()))
                 continue
             call.status = "awaiting_approval"
             call.preview = _preview_text(dry)
@@ -96,7 +97,7 @@ def tool_routing(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str,
             call.error_msg = f"Denied by policy: {verdict.reason}"
             call.display = call.error_msg[:160]
             completed.append(call)
-            ctx.emit("tool_end", call=call.to_state())
+            ctx.emit(ToolEnd(call.to_state()))
     return {"pending_tool_calls": dump_calls(pending), "completed_tool_calls": dump_calls(completed), **pause}
 
 
@@ -119,7 +120,7 @@ def _refused(call: ToolCallInfo, why: str, ctx: AgentContext) -> ToolCallInfo:
     call.status = "error"
     call.error_msg = f"Not run (it cannot succeed as given): {why}"
     call.display = call.error_msg.splitlines()[0][:160]
-    ctx.emit("tool_end", call=call.to_state())
+    ctx.emit(ToolEnd(call.to_state()))
     return call
 
 
@@ -148,7 +149,7 @@ def _answer_repeat(call: ToolCallInfo, repeat: loops.Repeat, ctx: AgentContext) 
     else:
         call.error_msg = repeat.text
         call.display = f"repeat of {repeat.earlier}: not run again"
-    ctx.emit("tool_end", call=call.to_state())
+    ctx.emit(ToolEnd(call.to_state()))
     return call
 
 

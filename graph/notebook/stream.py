@@ -8,6 +8,7 @@ import time
 from collections import deque
 from typing import Any, TextIO
 
+from cairn.graph import events as ev
 from cairn.graph.display.parts import (
     badge,
     call_details_html,
@@ -45,7 +46,7 @@ class _View:
 
 
 class CellStream:
-    """An ``on_event(kind, payload)`` callback that shows a run in the cell as it happens."""
+    """An ``on_event`` callback (``cairn.graph.events``) that shows a run in the cell as it happens."""
 
     def __init__(
         self,
@@ -66,15 +67,38 @@ class CellStream:
         self._last_update = 0.0
         self._tools: dict[str, tuple[Any, deque[str], ToolCallInfo]] = {}
 
-    def __call__(self, kind: str, payload: dict[str, Any]) -> None:
+    def __call__(self, event: ev.Event | str, payload: dict[str, Any] | None = None) -> None:
+        """Show ``event``; an old-style ``(kind, payload)`` call is accepted too."""
+        if isinstance(event, str):
+            try:
+                event = ev.from_payload(event, payload or {})
+            except (KeyError, TypeError):  # an unknown kind or an incomplete payload: not shown
+                return
         with self._lock:
-            handler = getattr(self, f"_on_{kind}", None)
-            if handler is not None:
-                handler(payload)
+            match event:
+                case ev.Token(text=text):
+                    self._on_token(text)
+                case ev.Message(text=text):
+                    self._on_message(text)
+                case ev.Compacted():
+                    self._on_compacted(event)
+                case ev.ToolStart(call=call):
+                    self._on_tool_start(call)
+                case ev.ToolProgress(call_id=call_id, line=line):
+                    self._on_tool_progress(call_id, line)
+                case ev.ToolEnd(call=call):
+                    self._on_tool_end(call)
+                case ev.SubagentStart(agent_id=agent_id, mode=mode, description=description):
+                    self._print(f"┌ sub-agent {description or ''} ({mode}, {agent_id})")
+                case ev.SubagentEvent(child=ev.ToolEnd(call=call)) if isinstance(call, dict):
+                    self._on_subagent_call(call)
+                case ev.SubagentEnd(agent_id=agent_id, status=status):
+                    self._print(f"└ sub-agent {agent_id}: {status}")
+                case ev.SubagentEvent() | ev.Waiting() | ev.DecisionRefused():
+                    pass  # the pause shows in the RunResult the cell gets back
 
     # -- events --------------------------------------------------------------------------
-    def _on_token(self, payload: dict[str, Any]) -> None:
-        text = str(payload.get("text", ""))
+    def _on_token(self, text: str) -> None:
         if not self.rich:
             self._print(text, end="")
             self._printed_tokens = True
@@ -83,8 +107,7 @@ class CellStream:
         if time.monotonic() - self._last_update >= self.min_interval:
             self._show_text()
 
-    def _on_message(self, payload: dict[str, Any]) -> None:
-        text = str(payload.get("text") or "")
+    def _on_message(self, text: str) -> None:
         if not self.rich:
             if self._printed_tokens:
                 self._print("")
@@ -97,31 +120,31 @@ class CellStream:
             self._show_text()
         self._text, self._text_handle = "", None  # the next model turn gets its own block
 
-    def _on_compacted(self, payload: dict[str, Any]) -> None:
-        if payload.get("skipped"):
-            line = f"(nothing compacted: {payload.get('reason', '')})"
+    def _on_compacted(self, event: ev.Compacted) -> None:
+        if event.skipped:
+            line = f"(nothing compacted: {event.reason or ''})"
         else:
             line = (
-                f"(compacted: {payload.get('summarized', 0)} earlier messages summarized by "
-                f"{'the model' if payload.get('source') == 'model' else 'the fallback'}; prompt "
-                f"~{payload.get('tokens_before', 0):,} → ~{payload.get('tokens_after', 0):,} tokens)"
+                f"(compacted: {event.summarized} earlier messages summarized by "
+                f"{'the model' if event.source == 'model' else 'the fallback'}; prompt "
+                f"~{event.tokens_before:,} → ~{event.tokens_after:,} tokens)"
             )
         self._print(line)
 
-    def _on_tool_start(self, payload: dict[str, Any]) -> None:
-        call = ToolCallInfo.model_validate({**payload.get("call", {}), "status": "executing"})
+    def _on_tool_start(self, state: dict[str, Any]) -> None:
+        call = ToolCallInfo.model_validate({**state, "status": "executing"})
         if not self.rich:
             self._print(f"{status_text('executing')} {call.tool_name}: {summary_line(call)}")
             return
         handle = self._display(self._call_view(call, []))
         self._tools[call.call_id] = (handle, deque(maxlen=self.progress_lines), call)
 
-    def _on_tool_progress(self, payload: dict[str, Any]) -> None:
-        line = str(payload.get("line", "")).rstrip("\n")
+    def _on_tool_progress(self, call_id: str, line: str) -> None:
+        line = line.rstrip("\n")
         if not self.rich:
             self._print(f"  │ {line}")
             return
-        entry = self._tools.get(str(payload.get("call_id")))
+        entry = self._tools.get(call_id)
         if entry is None:
             return
         handle, lines, call = entry
@@ -130,21 +153,12 @@ class CellStream:
             self._update(handle, self._call_view(call, list(lines)))
 
     # Sub-agents: one indented line each when they start, per tool call they finish, and at the end.
-    def _on_subagent_start(self, payload: dict[str, Any]) -> None:
-        self._print(
-            f"┌ sub-agent {payload.get('description', '')} ({payload.get('mode')}, {payload.get('agent_id')})"
-        )
+    def _on_subagent_call(self, state: dict[str, Any]) -> None:
+        call = ToolCallInfo.model_validate(state)
+        self._print(f"│   {status_text(call.status)} {call.tool_name}: {summary_line(call)}")
 
-    def _on_subagent_event(self, payload: dict[str, Any]) -> None:
-        if payload.get("event") == "tool_end" and isinstance(payload.get("call"), dict):
-            call = ToolCallInfo.model_validate(payload["call"])
-            self._print(f"│   {status_text(call.status)} {call.tool_name}: {summary_line(call)}")
-
-    def _on_subagent_end(self, payload: dict[str, Any]) -> None:
-        self._print(f"└ sub-agent {payload.get('agent_id')}: {payload.get('status')}")
-
-    def _on_tool_end(self, payload: dict[str, Any]) -> None:
-        call = ToolCallInfo.model_validate(payload.get("call", {}))
+    def _on_tool_end(self, state: dict[str, Any]) -> None:
+        call = ToolCallInfo.model_validate(state)
         if not self.rich:
             self._print(f"{status_text(call_status(call))} {call.tool_name}: {summary_line(call)}")
             return

@@ -14,6 +14,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from cairn.atomic import atomic_write
+
 KEEP_ENDED_S = 24 * 3600
 
 
@@ -78,11 +80,7 @@ def record(workspace: str, session_id: str, kept: list[tuple[Any, str]]) -> None
                 "log": log,
             }
         )
-    path = _index()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(entries, indent=1), encoding="utf-8")
-    os.replace(tmp, path)
+    atomic_write(_index(), json.dumps(entries, indent=1))
 
 
 def listed(workspace: str) -> list[dict[str, Any]]:

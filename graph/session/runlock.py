@@ -31,7 +31,6 @@ class RunLock:
         self._session_id = session_id
         self._thread_lock = threading.Lock()
         self._owner: int | None = None
-        self._depth = 0
 
     @property
     def held_here(self) -> bool:
@@ -39,12 +38,8 @@ class RunLock:
 
     @contextlib.contextmanager
     def hold(self) -> Iterator[None]:
-        if self.held_here:
-            self._depth += 1
-            try:
-                yield
-            finally:
-                self._depth -= 1
+        if self.held_here:  # re-entered by the thread that holds it (decide inside wait ...)
+            yield
             return
         if not self._thread_lock.acquire(blocking=False):
             raise SessionBusy("this session is already running in this process (one run at a time)")

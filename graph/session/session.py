@@ -24,7 +24,7 @@ from typing import Any, ClassVar
 from langchain_core.messages import BaseMessage, HumanMessage
 
 from cairn.checkpoints import Store, open_store
-from cairn.graph.context import EventCallback
+from cairn.graph.events import EventCallback, event_callback
 from cairn.graph.session.decision_methods import DecisionsMixin
 from cairn.graph.session.errors import SessionError
 from cairn.graph.session.extensions import Extensions, ExtensionsMixin
@@ -382,7 +382,7 @@ class Session(DecisionsMixin, RewindMixin, WaitingMixin, ExtensionsMixin):
         sink = type(self).default_event_sink
         if on_event is None and sink is not None:
             on_event = sink()
-        return run_manual_compaction(self, focus, on_event)
+        return run_manual_compaction(self, focus, event_callback(on_event))  # (events: old-style adapted)
 
     def checkpoints(self, limit: int = 50) -> list[dict[str, Any]]:
         """Earlier checkpoints (newest first): id, step, next nodes, message count."""
@@ -601,6 +601,7 @@ class Session(DecisionsMixin, RewindMixin, WaitingMixin, ExtensionsMixin):
         sink = type(self).default_event_sink
         if stream and on_event is None and sink is not None:
             on_event = sink()
+        on_event = event_callback(on_event)  # (events) an old ``(kind, payload)`` callback, adapted
         self._load_extension_tools()
         self._run_depth += 1
         try:

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cairn.graph.agent_reports import agent_info, standing, undelivered_reports
+from cairn.graph.events import Event, SubagentEnd, SubagentEvent, SubagentStart, ToolEnd, ToolStart
 from cairn.graph.session import worktree
 from cairn.graph.session.budgets import agent_budgets
 from cairn.graph.session.waiting import asking_ids, recorded_for
@@ -32,7 +33,6 @@ if TYPE_CHECKING:
 
 #: Sub-agent session ids are ``<parent id>-sub-<call id>``; listings hide them.
 SUBAGENT_MARK = "-sub-"
-NOT_RERUN = "This call was interrupted by a crash and was not run again; check its effect before redoing it."
 ACTIVE = ("new", "running", "awaiting_approval")
 
 
@@ -198,12 +198,7 @@ class SubagentManager:
             child = open_child(self.parent, record, info)
             box["child"] = child
             forward = self._forwarder(child_id)
-            self._emit(
-                "subagent_start",
-                agent_id=child_id,
-                mode=info.get("kind"),
-                description=info.get("description"),
-            )
+            self._emit(SubagentStart(child_id, mode=info.get("kind"), description=info.get("description")))
             if record.status == "new":
                 prompt = f"[sub-agent task: {info.get('description', '')}]\n\n{info.get('prompt', '')}"
                 result = child.send(prompt, on_event=forward)
@@ -218,9 +213,7 @@ class SubagentManager:
                     result = child.decide(recorded, on_event=forward)
                     child.store.decisions.clear(child.id, list(recorded))
                     continue
-                self._emit(
-                    "subagent_event", agent_id=child_id, event="approval_request", calls=asking_ids(result)
-                )
+                self._emit(SubagentEvent(child_id, "approval_request", calls=asking_ids(result)))
                 if info.get("kind") != "background":
                     box["suspended"] = True  # the parent's agent call waits, and its run pauses
                     child.close_tools()
@@ -236,25 +229,25 @@ class SubagentManager:
                 worktree.commit_all(path, f"cairn sub-agent: {info.get('description') or child_id}")
                 info["diff"] = worktree.diff_summary(path, info["base"])
                 self.parent.store.sessions.set_agent(child_id, json.dumps(info))
-            self._emit("subagent_end", agent_id=child_id, status=result.status, usage=result.usage)
+            self._emit(SubagentEnd(child_id, result.status, usage=result.usage))
         except Exception as exc:  # reported to the model as the tool's error
             box["error"] = f"{type(exc).__name__}: {exc}"
-            self._emit("subagent_end", agent_id=child_id, status="error", error=box["error"])
+            self._emit(SubagentEnd(child_id, "error", error=box["error"]))
 
-    def _emit(self, event_kind: str, **payload: Any) -> None:
-        sink = self.parent.event_sink
+    def _emit(self, event: Event) -> None:
+        sink = self.parent.event_sink  # new-style: the Session adapted it (``event_callback``)
         if sink is not None:
             try:
-                sink(event_kind, payload)
+                sink(event)
             except Exception:  # a broken display never breaks a sub-agent
                 pass
 
     def _forwarder(self, child_id: str) -> Any:
         """The child's event callback: each of its tool calls reaches the parent's stream."""
 
-        def forward(kind: str, payload: dict[str, Any]) -> None:
-            if kind in ("tool_start", "tool_end"):
-                self._emit("subagent_event", agent_id=child_id, event=kind, call=payload.get("call"))
+        def forward(event: Event) -> None:
+            if isinstance(event, ToolStart | ToolEnd):
+                self._emit(SubagentEvent.of(child_id, event))
 
         return forward
 

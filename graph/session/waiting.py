@@ -16,7 +16,7 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any
 
-from cairn.graph.context import EventCallback
+from cairn.graph.events import DecisionRefused, EventCallback, Waiting, event_callback
 from cairn.graph.session.errors import SessionError
 from cairn.graph.session.result import RunResult
 
@@ -45,12 +45,13 @@ def wait_for_decisions(
     stop), or whatever the continued run ended in.  The caller holds the run lock.
     """
     deadline = None if timeout is None else time.monotonic() + timeout
+    on_event = event_callback(on_event)
     while result.status == "awaiting_approval":
         ids = asking_ids(result)
         # Before saying "waiting": a stop that comes once the person can see it must end the wait.
         session.cancel_event.clear()
         if on_event is not None:
-            on_event("waiting", {"session_id": session.id, "call_ids": ids, "timeout": timeout})
+            on_event(Waiting(session.id, ids, timeout))
         decisions = _await(session, ids, deadline)
         if decisions is None:
             return result
@@ -59,7 +60,7 @@ def wait_for_decisions(
         except ValueError as exc:  # e.g. edited arguments that no longer validate
             session.store.decisions.clear(session.id, list(decisions))
             if on_event is not None:
-                on_event("decision_refused", {"session_id": session.id, "error": str(exc)})
+                on_event(DecisionRefused(session.id, str(exc)))
             continue
         session.store.decisions.clear(session.id, list(decisions))
     return result

@@ -9,6 +9,7 @@ from rich.console import Console
 from cairn.graph.cli import person
 from cairn.graph.cli.mdstream import BlockSplitter
 from cairn.graph.cli.render import Renderer
+from cairn.graph.events import Message, ToolEnd, ToolStart
 
 
 def test_model_directed_lines_stderr_prefixes_and_exit_code_are_dropped():
@@ -59,7 +60,7 @@ def test_call_lines_have_no_nested_brackets_and_say_a_rejection_once():
         "error_msg": "A person rejected this call. Their message: use notes.md",
         "display": "A person rejected this call. Their message: use notes.md",
     }
-    r.on_event("tool_end", {"call": call})
+    r.on_event(ToolEnd(call))
     always = {
         "call_id": "b1",
         "tool_name": "bash",
@@ -69,7 +70,7 @@ def test_call_lines_have_no_nested_brackets_and_say_a_rejection_once():
         "display": "Ran: pytest → exit 0 (1.0s)",
         "result": "3 passed\nExit code: 0",
     }
-    r.on_event("tool_end", {"call": always})
+    r.on_event(ToolEnd(always))
     text = out.getvalue()
     assert text.count("use notes.md") == 1 and "A person rejected" not in text
     assert "· always: bash(pytest:*)" in text and "((" not in text and "))" not in text
@@ -78,13 +79,13 @@ def test_call_lines_have_no_nested_brackets_and_say_a_rejection_once():
 
 def test_tool_lines_print_in_the_models_order():
     r, out = plain()
-    r.on_event("message", {"text": "", "tool_calls": 2, "call_ids": ["a", "b"]})
+    r.on_event(Message("", 2, ["a", "b"]))
     for cid in ("a", "b"):
-        r.on_event("tool_start", {"call": {"call_id": cid, "tool_name": "ls", "arguments": {"path": cid}}})
+        r.on_event(ToolStart({"call_id": cid, "tool_name": "ls", "arguments": {"path": cid}}))
     done = {"tool_name": "ls", "status": "success", "display": "listed"}
-    r.on_event("tool_end", {"call": {**done, "call_id": "b", "arguments": {"path": "b"}}})
+    r.on_event(ToolEnd({**done, "call_id": "b", "arguments": {"path": "b"}}))
     assert "ls b" not in out.getvalue()  # waits for a
-    r.on_event("tool_end", {"call": {**done, "call_id": "a", "arguments": {"path": "a"}}})
+    r.on_event(ToolEnd({**done, "call_id": "a", "arguments": {"path": "a"}}))
     text = out.getvalue()
     assert text.index("ls a") < text.index("ls b")
 

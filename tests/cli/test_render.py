@@ -9,6 +9,16 @@ from rich.console import Console
 from cairn.graph.cli import fmt
 from cairn.graph.cli.render import SHOWN_LINES, Renderer
 from cairn.graph.cli.term import make_console
+from cairn.graph.events import (
+    Message,
+    SubagentEnd,
+    SubagentEvent,
+    SubagentStart,
+    Token,
+    ToolEnd,
+    ToolProgress,
+    ToolStart,
+)
 
 
 def plain_renderer(verbose: bool = False) -> tuple[Renderer, io.StringIO]:
@@ -31,8 +41,8 @@ def bash_call(output: str, status: str = "success") -> dict:
 
 def test_call_line_has_tool_args_risk_and_summary():
     r, out = plain_renderer()
-    r.on_event("tool_start", {"call": bash_call("")})
-    r.on_event("tool_end", {"call": bash_call("ok\n")})
+    r.on_event(ToolStart(bash_call("")))
+    r.on_event(ToolEnd(bash_call("ok\n")))
     line = out.getvalue().splitlines()[0]
     assert "✓ bash pytest -q" in line and "MEDIUM" in line and "→ Ran: pytest -q → exit 0" in line
 
@@ -40,7 +50,7 @@ def test_call_line_has_tool_args_risk_and_summary():
 def test_long_command_output_is_collapsed_with_its_size_and_keeps_the_end():
     r, out = plain_renderer()
     output = "\n".join(f"line {i}" for i in range(100)) + "\nFAILED (failures=1)\n"
-    r.on_event("tool_end", {"call": bash_call(output)})
+    r.on_event(ToolEnd(bash_call(output)))
     text = out.getvalue()
     assert "FAILED (failures=1)" in text  # the verdict at the end stays visible
     assert "line 3\n" not in text
@@ -51,7 +61,7 @@ def test_long_command_output_is_collapsed_with_its_size_and_keeps_the_end():
 def test_verbose_shows_everything():
     r, out = plain_renderer(verbose=True)
     output = "\n".join(f"line {i}" for i in range(50))
-    r.on_event("tool_end", {"call": bash_call(output)})
+    r.on_event(ToolEnd(bash_call(output)))
     assert "line 0" in out.getvalue() and "collapsed" not in out.getvalue()
 
 
@@ -66,7 +76,7 @@ def test_read_results_show_only_their_size():
         "display": "Read a.py",
         "result": "x = 1\n" * 300,
     }
-    r.on_event("tool_end", {"call": call})
+    r.on_event(ToolEnd(call))
     text = out.getvalue()
     assert "x = 1" not in text and "(300 lines, 1.8 KB collapsed)" in text
 
@@ -74,7 +84,7 @@ def test_read_results_show_only_their_size():
 def test_errors_are_shown():
     r, out = plain_renderer()
     call = bash_call("", status="error") | {"result": None, "error_msg": "Exit code 2\nboom"}
-    r.on_event("tool_end", {"call": call})
+    r.on_event(ToolEnd(call))
     assert "✗ bash" in out.getvalue() and "boom" in out.getvalue()
 
 
@@ -89,35 +99,35 @@ def test_edit_diff_is_shown_unless_it_was_previewed_when_asking():
         "metadata": {"diff": diff},
     }
     r, out = plain_renderer()
-    r.on_event("tool_end", {"call": edit})
+    r.on_event(ToolEnd(edit))
     assert "+a = 2" in out.getvalue()
     r, out = plain_renderer()
-    r.on_event("tool_end", {"call": edit | {"preview": diff, "decision": "approved"}})
+    r.on_event(ToolEnd(edit | {"preview": diff, "decision": "approved"}))
     assert "+a = 2" not in out.getvalue()
 
 
 def test_streamed_tokens_then_message():
     r, out = plain_renderer()
     for piece in ("Hello ", "there."):
-        r.on_event("token", {"text": piece})
-    r.on_event("message", {"text": "Hello there.", "tool_calls": 0})
+        r.on_event(Token(piece))
+    r.on_event(Message("Hello there.", 0, []))
     assert out.getvalue().count("Hello there.") == 1
 
 
 def test_message_without_tokens_is_printed_once():
     r, out = plain_renderer()
-    r.on_event("message", {"text": "Not streamed.", "tool_calls": 0})
+    r.on_event(Message("Not streamed.", 0, []))
     assert out.getvalue().count("Not streamed.") == 1
 
 
 def test_progress_lines_only_with_verbose_off_a_tty():
     r, out = plain_renderer()
-    r.on_event("tool_start", {"call": bash_call("")})
-    r.on_event("tool_progress", {"call_id": "c1", "line": "collecting..."})
+    r.on_event(ToolStart(bash_call("")))
+    r.on_event(ToolProgress("c1", "collecting..."))
     assert "collecting" not in out.getvalue()
     r, out = plain_renderer(verbose=True)
-    r.on_event("tool_start", {"call": bash_call("")})
-    r.on_event("tool_progress", {"call_id": "c1", "line": "collecting..."})
+    r.on_event(ToolStart(bash_call("")))
+    r.on_event(ToolProgress("c1", "collecting..."))
     assert "collecting..." in out.getvalue()
 
 
@@ -135,6 +145,23 @@ def test_no_color_and_no_tty_mean_plain_text(monkeypatch):
     console.print("[red]x[/red]")
     assert "\x1b[" in console.file.getvalue()
     assert not make_console(io.StringIO()).is_terminal
+
+
+def test_the_cli_and_the_notebook_summarize_arguments_alike():
+    """One summarizer, one key table (issue 29): the terminal escapes, the HTML view does not."""
+    from cairn.graph.display.parts import summary_line
+    from cairn.graph.state import ToolCallInfo
+
+    cases = [
+        ("grep", {"pattern": "TODO", "path": "src"}, "TODO in src"),
+        ("mcp__fs__read", {"path": "notes.md", "n": 3}, "notes.md"),
+        ("bash_output", {"task_id": "bg-1"}, "bg-1"),
+        ("custom", {"a": 1}, '{"a": 1}'),
+    ]
+    for name, args, expected in cases:
+        assert fmt.describe_args(name, args) == expected
+        assert summary_line(ToolCallInfo(call_id="c", tool_name=name, arguments=args)) == expected
+    assert fmt.describe_args("bash", {"command": "echo \x1b[2J"}) == "echo \\x1b[2J"
 
 
 def test_describe_args_and_sizes():
@@ -156,7 +183,7 @@ def test_control_characters_are_shown_not_obeyed():
     assert fmt.visible("a\r\nb\tc") == "a\nb\tc"
     r, out = plain_renderer()
     call = bash_call("out\x1b[31mred\n") | {"arguments": {"command": sneaky}}
-    r.on_event("tool_end", {"call": call})
+    r.on_event(ToolEnd(call))
     text = out.getvalue()
     assert "\x1b" not in text and "\\x1b[2K" in text and "\\x1b[31mred" in text
 
@@ -193,8 +220,8 @@ def test_a_web_search_line_shows_the_query_that_leaves_the_machine():
         "display": 'searxng: 2 results for "pathlib glob recursive"',
         "result": "Results from searxng",
     }
-    r.on_event("tool_start", {"call": call})
-    r.on_event("tool_end", {"call": call})
+    r.on_event(ToolStart(call))
+    r.on_event(ToolEnd(call))
     assert "✓ web_search pathlib glob recursive" in out.getvalue().splitlines()[0]
 
 
@@ -207,11 +234,11 @@ def test_subagents_render_as_an_indented_tree():
 
     buf = _io.StringIO()
     r = _Renderer(_Console(file=buf, width=100, force_terminal=False), verbose=False)
-    r.on_event("subagent_start", {"agent_id": "p-sub-c1", "mode": "sync", "description": "look"})
+    r.on_event(SubagentStart("p-sub-c1", "sync", "look"))
     call = {"call_id": "c", "tool_name": "grep", "arguments": {"pattern": "x"}, "status": "success"}
-    r.on_event("subagent_event", {"agent_id": "p-sub-c1", "event": "tool_start", "call": call})
-    r.on_event("subagent_event", {"agent_id": "p-sub-c1", "event": "tool_end", "call": call})
-    r.on_event("subagent_end", {"agent_id": "p-sub-c1", "status": "done"})
+    r.on_event(SubagentEvent.of("p-sub-c1", ToolStart(call)))
+    r.on_event(SubagentEvent.of("p-sub-c1", ToolEnd(call)))
+    r.on_event(SubagentEnd("p-sub-c1", "done"))
     lines = buf.getvalue().splitlines()
     assert lines[0] == "  ┌ sub-agent look (sync, p-sub-c1)"
     assert lines[1].startswith("  │ grep") and lines[1].endswith("· success") and len(lines) == 3
@@ -220,11 +247,8 @@ def test_subagents_render_as_an_indented_tree():
 
 def test_running_calls_are_listed_in_the_models_order_whatever_order_they_start_in():
     r, _ = plain_renderer()
-    r.on_event("message", {"text": "", "tool_calls": 3, "call_ids": ["r1", "r2", "r3"]})
+    r.on_event(Message("", 3, ["r1", "r2", "r3"]))
     for cid, path in (("r3", "c.txt"), ("r1", "a.txt"), ("r2", "b.txt")):
-        r.on_event(
-            "tool_start",
-            {"call": {"call_id": cid, "tool_name": "read_file", "arguments": {"file_path": path}}},
-        )
+        r.on_event(ToolStart({"call_id": cid, "tool_name": "read_file", "arguments": {"file_path": path}}))
     labels = [run.label for run in r._state.running.values()]
     assert labels == ["read_file a.txt", "read_file b.txt", "read_file c.txt"]

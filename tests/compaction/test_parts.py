@@ -70,10 +70,11 @@ def test_context_window_from_models_metadata():
     with openai_server([{"content": "hi"}], context_limit=12_345) as server:
         model = create_model("scripted", base_url=server.base_url, api_key="k")
         assert windows.resolve_window(model) == 12_345
-    payload = {"data": [{"id": "m", "max_model_len": 4096}, {"id": "n", "meta": {"n_ctx": 2048}}]}
-    assert windows.window_from_models(payload, "m") == 4096
-    assert windows.window_from_models(payload, "n") == 2048
-    assert windows.window_from_models(payload, "other") is None
+    from cairn.graph.models.probe import window_of  # the one reader of a /models entry
+
+    assert window_of({"id": "m", "max_model_len": 4096}) == 4096
+    assert window_of({"id": "n", "meta": {"n_ctx": 2048}}) == 2048
+    assert window_of({"id": "other"}) is None
 
 
 def test_big_output_is_stored_whole_and_readable_without_asking(tmp_path):

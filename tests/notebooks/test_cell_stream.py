@@ -7,6 +7,7 @@ import io
 import IPython.display
 import pytest
 
+from cairn.graph.events import Message, Token, ToolEnd, ToolProgress, ToolStart
 from cairn.graph.notebook import CellStream, in_kernel, stream_to_cell
 from tests.notebooks.test_display import image_nesting
 
@@ -16,12 +17,23 @@ END = START | {"status": "success", "result": "3 passed", "display": "pytest -q:
 
 def feed(stream: CellStream) -> None:
     for token in ("Running ", "the ", "tests."):
+        stream(Token(token))
+    stream(Message("Running the tests.", 1, ["c1"]))
+    stream(ToolStart(START))
+    stream(ToolProgress("c1", "collected 3 items"))
+    stream(ToolEnd(END))
+    stream(Message("All <b>green</b>.", 0, []))
+
+
+def feed_old_style(stream: CellStream) -> None:
+    """The same run as ``(kind, payload)`` calls, as code written before typed events makes them."""
+    for token in ("Running ", "the ", "tests."):
         stream("token", {"text": token})
-    stream("message", {"text": "Running the tests.", "tool_calls": 1})
+    stream("message", {"text": "Running the tests.", "tool_calls": 1, "call_ids": ["c1"]})
     stream("tool_start", {"call": START})
     stream("tool_progress", {"call_id": "c1", "line": "collected 3 items"})
     stream("tool_end", {"call": END})
-    stream("message", {"text": "All <b>green</b>.", "tool_calls": 0})
+    stream("message", {"text": "All <b>green</b>.", "tool_calls": 0, "call_ids": []})
 
 
 def test_plain_mode_prints_tokens_and_one_line_per_tool_event():
@@ -34,6 +46,13 @@ def test_plain_mode_prints_tokens_and_one_line_per_tool_event():
         "✓ success bash: pytest -q: 3 passed",
         "All <b>green</b>.",
     ]
+
+
+def test_old_style_calls_show_the_same_lines():
+    new, old = io.StringIO(), io.StringIO()
+    feed(stream_to_cell(rich=False, file=new))
+    feed_old_style(stream_to_cell(rich=False, file=old))
+    assert old.getvalue() == new.getvalue() != ""
 
 
 def test_unknown_events_are_ignored():
@@ -81,8 +100,8 @@ def test_kernel_mode_updates_display_handles_in_place(displayed):
 def test_kernel_mode_throttles_token_updates(displayed):
     stream = CellStream(rich=True, min_interval=60)
     for _ in range(100):
-        stream("token", {"text": "x"})
-    stream("message", {"text": "x" * 100})
+        stream(Token("x"))
+    stream(Message("x" * 100, 0, []))
     [handle] = displayed
     assert len(handle.views) == 2 and repr(handle.views[-1]) == "x" * 100
 
@@ -90,7 +109,7 @@ def test_kernel_mode_throttles_token_updates(displayed):
 def test_image_of_a_finished_call_is_shown(displayed):
     png = "iVBORw0KGgo="
     call = END | {"tool_name": "read_file", "metadata": {"image": {"mime_type": "image/png", "base64": png}}}
-    CellStream(rich=True)("tool_end", {"call": call})
+    CellStream(rich=True)(ToolEnd(call))
     html = displayed[0].views[-1]._repr_html_()
     assert f"data:image/png;base64,{png}" in html
     assert image_nesting(html) == [[]]  # shown, not inside the collapsed details
@@ -104,7 +123,13 @@ def test_not_in_a_kernel_here():
 def test_compaction_shows_one_line_in_the_cell():
     out = io.StringIO()
     stream = stream_to_cell(rich=False, file=out)
-    event = {"trigger": "auto", "source": "model", "summarized": 42, "tokens_before": 96000, "tokens_after": 21000}
+    event = {
+        "trigger": "auto",
+        "source": "model",
+        "summarized": 42,
+        "tokens_before": 96000,
+        "tokens_after": 21000,
+    }
     stream("compacted", event)
     stream("compacted", {"skipped": True, "trigger": "manual", "reason": "nothing old enough to summarize"})
     assert out.getvalue().splitlines() == [

@@ -149,3 +149,12 @@ def test_generated_commands_never_get_a_bare_rule(words: list[str], ws: Path) ->
     assert parsed.specifier is not None
     verdict = evaluate("bash", {"command": command}, workspace=ws, rules=Rules(allow=[rule]))
     assert verdict.decision == "allow", (rule, verdict)
+
+
+def test_always_rule_is_the_suggestion_or_none_when_none_fits(tmp_path):
+    """The one helper the CLI prompt and the approval node use (issue 29)."""
+    from cairn.policy import always_rule
+
+    assert always_rule("bash", {"command": "git commit -m x"}, workspace=tmp_path) == "bash(git commit:*)"
+    assert always_rule("bash", {"command": "echo hi > notes.txt"}, workspace=tmp_path) is None
+    assert always_rule("web_fetch", {"url": "no host"}, workspace=tmp_path) is None

@@ -59,7 +59,6 @@ class EditFileTool(Tool):
     )
     args_schema = EditFileArgs
     risk_level = RiskLevel.MEDIUM
-    reversible = True
     aliases = ("Edit", "MultiEdit", "FileEdit", "str_replace", "StrReplace")
     search_hint = "edit modify change replace text string in file patch"
 

@@ -62,7 +62,6 @@ class GitignoreTool(Tool):
             "add": ToolAction(RiskLevel.MEDIUM, "changes .gitignore", accept_edits=True),
         }
     )
-    reversible = True
     idempotent = True
     search_hint = "gitignore ignore patterns exclude files from git check ignored"
 

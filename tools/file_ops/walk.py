@@ -38,10 +38,6 @@ class Scope:
     #: empty when ignored files are included or the search root itself is an ignored directory.
     parents: IgnoreStack = ()
 
-    @property
-    def start_path(self) -> Path:
-        return self.base / self.start if self.start else self.base
-
     def from_start(self, rel: str) -> str:
         """A base-relative path made relative to the search root."""
         return rel[len(self.start) + 1 :] if self.start else rel

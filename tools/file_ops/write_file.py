@@ -35,7 +35,6 @@ class WriteFileTool(Tool):
     args_schema = WriteFileArgs
     risk_level = RiskLevel.MEDIUM
     destructive = True
-    reversible = True
     aliases = ("Write", "FileWrite", "WriteFile", "create_file")
     search_hint = "write create new file overwrite save contents"
 

@@ -41,7 +41,6 @@ class McpTool(LangChainTool):
             lc_tool, risk_level=RiskLevel.LOW if read_only else RiskLevel.MEDIUM, read_only=read_only
         )
         self.server = server
-        self.mcp_name = lc_tool.name
         self.manager = manager
         self.name = tool_name(server, lc_tool.name)  # type: ignore[misc]
         self.description = (lc_tool.description or lc_tool.name).strip()  # type: ignore[misc]

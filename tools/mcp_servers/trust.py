@@ -9,10 +9,9 @@ Records live in ``<state dir>/mcp_approvals.json``.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 
+from cairn.atomic import atomic_write
 from cairn.tools.userdirs import user_state_dir
 
 __all__ = ["approvals_file", "is_approved", "record_approval"]
@@ -37,12 +36,8 @@ def is_approved(root: Path, digest: str) -> bool:
 def record_approval(root: Path, digest: str) -> None:
     """Remember that a person approved this workspace's servers with this configuration hash."""
     path = approvals_file()
-    path.parent.mkdir(parents=True, exist_ok=True)
     data = _load(path)
     hashes = data.setdefault(str(root), [])
     if digest not in hashes:
         hashes.append(digest)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".mcp_approvals.", suffix=".tmp")
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        json.dump(data, fh, indent=1, sort_keys=True)
-    os.replace(tmp, path)
+    atomic_write(path, json.dumps(data, indent=1, sort_keys=True))

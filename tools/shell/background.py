@@ -50,19 +50,13 @@ class BackgroundTask:
     def status(self) -> str:
         return self.run.status if self.run.done.is_set() else "running"
 
-    def read_new(self) -> tuple[Captured, Captured]:
-        """Output produced since the previous call (what is still held of it), per stream.
+    def peek_new(self) -> tuple[Captured, Captured, tuple[int, int]]:
+        """Output produced since the last :meth:`advance` (what is still held of it), per stream,
+        without consuming it; pass the returned offsets to :meth:`advance`.
 
         While the task runs, a UTF-8 character split across reads is held back for the
         next read, so CJK text is never cut in half.
         """
-        with self._read_lock:
-            out, err, ends = self.peek_new()
-            self.advance(ends)
-            return out, err
-
-    def peek_new(self) -> tuple[Captured, Captured, tuple[int, int]]:
-        """Like :meth:`read_new` without consuming; pass the returned offsets to :meth:`advance`."""
         with self._read_lock:
             finished = self.run.done.is_set()
             out, out_end = self._read(self.run.stdout, "stdout", finished)

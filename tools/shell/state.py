@@ -17,7 +17,7 @@ import shutil
 import tempfile
 import threading
 import weakref
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 
 from cairn.errors import CairnError
@@ -277,10 +277,6 @@ class ShellState:
         if self._tmpdir is not None and not kept:
             shutil.rmtree(self._tmpdir, ignore_errors=True)
         return logs
-
-    def running_commands(self) -> Iterable[RunningCommand]:
-        with self._lock:
-            return list(self._foreground)
 
 
 def _close_at_exit(ref: weakref.ref[ShellState]) -> None:

@@ -116,11 +116,6 @@ class MountPlan:
     held: list[str] = field(default_factory=list)
 
 
-def bwrap_args(spec: SandboxSpec, *, cwd: str, private: Private, die_with_parent: bool = True) -> list[str]:
-    """The bwrap options for ``spec`` (no placeholders are made; for inspection and tests)."""
-    return _plan(spec, cwd=cwd, private=private, die_with_parent=die_with_parent, make=False).args
-
-
 def plan_mounts(spec: SandboxSpec, *, cwd: str, private: Private, die_with_parent: bool = True) -> MountPlan:
     """The options for ``spec`` (order matters: later mounts cover earlier ones).  Creates the
     placeholders of missing protected names: release ``plan.held`` after the command."""
