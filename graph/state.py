@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any, Literal, TypedDict
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
 Status = Literal["pending", "awaiting_approval", "executing", "success", "error", "cancelled", "interrupted"]
 STATUSES: tuple[str, ...] = (
@@ -34,6 +34,9 @@ STATUSES: tuple[str, ...] = (
 TERMINAL_STATUSES = frozenset({"success", "error", "cancelled"})
 #: Calls waiting for a person: to be approved, or to be retried/cancelled after an interruption.
 GATED_STATUSES = ("awaiting_approval", "interrupted")
+
+
+_NETWORK_FIELDS = ("network", "network_offer")
 
 
 class ToolCallInfo(BaseModel):
@@ -76,6 +79,16 @@ class ToolCallInfo(BaseModel):
     #: child session's id and its description.  The call id is then ``<agent call>/<call>``.
     agent_id: str | None = None
     agent: str | None = None
+
+    @model_serializer(mode="wrap")
+    def _without_unset_network(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """The network fields appear only when set, so JSON outputs made before them (stream-json,
+        ``cairn show --json``) keep their shape for every call that has no network."""
+        data = handler(self)
+        for key in _NETWORK_FIELDS:
+            if data.get(key) is None:
+                data.pop(key, None)
+        return data
 
     def to_state(self) -> dict[str, Any]:
         return self.model_dump(mode="json", exclude_defaults=True) | {
