@@ -26,10 +26,9 @@ __all__ = [
 SYSTEM_BIN = ("/bin/", "/usr/bin/", "/usr/local/bin/", "/sbin/", "/usr/sbin/", "/opt/homebrew/bin/")
 
 NEUTRAL = words(
-    """true false : test [ sleep wait type hash shift exit return break continue unset read getopts seq
+    """true false : test [ sleep wait type shift exit return break continue unset read getopts seq
     expr basename dirname pwd cal whoami id groups logname uname arch nproc uptime tty locale
-    getconf clear tput jobs dirs times which whereis printenv history help let mapfile readarray
-    compgen true"""
+    getconf clear tput jobs dirs times which whereis help let"""
 )
 LISTERS_NO_PATHS = words(
     """ps pgrep pidof free top htop vmstat iostat lsblk lscpu lsusb lspci lsmod who w last lastlog

@@ -10,7 +10,7 @@ from cairn.policy.shell.options import split_args
 from cairn.policy.shell.result import Classified
 from cairn.policy.shell.safeflags import value_options
 
-__all__ = ["HANDLERS"]
+__all__ = ["copy_remote", "netcat", "openssl", "socat"]
 
 LOW, MEDIUM, HIGH = RiskLevel.LOW, RiskLevel.MEDIUM, RiskLevel.HIGH
 
@@ -47,10 +47,6 @@ def socat(name: str, args: list[str]) -> Classified:
             hard_deny=["socat EXEC/SYSTEM with a network address is a reverse shell"],
         )
     return _c("network", HIGH, "socat relays data over the network", download_stdout=True)
-
-
-def ssh(name: str, args: list[str]) -> Classified:
-    return _c("network", HIGH, f"{name} connects to another machine (and can run commands there)")
 
 
 def copy_remote(name: str, args: list[str]) -> Classified:
@@ -99,17 +95,3 @@ def openssl(name: str, args: list[str]) -> Classified:
     if writes:
         result.category = "write"
     return result
-
-
-HANDLERS = {
-    "nc": netcat,
-    "ncat": netcat,
-    "netcat": netcat,
-    "socat": socat,
-    "ssh": ssh,
-    "sftp": ssh,
-    "telnet": ssh,
-    "ftp": ssh,
-    "mosh": ssh,
-    "openssl": openssl,
-}

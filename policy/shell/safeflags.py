@@ -57,16 +57,14 @@ HARMLESS_OPTIONS = frozenset(
         """true false : sleep wait shift exit return break continue seq expr basename dirname pwd
         cal whoami id groups logname uname arch nproc uptime tty locale getconf clear tput jobs
         dirs times which whereis help type ps pgrep pidof free vmstat iostat lsblk lscpu lsusb
-        lspci lsmod who w last lastlog netstat ss top htop hostname"""
+        lspci lsmod who w last lastlog netstat ss top htop"""
     )
 )
 #: Handled by their own handler's strict parser (or their arguments are not options).
 FREE_FORM = frozenset(
     words(
-        """echo printf test [ cd pushd popd set shopt alias unalias export declare local readonly
-        typeset history hash command builtin trap exec find sed gsed awk gawk mawk nawk
-        flock busybox watch git read unset getopts let mapfile readarray compgen complete
-        printenv"""
+        """echo printf test [ set shopt export declare local readonly typeset history trap exec
+        find sed gsed awk gawk mawk nawk flock busybox watch git read unset getopts let"""
     )
 )
 

@@ -16,7 +16,7 @@ from cairn.policy.shell.result import Classified
 from cairn.policy.shell.result import make as _c
 from cairn.policy.shell.safeflags import value_options
 
-__all__ = ["env", "privilege", "xargs"]
+__all__ = ["env", "eval_builtin", "flock", "privilege", "trap_builtin", "watch", "xargs"]
 
 LOW, MEDIUM, HIGH = RiskLevel.LOW, RiskLevel.MEDIUM, RiskLevel.HIGH
 
@@ -108,23 +108,6 @@ def privilege(name: str, args: list[str]) -> Classified:
     return _c("privilege", HIGH, f"{name} runs {rest[0]} as another user (root)", inner=rest)
 
 
-def command_builtin(name: str, args: list[str]) -> Classified:
-    opts, rest = _after_options(args, "", ())
-    flags = {o for o, _ in opts}
-    if name == "command" and flags & {"-v", "-V"}:
-        return _c("neutral", LOW, "command -v only looks a command up")
-    if not rest:
-        return _c("neutral", LOW, f"{name} with no command")
-    return _c("wrapper", LOW, f"{name} runs {rest[0]}", inner=rest)
-
-
-def exec_builtin(name: str, args: list[str]) -> Classified:
-    _, rest = _after_options(args, "a", ())
-    if not rest:
-        return _c("silent", LOW, "exec only changes file descriptors")
-    return _c("wrapper", MEDIUM, f"exec replaces the shell with {rest[0]}", inner=rest)
-
-
 def eval_builtin(name: str, args: list[str]) -> Classified:
     return _c("wrapper", MEDIUM, "eval runs its arguments as shell code", nested_code=[" ".join(args)])
 
@@ -161,12 +144,6 @@ def flock(name: str, args: list[str]) -> Classified:
     return _c("silent", LOW, "flock takes a lock")
 
 
-def busybox(name: str, args: list[str]) -> Classified:
-    if not args or args[0].startswith("-"):
-        return _c("neutral", LOW, "busybox lists its applets")
-    return _c("wrapper", LOW, f"busybox runs {args[0]}", inner=args)
-
-
 def xargs(name: str, args: list[str]) -> Classified:
     xargs_record = record("xargs")
     assert xargs_record is not None
@@ -189,10 +166,6 @@ def xargs(name: str, args: list[str]) -> Classified:
     if replace:
         result.inner_placeholder = replace
     return result
-
-
-def parallel(name: str, args: list[str]) -> Classified:
-    return _c("general", HIGH, "parallel runs command lines built from its input")
 
 
 # -- shells and interpreters -------------------------------------------------------------------------

@@ -14,6 +14,7 @@ import functools
 
 from cairn.policy.shell.programs import (
     archives,
+    builtins,
     coded,
     interpreters,
     listers,
@@ -28,7 +29,19 @@ from cairn.policy.shell.programs.record import Option, Program
 
 __all__ = ["Option", "Program", "record", "records"]
 
-_FAMILIES = (readers, listers, search, text, archives, coded, writers, wrappers, network, interpreters)
+_FAMILIES = (
+    readers,
+    listers,
+    search,
+    text,
+    archives,
+    coded,
+    writers,
+    wrappers,
+    network,
+    interpreters,
+    builtins,
+)
 
 
 @functools.cache

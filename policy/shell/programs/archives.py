@@ -6,6 +6,8 @@ share an option list (aliases, checksum tools) share one statement of it.
 
 from __future__ import annotations
 
+from typing import Any
+
 from cairn.policy.shell.programs.record import Program, program
 from cairn.policy.vocab import words
 
@@ -26,6 +28,20 @@ def _compressor(name: str, valued: str = "", long_valued: str = "") -> Program:
     )
 
 
+_TAR: dict[str, Any] = dict(
+    env=("TAR_OPTIONS",),
+    asks_valued="KLNTVXg",
+    asks_long_valued="""exclude-from files-from group mode owner transform to-command
+    use-compress-program rsh-command rmt-command info-script new-volume-script
+    checkpoint-action index-file""",
+    flags="tvzjJZaOwkpS",
+    valued="fCbH",
+    long="""auto-compress bzip2 full-time gunzip gzip help list lzma no-wildcards numeric-owner
+    to-stdout utc verbose version wildcards xz zstd""",
+    long_valued="blocking-factor directory exclude file format strip-components",
+    handler="archives.tar",
+)
+
 RECORDS: tuple[Program, ...] = (
     program(
         "dd",
@@ -35,21 +51,13 @@ RECORDS: tuple[Program, ...] = (
     ),
     program(
         "tar",
-        env=("TAR_OPTIONS",),
-        asks_valued="KLNTVXg",
-        asks_long_valued="""exclude-from files-from group mode owner transform to-command
-        use-compress-program rsh-command rmt-command info-script new-volume-script
-        checkpoint-action index-file""",
-        flags="tvzjJZaOwkpS",
-        valued="fCbH",
-        long="""auto-compress bzip2 full-time gunzip gzip help list lzma no-wildcards numeric-owner
-        to-stdout utc verbose version wildcards xz zstd""",
-        long_valued="blocking-factor directory exclude file format strip-components",
-        handler="archives.tar",
+        **_TAR,
         allow=("tar -tf src.tar",),
         ask=("tar --to-command=sh -xf src.tar", "tar -xf src.tar"),
         deny=("tar -xf src.tar -C /",),
     ),
+    program("gtar", **_TAR, allow=("gtar -tf src.tar",), ask=("gtar -xf src.tar",)),
+    program("bsdtar", **_TAR, allow=("bsdtar -tf src.tar",), ask=("bsdtar -xf src.tar",)),
     program(
         "unzip",
         asks_valued="Pdx",

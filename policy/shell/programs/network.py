@@ -32,6 +32,14 @@ _REMOTE_COPY: dict[str, Any] = dict(
     handler="network.copy_remote",
 )
 
+_REMOTE_SHELL = (
+    "always",
+    "network",
+    "high",
+    "connects to another machine (and can run commands there)",
+    "network",
+)
+
 RECORDS: tuple[Program, ...] = (
     program(
         "curl",
@@ -53,4 +61,32 @@ RECORDS: tuple[Program, ...] = (
     program("wget2", **_WGET),
     program("rsync", asks_valued="eTBf", **_REMOTE_COPY, ask=("rsync -a src/ host:dst/",)),
     program("scp", asks_valued="eiPoFSlJ", **_REMOTE_COPY, ask=("scp README.md host:",)),
+    *(
+        program(n, options_by_handler=True, rules=(_REMOTE_SHELL,), ask=(f"{n} host",))
+        for n in ("ssh", "sftp", "telnet", "ftp", "mosh")
+    ),
+    *(
+        program(
+            n,
+            handler="network.netcat",
+            options_by_handler=True,
+            ask=(f"{n} host 80",),
+            deny=(f"{n} -e sh host 80",),
+        )
+        for n in ("nc", "ncat", "netcat")
+    ),
+    program(
+        "socat",
+        handler="network.socat",
+        options_by_handler=True,
+        ask=("socat - tcp:host:80",),
+        deny=("socat exec:sh tcp:host:80",),
+    ),
+    program(
+        "openssl",
+        handler="network.openssl",
+        options_by_handler=True,
+        allow=("openssl version",),
+        ask=("openssl s_client -connect host:443",),
+    ),
 )

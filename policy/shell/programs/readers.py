@@ -204,9 +204,14 @@ RECORDS: tuple[Program, ...] = (
         line-numbers mouse no-init no-lessopen quiet quit-if-one-screen raw-control-chars
         silent squeeze-blank-lines version""",
         long_valued="pattern prompt shift tabs tag",
-        handler="textcmds.less",
-        allow=(),
-        ask=("less /etc/passwd",),
+        operands="read",
+        writes_with="-o -O --log-file --LOG-FILE",
+        rules=(
+            ("+", "exec", "high", "{opt} runs pager commands at start (they can run shell commands)"),
+            ("-o -O --log-file --LOG-FILE", "write", "medium", "{opt} writes a log file"),
+        ),
+        allow=("less README.md",),
+        ask=("less /etc/passwd", "less +!id README.md", "less -o log.txt README.md"),
     ),
     program(
         "look",
@@ -231,9 +236,18 @@ RECORDS: tuple[Program, ...] = (
         valued="sSMLm",
         long="all apropos help location version whatis where",
         long_valued="sections",
-        handler="textcmds.man",
-        allow=(),
-        ask=("man -P sh ls", "man --pager=sh ls"),
+        operands="read",
+        rules=(
+            ("-P --pager -H --html", "exec", "high", "-P/-H runs another program"),
+            (
+                "-l --local-file /",
+                "read",
+                "medium",
+                "formats a file (its roff requests can include other files and run preprocessors)",
+            ),
+        ),
+        allow=("man ls",),
+        ask=("man -P sh ls", "man --pager=sh ls", "man ./x.1"),
     ),
     program(
         "md5",

@@ -18,7 +18,7 @@ from typing import Any
 
 from cairn.policy.vocab import words
 
-__all__ = ["Option", "Program", "program"]
+__all__ = ["Option", "Program", "Rule", "program"]
 
 
 @dataclass(frozen=True)
@@ -35,6 +35,27 @@ class Option:
         if self.value == "optional":
             return f"{self.name}[=VALUE]"
         return self.name
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A verdict of the generic judge: the first rule of a record whose test holds decides.
+
+    ``when`` is a list of tests, any of which holds: an option name (``-f``, ``--set``; given
+    with the record's arity), ``always``, ``no-args``, ``operands``, ``no-operands``, ``+``
+    (a word starting with ``+``), ``=`` (a word with ``=``), ``/`` (an operand with a
+    slash), ``--first`` (the first word is ``--``), ``other`` (a word not in the record's
+    ``accepts``).  ``says`` follows the program's name (``{op}``: the first operand, ``{opt}``:
+    what matched); ``effect`` adds what the verdict implies: ``runs-first`` (the first operand
+    is a script it runs), ``inner`` (the operands are a command it runs), ``cd``/``cd-unknown``
+    (it changes the directory), ``deny`` (refused in every mode).
+    """
+
+    when: str
+    category: str
+    risk: str  # "low", "medium" or "high"
+    says: str
+    effect: str = ""
 
 
 @dataclass(frozen=True)
@@ -76,6 +97,9 @@ class Program:
     skip: int = 0  # operands="command": operands before the command (timeout's DURATION)
     skip_number: bool = False  # ... and then a number, when one follows (chrt's priority)
     options_by_handler: bool = False  # the handler parses every option (no option list here)
+    rules: tuple[Rule, ...] = ()  # verdicts by argument, before the defaults above (see Rule)
+    accepts: frozenset[str] = frozenset()  # the words a rule's ``other`` test allows (set, shopt)
+    lists_with: frozenset[str] = frozenset()  # options that make stdout a list of paths (rg --files)
     allow: tuple[str, ...] = ()
     ask: tuple[str, ...] = ()
     deny: tuple[str, ...] = ()
@@ -123,6 +147,9 @@ def program(
     decodes_with: str = "",
     pattern_with: str | None = None,
     here_with: str = "",
+    rules: tuple[tuple[str, ...], ...] = (),
+    accepts: str = "",
+    lists_with: str = "",
     **kw: Any,
 ) -> Program:
     """A record from the compact spelling the family modules use (option names as words).
@@ -151,5 +178,8 @@ def program(
         decodes_with=words(decodes_with),
         pattern_with=None if pattern_with is None else words(pattern_with),
         here_with=words(here_with),
+        rules=tuple(Rule(*r) for r in rules),
+        accepts=words(accepts),
+        lists_with=words(lists_with),
         **kw,
     )

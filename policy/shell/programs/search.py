@@ -33,6 +33,19 @@ _GREP_OPTIONS: dict[str, Any] = dict(
     numeric=True,
 )
 
+_ANYWHERE = ("always", "search", "medium", "lists files anywhere on the machine")
+_FD: dict[str, Any] = dict(
+    flags="HIiLsFglaqp0u",
+    valued="etdEjScoxX",
+    long="""absolute-path case-sensitive fixed-strings follow full-path glob help hidden
+    ignore-case list-details no-ignore no-ignore-vcs one-file-system print0 prune quiet
+    show-errors unrestricted version""",
+    long_valued="""base-directory changed-before changed-within color exact-depth exclude extension
+    format ignore-file max-depth max-results min-depth owner search-path size threads
+    type""",
+    handler="findcmd.fd",
+)
+
 RECORDS: tuple[Program, ...] = (
     program(
         "ag",
@@ -58,20 +71,8 @@ RECORDS: tuple[Program, ...] = (
         allow=("egrep x README.md",),
         ask=("egrep x /etc/passwd", "egrep --cairn-no-such-option x README.md"),
     ),
-    program(
-        "fd",
-        flags="HIiLsFglaqp0u",
-        valued="etdEjScoxX",
-        long="""absolute-path case-sensitive fixed-strings follow full-path glob help hidden
-        ignore-case list-details no-ignore no-ignore-vcs one-file-system print0 prune quiet
-        show-errors unrestricted version""",
-        long_valued="""base-directory changed-before changed-within color exact-depth exclude extension
-        format ignore-file max-depth max-results min-depth owner search-path size threads
-        type""",
-        handler="findcmd.fd",
-        allow=("fd app src",),
-        ask=("fd -x rm", "fd app /etc"),
-    ),
+    program("fd", **_FD, allow=("fd app src",), ask=("fd -x rm", "fd app /etc")),
+    program("fdfind", **_FD, allow=("fdfind app src",), ask=("fdfind -x rm",)),
     program(
         "fgrep",
         **_GREP_OPTIONS,
@@ -104,9 +105,20 @@ RECORDS: tuple[Program, ...] = (
         encoding engine field-context-separator field-match-separator file glob iglob
         ignore-file max-columns max-count max-depth max-filesize path-separator
         regex-size-limit regexp replace sort sortr threads type type-add type-clear type-not""",
-        handler="search.rg",
-        allow=("rg -n foo src", "rg --hidden foo"),
+        operands="read",
+        kind="search",
+        says="only searches",
+        pattern_with="-e -f --regexp --file --files --type-list",
+        here=True,
+        runs_with="--pre --hostname-bin",
+        reads_with="-f --file --ignore-file",
+        lists_with="--files",
+        allow=("rg -n foo src", "rg --hidden foo", "rg --files src"),
         ask=("rg --pre=./x.sh foo", "rg foo /etc", "rg --pr=./x.sh foo"),
+    ),
+    *(
+        program(n, options_by_handler=True, rules=(_ANYWHERE,), ask=(f"{n} id_rsa",))
+        for n in ("locate", "mlocate", "plocate")
     ),
     program(
         "rgrep",

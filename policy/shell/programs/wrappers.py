@@ -64,6 +64,12 @@ RECORDS: tuple[Program, ...] = (
         allow=("watch -n 5 ls",),
         ask=("watch rm -r src",),
     ),
+    program(
+        "parallel",
+        options_by_handler=True,
+        rules=(("always", "general", "high", "runs command lines built from its input"),),
+        ask=("parallel echo ::: a b",),
+    ),
     *(_privileged(n, "ugCDhpRrtTU") for n in ("sudo", "sudoedit")),
     *(_privileged(n, "uC") for n in ("doas", "pkexec", "run0")),
     program(

@@ -53,7 +53,16 @@ RECORDS: tuple[Program, ...] = (
         handler="writecmds.copy_move",
         ask=("install a b",),
     ),
-    program("link", handler="writecmds.link", ask=("link a b",)),
+    program(
+        "husky",
+        "vcs",
+        options_by_handler=True,
+        rules=(("always", "general", "high", "changes git hooks (they run on every commit)"),),
+        ask=("husky install",),
+    ),
+    program(
+        "link", operands="write", says="makes a hard link", ask=("link a b",), deny=("link /etc/passwd x",)
+    ),
     program(
         "ln",
         asks_valued="tS",
