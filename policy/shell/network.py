@@ -7,6 +7,7 @@ import re
 from cairn.policy.levels import RiskLevel
 from cairn.policy.shell.download import _c
 from cairn.policy.shell.options import split_args
+from cairn.policy.shell.programs import record
 from cairn.policy.shell.result import Classified
 from cairn.policy.shell.safeflags import value_options
 
@@ -80,8 +81,10 @@ def openssl(name: str, args: list[str]) -> Classified:
     sub = args[0] if args else ""
     if sub in ("s_client", "s_server", "ocsp") or any(a == "-connect" for a in args):
         return _c("network", HIGH, f"openssl {sub} opens a network connection", download_stdout=True)
-    reads = [args[k + 1] for k, a in enumerate(args[:-1]) if a in ("-in", "-inkey", "-key", "-CAfile")]
-    writes = [args[k + 1] for k, a in enumerate(args[:-1]) if a in ("-out", "-keyout")]
+    found = record(name)
+    assert found is not None  # programs/network.py
+    reads = [args[k + 1] for k, a in enumerate(args[:-1]) if a in found.reads_with]
+    writes = [args[k + 1] for k, a in enumerate(args[:-1]) if a in found.writes_with]
     decode = sub in ("base64", "enc") and ("-d" in args or ("-base64" in args and "-d" in args))
     result = _c(
         "read",

@@ -59,6 +59,7 @@ def test_option_arity_is_stated_once_per_program() -> None:
         assert not set(r.asks_valued) & set(r.flags + r.valued), r.name
         assert not r.long & r.long_valued, r.name
         assert not r.asks_long_valued & (r.long | r.long_valued), r.name
+        assert not r.asks_long & (r.long | r.long_valued | r.asks_long_valued), r.name
         assert len(r.flags) == len(set(r.flags)) and len(r.valued) == len(set(r.valued)), r.name
 
 

@@ -187,7 +187,16 @@ RECORDS: tuple[Program, ...] = (
         for n in ("export", "declare", "local", "readonly", "typeset")
     ),
     program("history", **_by("history.history"), allow=("history",), ask=("history -w src/x",)),
-    program("env", **_by("wrappers.env"), allow=("env LANG=C ls",), ask=("env", "env -S 'rm -r src'")),
+    program(
+        "env",
+        **_by("wrappers.env"),
+        flags="i0v",
+        valued="uCS",
+        long="ignore-environment null debug",
+        long_valued="unset chdir split-string",
+        allow=("env LANG=C ls", "env -u HOME ls"),
+        ask=("env", "env -S 'rm -r src'", "env --frob ls"),
+    ),
     program("eval", **_by("wrappers.eval_builtin"), ask=("eval ls",)),
     program("trap", **_by("wrappers.trap_builtin"), allow=("trap -l",), ask=("trap 'rm -r src' EXIT",)),
 )

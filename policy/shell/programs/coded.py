@@ -16,6 +16,15 @@ __all__ = ["RECORDS"]
 _SED = {
     "handler": "sedawk.sed",
     "options_by_handler": True,
+    # every option of GNU sed (abbreviations resolve against them; the handler reads e, f, i, l)
+    "flags": "nrEsuz",
+    "valued": "el",
+    "long": """quiet silent debug posix regexp-extended separate sandbox unbuffered null-data
+    zero-terminated binary follow-symlinks help version""",
+    "long_valued": "expression line-length",
+    "asks_valued": "f",
+    "asks_long_valued": "file",
+    "asks_long": "in-place",
     "allow": ("sed -n 1,5p README.md", "sed --quiet 1p README.md", "sed --expression=s/a/b/ README.md"),
     "ask": (
         "sed -i s/a/b/ README.md",
@@ -27,6 +36,14 @@ _SED = {
 _AWK = {
     "handler": "sedawk.awk",
     "options_by_handler": True,
+    # the options that only split input or preset variables; every other gawk option asks
+    "valued": "Fv",
+    "long": "posix traditional characters-as-bytes csv re-interval use-lc-numeric sandbox",
+    "long_valued": "field-separator assign source",
+    "asks_valued": "fEilW",
+    "asks_long_valued": "file include load exec",
+    "asks_long": """bignum copyright debug dump-variables gen-pot help lint lint-old no-optimize
+    non-decimal-data optimize persist pretty-print profile trace version""",
     "allow": ("awk '{print $1}' README.md", "awk -F: '{print $2}' README.md"),
     "ask": (
         "awk -f prog.awk README.md",

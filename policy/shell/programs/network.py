@@ -85,7 +85,9 @@ RECORDS: tuple[Program, ...] = (
     program(
         "openssl",
         handler="network.openssl",
-        options_by_handler=True,
+        options_by_handler=True,  # single-dash long options (-in FILE), read by its handler
+        reads_with="-in -inkey -key -CAfile",
+        writes_with="-out -keyout",
         allow=("openssl version",),
         ask=("openssl s_client -connect host:443",),
     ),

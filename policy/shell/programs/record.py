@@ -74,6 +74,7 @@ class Program:
     #: ``less --log-file=FILE``, ``rg --pre=CMD``): their arity, stated here and nowhere else.
     asks_valued: str = ""
     asks_long_valued: frozenset[str] = frozenset()
+    asks_long: frozenset[str] = frozenset()  # known long options without a value that ask
     numeric: bool = False  # -20 (head -20)
     plus: bool = False  # +5 (tail +5)
     plus_text: bool = False  # +FORMAT (date +%F)
@@ -115,6 +116,12 @@ class Program:
         return tuple(out)
 
     @property
+    def long_names(self) -> frozenset[str]:
+        """Every long option the record knows (``--name``): GNU abbreviations resolve against them."""
+        names = self.long | self.long_valued | self.asks_long | self.asks_long_valued
+        return frozenset("--" + n for n in names)
+
+    @property
     def examples(self) -> dict[str, tuple[str, ...]]:
         return {"allow": self.allow, "ask": self.ask, "deny": self.deny}
 
@@ -135,6 +142,7 @@ def program(
     long_valued: str = "",
     asks_valued: str = "",
     asks_long_valued: str = "",
+    asks_long: str = "",
     allow: tuple[str, ...] = (),
     ask: tuple[str, ...] = (),
     deny: tuple[str, ...] = (),
@@ -166,6 +174,7 @@ def program(
         long_valued=words(long_valued),
         asks_valued=asks_valued,
         asks_long_valued=words(asks_long_valued),
+        asks_long=words(asks_long),
         allow=allow,
         ask=ask,
         deny=deny,
