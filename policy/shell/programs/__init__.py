@@ -14,6 +14,7 @@ import functools
 
 from cairn.policy.shell.programs import (
     archives,
+    build,
     builtins,
     coded,
     interpreters,
@@ -29,19 +30,8 @@ from cairn.policy.shell.programs.record import Option, Program
 
 __all__ = ["Option", "Program", "record", "records"]
 
-_FAMILIES = (
-    readers,
-    listers,
-    search,
-    text,
-    archives,
-    coded,
-    writers,
-    wrappers,
-    network,
-    interpreters,
-    builtins,
-)
+_FAMILIES = (readers, listers, search, text, archives, coded, writers, wrappers, network, interpreters)
+_FAMILIES += (builtins, build)
 
 
 @functools.cache

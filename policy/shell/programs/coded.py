@@ -53,6 +53,28 @@ _AWK = {
     ),
 }
 
+_PYTEST = {
+    "category": "build",
+    "handler": "pytestcmd.pytest",
+    "options_by_handler": True,
+    "env": ("PYTEST_ADDOPTS", "PYTHONPATH"),
+    # every use asks (pytest runs project code), so every option is one that asks; first those
+    # that never take the next word (exact names: --co is not an abbreviation) ...
+    "asks_long": """co collect-only lf last-failed ff failed-first nf new-first sw stepwise setup-show
+    setup-only fixtures markers cache-show cache-clear version help no-header no-summary runxfail
+    strict-markers showlocals color capture disable-warnings exitfirst verbose quiet import-mode
+    doctest-modules cov cov-branch cov-fail-under numprocesses""",
+    # ... then those with a value, among them the ones that write a path (basetemp deletes it
+    # first) or load code or config: they escalate past a rule such as bash(pytest:*)
+    "asks_valued": "kmnpco",
+    "asks_long_valued": """deselect ignore ignore-glob tb maxfail durations basetemp junitxml
+    junit-xml resultlog result-log log-file report-log debug html json-report-file cov-report
+    config-file rootdir confcutdir override-ini""",
+    "writes_with": """--basetemp --junitxml --junit-xml --resultlog --result-log --log-file
+    --report-log --debug --html --json-report-file --cov-report""",
+    "reads_with": "--config-file --rootdir --confcutdir --override-ini -p -c -o",
+}
+
 RECORDS: tuple[Program, ...] = (
     program(
         "git",
@@ -101,12 +123,7 @@ RECORDS: tuple[Program, ...] = (
         ask=("xargs --arg-f=/etc/passwd echo", "echo x | xargs rm"),
     ),
     program(
-        "pytest",
-        "build",
-        handler="pytestcmd.pytest",
-        options_by_handler=True,
-        env=("PYTEST_ADDOPTS", "PYTHONPATH"),
-        ask=("pytest -q", "pytest --basetemp=src"),
-        deny=("pytest --basetemp=.git",),
+        "pytest", **_PYTEST, ask=("pytest -q", "pytest --basetemp=src"), deny=("pytest --basetemp=.git",)
     ),
+    program("py.test", **_PYTEST, ask=("py.test -q",), deny=("py.test --basetemp=.git",)),
 )

@@ -95,6 +95,14 @@ RECORDS: tuple[Program, ...] = (
         ask=("namei /etc", "namei --cairn-no-such-option src"),
     ),
     program(
+        "ps",
+        valued="oOpquUgGCts",
+        long_valued="format sort pid ppid user group sid tty",
+        notes=("any option runs unasked (ps only shows system state), but BSD e or an environ format asks",),
+        allow=("ps aux", "ps -o pid,user"),
+        ask=("ps eww", "ps -o pid,environ"),
+    ),
+    program(
         "readlink",
         operands="list",
         flags="efmnqsvz",

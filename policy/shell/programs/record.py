@@ -101,6 +101,7 @@ class Program:
     rules: tuple[Rule, ...] = ()  # verdicts by argument, before the defaults above (see Rule)
     accepts: frozenset[str] = frozenset()  # the words a rule's ``other`` test allows (set, shopt)
     lists_with: frozenset[str] = frozenset()  # options that make stdout a list of paths (rg --files)
+    subcommands: frozenset[str] = frozenset()  # project tools: the subcommands that run project code
     allow: tuple[str, ...] = ()
     ask: tuple[str, ...] = ()
     deny: tuple[str, ...] = ()
@@ -158,6 +159,7 @@ def program(
     rules: tuple[tuple[str, ...], ...] = (),
     accepts: str = "",
     lists_with: str = "",
+    subcommands: str = "",
     **kw: Any,
 ) -> Program:
     """A record from the compact spelling the family modules use (option names as words).
@@ -190,5 +192,6 @@ def program(
         rules=tuple(Rule(*r) for r in rules),
         accepts=words(accepts),
         lists_with=words(lists_with),
+        subcommands=words(subcommands),
         **kw,
     )
