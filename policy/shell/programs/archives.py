@@ -43,12 +43,7 @@ _TAR: dict[str, Any] = dict(
 )
 
 RECORDS: tuple[Program, ...] = (
-    program(
-        "dd",
-        handler="writecmds.dd",
-        allow=(),
-        ask=("dd if=/dev/zero of=src/app.py",),
-    ),
+    program("dd", handler="writecmds.dd", allow=(), ask=("dd if=/dev/zero of=src/app.py",)),
     program(
         "tar",
         **_TAR,

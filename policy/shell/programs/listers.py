@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from cairn.policy.shell.programs.record import Program, program
+from cairn.policy.shell.programs.record import Program, plain, program
 
 __all__ = ["FAMILY", "RECORDS"]
 
@@ -26,10 +26,14 @@ _LS_OPTIONS: dict[str, Any] = dict(
         time-style width""",
 )
 
+
+def _lister(name: str, **kw: Any) -> Program:
+    return plain(name, operands="list", inside="src", outside="/etc", **kw)
+
+
 RECORDS: tuple[Program, ...] = (
-    program(
+    _lister(
         "df",
-        operands="list",
         flags="ahHiklPTv",
         valued="tBxF",
         long="""all help human-readable inodes local no-sync output portability print-type si sync
@@ -38,19 +42,11 @@ RECORDS: tuple[Program, ...] = (
         allow=("df -h",),
         ask=("df /etc",),
     ),
-    program(
-        "dir",
-        here=True,
-        operands="list",
-        **_LS_OPTIONS,
-        allow=("dir src",),
-        ask=("dir /etc", "dir --cairn-no-such-option src"),
-    ),
-    program(
+    _lister("dir", here=True, **_LS_OPTIONS),
+    _lister(
         "du",
         reads_with="-X",
         here=True,
-        operands="list",
         flags="0abcDhHklLmPsSx",
         valued="dBtX",
         long="""all apparent-size bytes count-links dereference dereference-args help human-readable
@@ -59,41 +55,17 @@ RECORDS: tuple[Program, ...] = (
         allow=("du -sh src",),
         ask=("du -sh /etc",),
     ),
-    program(
-        "getfacl",
-        operands="list",
-        allow=("getfacl src",),
-        ask=("getfacl /etc", "getfacl --cairn-no-such-option src"),
-    ),
-    program(
+    _lister("getfacl"),
+    _lister(
         "ls",
         here=True,
-        operands="list",
         **_LS_OPTIONS,
         allow=("ls -la src", "ls --color src", "ls --color=auto src"),
         ask=("ls --color ..", "ls --col src", "ls /etc"),
     ),
-    program(
-        "lsattr",
-        operands="list",
-        allow=("lsattr src",),
-        ask=("lsattr /etc", "lsattr --cairn-no-such-option src"),
-    ),
-    program(
-        "lsof",
-        operands="list",
-        flags="aAbhilnNOPRtUVwXM",
-        valued="cdgpuskrDTFEK",
-        long="help version",
-        allow=("lsof src",),
-        ask=("lsof /etc", "lsof --cairn-no-such-option src"),
-    ),
-    program(
-        "namei",
-        operands="list",
-        allow=("namei src",),
-        ask=("namei /etc", "namei --cairn-no-such-option src"),
-    ),
+    _lister("lsattr"),
+    _lister("lsof", flags="aAbhilnNOPRtUVwXM", valued="cdgpuskrDTFEK", long="help version"),
+    _lister("namei"),
     program(
         "ps",
         valued="oOpquUgGCts",
@@ -102,28 +74,21 @@ RECORDS: tuple[Program, ...] = (
         allow=("ps aux", "ps -o pid,user"),
         ask=("ps eww", "ps -o pid,environ"),
     ),
-    program(
+    _lister(
         "readlink",
-        operands="list",
         flags="efmnqsvz",
         long="""canonicalize canonicalize-existing canonicalize-missing help no-newline quiet silent
         verbose version zero""",
-        allow=("readlink src",),
-        ask=("readlink /etc", "readlink --cairn-no-such-option src"),
     ),
-    program(
+    _lister(
         "realpath",
-        operands="list",
         flags="eLmPqsz",
         long="""canonicalize-existing canonicalize-missing help logical no-symlinks physical quiet
         strip version zero""",
         long_valued="relative-base relative-to",
-        allow=("realpath src",),
-        ask=("realpath /etc", "realpath --cairn-no-such-option src"),
     ),
-    program(
+    _lister(
         "stat",
-        operands="list",
         flags="LftZ",
         valued="c",
         long="cached dereference file-system help terse version",
@@ -131,9 +96,8 @@ RECORDS: tuple[Program, ...] = (
         allow=("stat README.md",),
         ask=("stat /etc/passwd",),
     ),
-    program(
+    _lister(
         "tree",
-        operands="list",
         writes_with="-o",
         here=True,
         says="only lists",
@@ -145,12 +109,5 @@ RECORDS: tuple[Program, ...] = (
         allow=("tree -L 2 src",),
         ask=("tree /etc", "tree -o out.txt src"),
     ),
-    program(
-        "vdir",
-        here=True,
-        operands="list",
-        **_LS_OPTIONS,
-        allow=("vdir src",),
-        ask=("vdir /etc", "vdir --cairn-no-such-option src"),
-    ),
+    _lister("vdir", here=True, **_LS_OPTIONS),
 )

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from cairn.policy.shell.programs.record import Program, program
+from cairn.policy.shell.programs.record import Program, plain, program
 
 __all__ = ["FAMILY", "RECORDS"]
 
@@ -22,68 +22,52 @@ _BAT_OPTIONS: dict[str, Any] = dict(
     long_valued="""color decorations diff-context file-name highlight-line ignored-suffix language
         line-range map-syntax squeeze-limit style tabs terminal-width theme wrap""",
 )
-_ZCAT_OPTIONS: dict[str, Any] = dict(
-    flags="fqvlLhtV",
-    long="force help list quiet test verbose version",
-)
+_ZCAT_OPTIONS: dict[str, Any] = dict(flags="fqvlLhtV", long="force help list quiet test verbose version")
 _MD5SUM_OPTIONS: dict[str, Any] = dict(
-    flags="bctwz",
-    long="binary check help ignore-missing quiet status strict tag text version warn zero",
+    flags="bctwz", long="binary check help ignore-missing quiet status strict tag text version warn zero"
 )
 
 RECORDS: tuple[Program, ...] = (
-    program(
+    plain(
         "b2sum",
-        operands="read",
         flags="bctwz",
         valued="l",
         long="binary check help quiet status strict tag text version warn zero",
         long_valued="length",
-        allow=("b2sum README.md",),
-        ask=("b2sum /etc/passwd", "b2sum --cairn-no-such-option README.md"),
     ),
-    program(
+    plain(
         "base32",
         decodes_with="-d --decode",
         says="only prints",
-        operands="read",
         flags="di",
         valued="w",
         long="decode help ignore-garbage version",
         long_valued="wrap",
-        allow=("base32 README.md",),
-        ask=("base32 /etc/passwd", "base32 --cairn-no-such-option README.md"),
     ),
-    program(
+    plain(
         "base64",
-        operands="read",
         decodes_with="-d -D --decode",
         says="only prints",
         flags="diD",
         valued="wb",
         long="decode help ignore-garbage version",
         long_valued="break wrap",
-        allow=("base64 README.md",),
         ask=("base64 /etc/passwd",),
     ),
-    program(
+    plain(
         "basenc",
         decodes_with="-d --decode",
         says="only prints",
-        operands="read",
         flags="di",
         valued="w",
         long="""base16 base2lsbf base2msbf base32 base32hex base64 base64url decode help
         ignore-garbage version z85""",
         long_valued="wrap",
-        allow=("basenc README.md",),
-        ask=("basenc /etc/passwd", "basenc --cairn-no-such-option README.md"),
     ),
-    program(
+    plain(
         "bat",
         runs_with="--pager",
         env=("BAT_PAGER", "BAT_CONFIG_PATH", "PAGER"),
-        operands="read",
         **_BAT_OPTIONS,
         allow=("bat -p README.md", "bat --style=plain README.md"),
         ask=("bat -p /etc/passwd", "bat --pager=sh README.md"),
@@ -96,64 +80,33 @@ RECORDS: tuple[Program, ...] = (
         allow=(),
         ask=("batcat --cairn-no-such-option README.md",),
     ),
-    program(
-        "bzcat",
-        operands="read",
-        flags="skvqL",
-        long="help quiet small verbose version",
-        allow=("bzcat README.md",),
-        ask=("bzcat /etc/passwd", "bzcat --cairn-no-such-option README.md"),
-    ),
-    program(
+    plain("bzcat", flags="skvqL", long="help quiet small verbose version"),
+    plain(
         "cat",
-        operands="read",
         flags="AbeEnstTuv",
         long="""help number number-nonblank show-all show-ends show-nonprinting show-tabs
         squeeze-blank version""",
-        allow=("cat README.md",),
-        ask=("cat /etc/passwd", "cat --cairn-no-such-option README.md"),
     ),
-    program(
+    plain(
         "cksum",
-        operands="read",
         valued="al",
         long="base64 check help raw tag untagged version",
         long_valued="algorithm length",
-        allow=("cksum README.md",),
-        ask=("cksum /etc/passwd", "cksum --cairn-no-such-option README.md"),
     ),
-    program(
+    plain(
         "file",
         reads_with="-f -m",
         env=("MAGIC",),
-        operands="read",
         flags="bcEhiIkLlNnprsvzZ0S",
         valued="mFPe",
         long="""apple brief dereference extension help keep-going mime mime-encoding mime-type
         no-buffer no-dereference no-pad print0 raw special-files uncompress version""",
         long_valued="exclude magic-file parameter separator",
-        allow=("file README.md",),
-        ask=("file /etc/passwd", "file --cairn-no-such-option README.md"),
     ),
-    program(
-        "gzcat",
-        operands="read",
-        **_ZCAT_OPTIONS,
-        allow=("gzcat README.md",),
-        ask=("gzcat /etc/passwd", "gzcat --cairn-no-such-option README.md"),
-    ),
-    program(
-        "hd",
-        operands="read",
-        flags="bcCdovx",
-        valued="efns",
-        long="help version",
-        allow=("hd README.md",),
-        ask=("hd /etc/passwd", "hd --cairn-no-such-option README.md"),
-    ),
-    program(
+    plain("gzcat", **_ZCAT_OPTIONS),
+    plain("hd", flags="bcCdovx", valued="efns", long="help version"),
+    plain(
         "head",
-        operands="read",
         flags="qvz",
         valued="nc",
         long="help quiet silent verbose version zero-terminated",
@@ -162,18 +115,9 @@ RECORDS: tuple[Program, ...] = (
         allow=("head -20 README.md", "head -n 5 README.md"),
         ask=("head /etc/passwd", "head --lin=5 README.md"),
     ),
-    program(
-        "hexdump",
-        operands="read",
-        flags="bcCdovx",
-        valued="efns",
-        long="help version",
-        allow=("hexdump README.md",),
-        ask=("hexdump /etc/passwd", "hexdump --cairn-no-such-option README.md"),
-    ),
-    program(
+    plain("hexdump", flags="bcCdovx", valued="efns", long="help version"),
+    plain(
         "iconv",
-        operands="read",
         writes_with="-o --output",
         says="only prints",
         env=("GCONV_PATH",),
@@ -187,13 +131,8 @@ RECORDS: tuple[Program, ...] = (
         ask=("iconv -f utf-8 -t ascii -o src/out.txt README.md",),
         deny=("iconv -f utf-8 -t ascii -o /etc/x README.md",),
     ),
-    program(
-        "json_pp",
-        operands="read",
-        allow=("json_pp README.md",),
-        ask=("json_pp /etc/passwd", "json_pp --cairn-no-such-option README.md"),
-    ),
-    program(
+    plain("json_pp"),
+    plain(
         "less",
         env=("LESSOPEN", "LESSCLOSE", "LESSKEY", "LESSEDIT", "VISUAL", "EDITOR"),
         asks_valued="kOop",
@@ -204,30 +143,16 @@ RECORDS: tuple[Program, ...] = (
         line-numbers mouse no-init no-lessopen quiet quit-if-one-screen raw-control-chars
         silent squeeze-blank-lines version""",
         long_valued="pattern prompt shift tabs tag",
-        operands="read",
         writes_with="-o -O --log-file --LOG-FILE",
         rules=(
             ("+", "exec", "high", "{opt} runs pager commands at start (they can run shell commands)"),
             ("-o -O --log-file --LOG-FILE", "write", "medium", "{opt} writes a log file"),
         ),
-        allow=("less README.md",),
         ask=("less /etc/passwd", "less +!id README.md", "less -o log.txt README.md"),
     ),
-    program(
-        "look",
-        operands="read",
-        allow=("look README.md",),
-        ask=("look /etc/passwd", "look --cairn-no-such-option README.md"),
-    ),
-    program(
-        "lzcat",
-        operands="read",
-        flags="qv",
-        long="help quiet verbose version",
-        allow=("lzcat README.md",),
-        ask=("lzcat /etc/passwd", "lzcat --cairn-no-such-option README.md"),
-    ),
-    program(
+    plain("look"),
+    plain("lzcat", flags="qv", long="help quiet verbose version"),
+    plain(
         "man",
         env=("MANPAGER", "PAGER", "MANOPT", "MANPATH", "MANROFFOPT", "GROFF_COMMAND"),
         asks_valued="CEHPRe",
@@ -236,7 +161,6 @@ RECORDS: tuple[Program, ...] = (
         valued="sSMLm",
         long="all apropos help location version whatis where",
         long_valued="sections",
-        operands="read",
         rules=(
             ("-P --pager -H --html", "exec", "high", "-P/-H runs another program"),
             (
@@ -249,175 +173,61 @@ RECORDS: tuple[Program, ...] = (
         allow=("man ls",),
         ask=("man -P sh ls", "man --pager=sh ls", "man ./x.1"),
     ),
-    program(
-        "md5",
-        operands="read",
-        flags="qrn",
-        valued="s",
-        allow=("md5 README.md",),
-        ask=("md5 /etc/passwd", "md5 --cairn-no-such-option README.md"),
-    ),
-    program(
-        "md5sum",
-        operands="read",
-        **_MD5SUM_OPTIONS,
-        allow=("md5sum README.md",),
-        ask=("md5sum /etc/passwd", "md5sum --cairn-no-such-option README.md"),
-    ),
-    program(
+    plain("md5", flags="qrn", valued="s"),
+    plain("md5sum", **_MD5SUM_OPTIONS),
+    plain(
         "more",
         env=("PAGER", "EDITOR", "VISUAL"),
-        operands="read",
         flags="dlfpcsu",
         valued="n",
         long="help version",
         numeric=True,
-        allow=("more README.md",),
-        ask=("more /etc/passwd", "more --cairn-no-such-option README.md"),
     ),
-    program(
+    plain(
         "nl",
-        operands="read",
         flags="p",
         valued="bdfhilnsvw",
         long="help no-renumber version",
         long_valued="""body-numbering footer-numbering header-numbering join-blank-lines line-increment
         number-format number-separator number-width section-delimiter starting-line-number""",
-        allow=("nl README.md",),
-        ask=("nl /etc/passwd", "nl --cairn-no-such-option README.md"),
     ),
-    program(
-        "nm",
-        operands="read",
-        allow=("nm README.md",),
-        ask=("nm /etc/passwd", "nm --cairn-no-such-option README.md"),
-    ),
-    program(
-        "numfmt",
-        operands="read",
-        allow=("numfmt README.md",),
-        ask=("numfmt /etc/passwd", "numfmt --cairn-no-such-option README.md"),
-    ),
-    program(
-        "objdump",
-        operands="read",
-        allow=("objdump README.md",),
-        ask=("objdump /etc/passwd", "objdump --cairn-no-such-option README.md"),
-    ),
-    program(
+    plain("nm"),
+    plain("numfmt"),
+    plain("objdump"),
+    plain(
         "od",
-        operands="read",
         flags="bcdfilosxv",
         valued="AjNtSw",
         long="help output-duplicates traditional version",
         long_valued="address-radix endian format read-bytes skip-bytes strings width",
-        allow=("od README.md",),
-        ask=("od /etc/passwd", "od --cairn-no-such-option README.md"),
     ),
-    program(
-        "pr",
-        operands="read",
-        allow=("pr README.md",),
-        ask=("pr /etc/passwd", "pr --cairn-no-such-option README.md"),
-    ),
-    program(
-        "readelf",
-        operands="read",
-        allow=("readelf README.md",),
-        ask=("readelf /etc/passwd", "readelf --cairn-no-such-option README.md"),
-    ),
-    program(
-        "rev",
-        decodes=True,
-        says="only prints",
-        operands="read",
-        flags="0",
-        long="help version",
-        allow=("rev README.md",),
-        ask=("rev /etc/passwd", "rev --cairn-no-such-option README.md"),
-    ),
-    program(
-        "sha1sum",
-        operands="read",
-        **_MD5SUM_OPTIONS,
-        allow=("sha1sum README.md",),
-        ask=("sha1sum /etc/passwd", "sha1sum --cairn-no-such-option README.md"),
-    ),
-    program(
-        "sha224sum",
-        operands="read",
-        **_MD5SUM_OPTIONS,
-        allow=("sha224sum README.md",),
-        ask=("sha224sum /etc/passwd", "sha224sum --cairn-no-such-option README.md"),
-    ),
-    program(
-        "sha256sum",
-        operands="read",
-        **_MD5SUM_OPTIONS,
-        allow=("sha256sum README.md",),
-        ask=("sha256sum /etc/passwd", "sha256sum --cairn-no-such-option README.md"),
-    ),
-    program(
-        "sha384sum",
-        operands="read",
-        **_MD5SUM_OPTIONS,
-        allow=("sha384sum README.md",),
-        ask=("sha384sum /etc/passwd", "sha384sum --cairn-no-such-option README.md"),
-    ),
-    program(
-        "sha512sum",
-        operands="read",
-        **_MD5SUM_OPTIONS,
-        allow=("sha512sum README.md",),
-        ask=("sha512sum /etc/passwd", "sha512sum --cairn-no-such-option README.md"),
-    ),
-    program(
+    plain("pr"),
+    plain("readelf"),
+    plain("rev", decodes=True, says="only prints", flags="0", long="help version"),
+    plain("sha1sum", **_MD5SUM_OPTIONS),
+    plain("sha224sum", **_MD5SUM_OPTIONS),
+    plain("sha256sum", **_MD5SUM_OPTIONS),
+    plain("sha384sum", **_MD5SUM_OPTIONS),
+    plain("sha512sum", **_MD5SUM_OPTIONS),
+    plain(
         "shasum",
-        operands="read",
         flags="bctU0",
         valued="a",
         long="UNIVERSAL binary check help quiet status strict tag text version warn zero",
         long_valued="algorithm",
-        allow=("shasum README.md",),
-        ask=("shasum /etc/passwd", "shasum --cairn-no-such-option README.md"),
     ),
-    program(
-        "size",
-        operands="read",
-        allow=("size README.md",),
-        ask=("size /etc/passwd", "size --cairn-no-such-option README.md"),
-    ),
-    program(
+    plain("size"),
+    plain(
         "strings",
-        operands="read",
         flags="afdw",
         valued="ntTe",
         long="all data help print-file-name version",
         long_valued="bytes encoding output-separator radix target",
-        allow=("strings README.md",),
-        ask=("strings /etc/passwd", "strings --cairn-no-such-option README.md"),
     ),
-    program(
-        "sum",
-        operands="read",
-        flags="rs",
-        long="help sysv version",
-        allow=("sum README.md",),
-        ask=("sum /etc/passwd", "sum --cairn-no-such-option README.md"),
-    ),
-    program(
-        "tac",
-        operands="read",
-        flags="br",
-        valued="s",
-        long="before help regex version",
-        long_valued="separator",
-        allow=("tac README.md",),
-        ask=("tac /etc/passwd", "tac --cairn-no-such-option README.md"),
-    ),
-    program(
+    plain("sum", flags="rs", long="help sysv version"),
+    plain("tac", flags="br", valued="s", long="before help regex version", long_valued="separator"),
+    plain(
         "tail",
-        operands="read",
         flags="fFqvzr",
         valued="ncs",
         long="follow help quiet retry silent verbose version zero-terminated",
@@ -427,18 +237,11 @@ RECORDS: tuple[Program, ...] = (
         allow=("tail -n 20 README.md",),
         ask=("tail /etc/passwd",),
     ),
-    program(
-        "wc",
-        operands="read",
-        flags="clmwL",
-        long="bytes chars help lines max-line-length version words",
-        long_valued="total",
-        allow=("wc README.md",),
-        ask=("wc /etc/passwd", "wc --cairn-no-such-option README.md"),
+    plain(
+        "wc", flags="clmwL", long="bytes chars help lines max-line-length version words", long_valued="total"
     ),
-    program(
+    plain(
         "xxd",
-        operands="read",
         writes_second=True,
         decodes_with="-r",
         says="only prints",
@@ -446,31 +249,9 @@ RECORDS: tuple[Program, ...] = (
         valued="cglosnR",
         long="autoskip capitalize help version",
         long_valued="cols",
-        allow=("xxd README.md",),
         ask=("xxd -r README.md src/app.py",),
     ),
-    program(
-        "xzcat",
-        operands="read",
-        flags="qvQTF",
-        long="help quiet verbose version",
-        long_valued="format threads",
-        allow=("xzcat README.md",),
-        ask=("xzcat /etc/passwd", "xzcat --cairn-no-such-option README.md"),
-    ),
-    program(
-        "zcat",
-        operands="read",
-        **_ZCAT_OPTIONS,
-        allow=("zcat README.md",),
-        ask=("zcat /etc/passwd", "zcat --cairn-no-such-option README.md"),
-    ),
-    program(
-        "zstdcat",
-        operands="read",
-        flags="qvf",
-        long="help quiet verbose version",
-        allow=("zstdcat README.md",),
-        ask=("zstdcat /etc/passwd", "zstdcat --cairn-no-such-option README.md"),
-    ),
+    plain("xzcat", flags="qvQTF", long="help quiet verbose version", long_valued="format threads"),
+    plain("zcat", **_ZCAT_OPTIONS),
+    plain("zstdcat", flags="qvf", long="help quiet verbose version"),
 )

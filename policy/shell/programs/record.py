@@ -18,7 +18,7 @@ from typing import Any
 
 from cairn.policy.vocab import words
 
-__all__ = ["Option", "Program", "Rule", "program"]
+__all__ = ["Option", "Program", "Rule", "plain", "program"]
 
 
 @dataclass(frozen=True)
@@ -195,3 +195,14 @@ def program(
         subcommands=words(subcommands),
         **kw,
     )
+
+
+def plain(
+    name: str, operands: str = "read", inside: str = "README.md", outside: str = "/etc/passwd", **kw: Any
+) -> Program:
+    """A record judged from its data alone, with the examples most such records have unless
+    given: its workspace operand is allowed; a path outside the workspace and an option the
+    record does not know ask."""
+    kw.setdefault("allow", (f"{name} {inside}",))
+    kw.setdefault("ask", (f"{name} {outside}", f"{name} --cairn-no-such-option {inside}"))
+    return program(name, operands=operands, **kw)

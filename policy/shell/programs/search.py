@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from cairn.policy.shell.programs.record import Program, program
+from cairn.policy.shell.programs.record import Program, plain, program
 
 __all__ = ["FAMILY", "RECORDS"]
 
@@ -47,9 +47,8 @@ _FD: dict[str, Any] = dict(
 )
 
 RECORDS: tuple[Program, ...] = (
-    program(
+    plain(
         "ag",
-        operands="read",
         kind="search",
         pattern_with="",
         here=True,
@@ -85,7 +84,7 @@ RECORDS: tuple[Program, ...] = (
         allow=("grep -rn TODO src", "grep -c x README.md"),
         ask=("grep -r x /etc", "grep --include-from=x y ."),
     ),
-    program(
+    plain(
         "rg",
         env=("RIPGREP_CONFIG_PATH",),
         asks_long_valued="pre pre-glob hostname-bin hyperlink-format generate",
@@ -105,7 +104,6 @@ RECORDS: tuple[Program, ...] = (
         encoding engine field-context-separator field-match-separator file glob iglob
         ignore-file max-columns max-count max-depth max-filesize path-separator
         regex-size-limit regexp replace sort sortr threads type type-add type-clear type-not""",
-        operands="read",
         kind="search",
         says="only searches",
         pattern_with="-e -f --regexp --file --files --type-list",

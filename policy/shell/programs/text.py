@@ -6,7 +6,7 @@ share an option list (aliases, checksum tools) share one statement of it.
 
 from __future__ import annotations
 
-from cairn.policy.shell.programs.record import Program, program
+from cairn.policy.shell.programs.record import Program, plain, program
 
 __all__ = ["FAMILY", "RECORDS"]
 
@@ -14,19 +14,15 @@ FAMILY = "text"
 
 
 RECORDS: tuple[Program, ...] = (
-    program(
+    plain(
         "cmp",
-        operands="read",
         flags="bls",
         valued="in",
         long="help print-bytes quiet silent verbose version",
         long_valued="bytes ignore-initial",
-        allow=("cmp README.md",),
-        ask=("cmp /etc/passwd", "cmp --cairn-no-such-option README.md"),
     ),
-    program(
+    plain(
         "column",
-        operands="read",
         flags="tnxeJLR",
         valued="csNHWOlodCr",
         long="fillrows help json keep-empty-lines table version",
@@ -35,24 +31,18 @@ RECORDS: tuple[Program, ...] = (
         allow=("column -t README.md",),
         ask=("column -t /etc/passwd",),
     ),
-    program(
+    plain(
         "comm",
-        operands="read",
         flags="123iz",
         long="check-order help nocheck-order total version zero-terminated",
         long_valued="output-delimiter",
-        allow=("comm README.md",),
-        ask=("comm /etc/passwd", "comm --cairn-no-such-option README.md"),
     ),
-    program(
+    plain(
         "cut",
-        operands="read",
         flags="nsz",
         valued="bcdf",
         long="complement help only-delimited version zero-terminated",
         long_valued="bytes characters delimiter fields output-delimiter",
-        allow=("cut README.md",),
-        ask=("cut /etc/passwd", "cut --cairn-no-such-option README.md"),
     ),
     program(
         "date",
@@ -70,10 +60,9 @@ RECORDS: tuple[Program, ...] = (
         allow=("date +%F", "date -u"),
         ask=("date -s 2020-01-01",),
     ),
-    program(
+    plain(
         "diff",
         reads_with="-X",
-        operands="read",
         flags="abBdEiNpPqrstTuwyZ",
         valued="CUIxXSFLWD",
         long="""brief color context ed expand-tabs help ignore-all-space ignore-blank-lines
@@ -89,38 +78,16 @@ RECORDS: tuple[Program, ...] = (
         allow=("diff --color README.md src/app.py",),
         ask=("diff --color /etc/passwd README.md", "diff --to-file=/etc/passwd README.md"),
     ),
-    program(
-        "expand",
-        operands="read",
-        flags="i",
-        valued="t",
-        long="help initial version",
-        long_valued="tabs",
-        numeric=True,
-        allow=("expand README.md",),
-        ask=("expand /etc/passwd", "expand --cairn-no-such-option README.md"),
-    ),
-    program(
+    plain("expand", flags="i", valued="t", long="help initial version", long_valued="tabs", numeric=True),
+    plain(
         "fmt",
-        operands="read",
         flags="cstu",
         valued="wpg",
         long="crown-margin help split-only tagged-paragraph uniform-spacing version",
         long_valued="goal prefix width",
         numeric=True,
-        allow=("fmt README.md",),
-        ask=("fmt /etc/passwd", "fmt --cairn-no-such-option README.md"),
     ),
-    program(
-        "fold",
-        operands="read",
-        flags="bs",
-        valued="w",
-        long="bytes help spaces version",
-        long_valued="width",
-        allow=("fold README.md",),
-        ask=("fold /etc/passwd", "fold --cairn-no-such-option README.md"),
-    ),
+    plain("fold", flags="bs", valued="w", long="bytes help spaces version", long_valued="width"),
     program(
         "gojq",
         flags="ncrjaSsCMe",
@@ -132,14 +99,11 @@ RECORDS: tuple[Program, ...] = (
         allow=(),
         ask=("gojq --cairn-no-such-option README.md",),
     ),
-    program(
+    plain(
         "join",
-        operands="read",
         flags="iz",
         valued="ajeot12v",
         long="check-order header help ignore-case nocheck-order version zero-terminated",
-        allow=("join README.md",),
-        ask=("join /etc/passwd", "join --cairn-no-such-option README.md"),
     ),
     program(
         "jq",
@@ -152,19 +116,11 @@ RECORDS: tuple[Program, ...] = (
         allow=("jq .name README.md", "jq -r .version README.md"),
         ask=("jq -n env", "jq -n '$ENV'", "jq . /etc/passwd"),
     ),
-    program(
-        "paste",
-        operands="read",
-        flags="sz",
-        valued="d",
-        long="help serial version zero-terminated",
-        long_valued="delimiters",
-        allow=("paste README.md",),
-        ask=("paste /etc/passwd", "paste --cairn-no-such-option README.md"),
+    plain(
+        "paste", flags="sz", valued="d", long="help serial version zero-terminated", long_valued="delimiters"
     ),
-    program(
+    plain(
         "sort",
-        operands="read",
         writes_with="-o --output",
         runs_with="--compress-program",
         reads_with="--files0-from --random-source",
@@ -192,20 +148,16 @@ RECORDS: tuple[Program, ...] = (
         allow=("tr a b",),
         ask=("tr --frobnicate a b",),
     ),
-    program(
+    plain(
         "unexpand",
-        operands="read",
         flags="a",
         valued="t",
         long="all first-only help version",
         long_valued="tabs",
         numeric=True,
-        allow=("unexpand README.md",),
-        ask=("unexpand /etc/passwd", "unexpand --cairn-no-such-option README.md"),
     ),
-    program(
+    plain(
         "uniq",
-        operands="read",
         writes_second=True,
         says="only prints",
         flags="cdDiuz",
