@@ -10,7 +10,7 @@ from cairn.policy.shell.result import Classified
 from cairn.policy.shell.result import make as _c
 from cairn.policy.shell.safeflags import value_options
 
-__all__ = ["compress", "tar", "unzip", "zip_cmd"]
+__all__ = ["tar"]
 
 LOW, MEDIUM, HIGH = RiskLevel.LOW, RiskLevel.MEDIUM, RiskLevel.HIGH
 
@@ -66,39 +66,3 @@ def tar(name: str, args: list[str]) -> Classified:
             writes=[archive] if archive and archive != "-" else [],
         )
     return _c("general", MEDIUM, "tar with an unrecognised mode")
-
-
-def unzip(name: str, args: list[str]) -> Classified:
-    opts, operands = split_args(args, *value_options(name))
-    names = {o for o, _ in opts}
-    if names & {"-l", "-v", "-t", "-Z", "-p", "-c"}:
-        return _c("read", LOW, f"{name} only lists or prints an archive", reads=operands[:1])
-    target = next((v for o, v in opts if o == "-d" and v), ".")
-    return _c("write", MEDIUM, f"{name} extracts into {target}", reads=operands[:1], writes=[target])
-
-
-def zip_cmd(name: str, args: list[str]) -> Classified:
-    if any(a in ("-TT", "--unzip-command") or a.startswith("--unzip-command=") for a in args):
-        return _c("exec", HIGH, "zip -TT runs another program")
-    _, operands = split_args(args, *value_options(name))
-    return _c(
-        "write",
-        MEDIUM,
-        f"zip writes {operands[0] if operands else 'an archive'}",
-        reads=operands[1:],
-        writes=operands[:1],
-    )
-
-
-def compress(name: str, args: list[str]) -> Classified:
-    opts, operands = split_args(args, *value_options(name))
-    names = {o for o, _ in opts}
-    to_stdout = bool(names & {"-c", "--stdout", "--to-stdout", "-l", "--list", "-t", "--test"})
-    decode = name.startswith(("gun", "unx", "bun", "unz", "unlz")) or bool(
-        names & {"-d", "--decompress", "--uncompress"}
-    )
-    if to_stdout or not operands:
-        return _c("read", LOW, f"{name} writes to stdout", reads=operands, decoder=decode)
-    return _c(
-        "write", MEDIUM, f"{name} replaces {' '.join(operands)} in place", reads=operands, writes=operands
-    )

@@ -113,17 +113,25 @@ def _holds(when: str, record: Program, args: list[str], opts: Opts, files: list[
 
 
 def _ruled(record: Program, rule: Rule, matched: str, opts: Opts, files: list[str]) -> Classified:
-    says = rule.says.replace("{op}", files[0] if files else "").replace("{opt}", matched)
     reads, writes = _paths(record, opts, files)
+    effects = rule.effect.split()
+    writes += files if "writes" in effects else files[:1] if "writes-first" in effects else []
+    if "here" in effects and not writes:
+        writes = ["."]
+    says = rule.says.replace("{op}", files[0] if files else "").replace("{opt}", matched)
+    says = says.replace("{out}", writes[0] if writes else "")
     out = _c(rule.category, _RISK[rule.risk], f"{record.name} {says}", reads=reads, writes=writes)
-    if rule.effect == "runs-first":
+    out.decoder = record.decodes or any(o in record.decodes_with for o, _ in opts)
+    if "runs-first" in effects:
         out.exec_files = files[:1]
-    elif rule.effect == "inner":
+    if "inner" in effects:
         out.inner = files[record.skip :]
-    elif rule.effect in ("cd", "cd-unknown"):
-        out.cd = (files[0] if files else "") if rule.effect == "cd" else "\x00unknown\x00"
-    elif rule.effect == "deny":
+    if "cd" in effects or "cd-unknown" in effects:
+        out.cd = (files[0] if files else "") if "cd" in effects else "\x00unknown\x00"
+    if "deny" in effects:
         out.hard_deny = [out.reason]
+    if "network" in effects:
+        out.network = True
     return out
 
 

@@ -20,9 +20,15 @@ def _compressor(name: str, valued: str = "", long_valued: str = "") -> Program:
     """gzip and friends: in place (asks) unless they write to stdout."""
     return program(
         name,
+        operands="read",
         asks_valued=valued,
         asks_long_valued=long_valued,
-        handler="archives.compress",
+        decodes=name.startswith(("gun", "unx", "bun", "unz", "unlz")),
+        decodes_with="-d --decompress --uncompress",
+        rules=(
+            ("-c --stdout --to-stdout -l --list -t --test no-operands", "read", "low", "writes to stdout"),
+            ("always", "write", "medium", "replaces {op} in place", "writes"),
+        ),
         allow=(f"{name} < README.md",),
         ask=(f"{name} README.md",),
     )
@@ -55,13 +61,28 @@ RECORDS: tuple[Program, ...] = (
     program("bsdtar", **_TAR, allow=("bsdtar -tf src.tar",), ask=("bsdtar -xf src.tar",)),
     program(
         "unzip",
+        operands="read",
         asks_valued="Pdx",
-        flags="lvtZqpc",
-        handler="archives.unzip",
+        flags="lvtZpc",  # each of them only lists or prints
+        writes_with="-d",
+        rules=(
+            ("-l -v -t -Z -p -c", "read", "low", "only lists or prints an archive"),
+            ("always", "write", "medium", "extracts into {out}", "here"),
+        ),
         allow=("unzip -l src.zip",),
-        ask=("unzip src.zip -d /tmp/x",),
+        ask=("unzip src.zip -d /tmp/x", "unzip src.zip"),
     ),
-    program("zip", asks_valued="bnPtx", handler="archives.zip_cmd", ask=("zip out.zip README.md",)),
+    program(
+        "zip",
+        operands="read",
+        asks_valued="bnPtx",
+        asks_long_valued="unzip-command",
+        rules=(
+            ("-T --unzip-command", "exec", "high", "-TT runs another program"),
+            ("always", "write", "medium", "writes {op}", "writes-first"),
+        ),
+        ask=("zip out.zip README.md", "zip -TT 'sh -c id' out.zip README.md"),
+    ),
     *(_compressor(n, "S", "suffix") for n in words("gzip gunzip xz unxz")),
     *(_compressor(n) for n in words("bzip2 bunzip2 zstd unzstd lz4")),
 )

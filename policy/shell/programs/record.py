@@ -46,9 +46,11 @@ class Rule:
     (a word starting with ``+``), ``=`` (a word with ``=``), ``/`` (an operand with a
     slash), ``--first`` (the first word is ``--``), ``other`` (a word not in the record's
     ``accepts``).  ``says`` follows the program's name (``{op}``: the first operand, ``{opt}``:
-    what matched); ``effect`` adds what the verdict implies: ``runs-first`` (the first operand
-    is a script it runs), ``inner`` (the operands are a command it runs), ``cd``/``cd-unknown``
-    (it changes the directory), ``deny`` (refused in every mode).
+    what matched, ``{out}``: the first file written); ``effect`` lists what the verdict implies:
+    ``runs-first`` (the first operand is a script it runs), ``inner`` (the operands are a
+    command it runs), ``cd``/``cd-unknown`` (it changes the directory), ``writes`` /
+    ``writes-first`` (it writes its operands / the first), ``here`` (it writes ``.`` when no
+    option names where), ``network``, ``deny`` (refused in every mode).
     """
 
     when: str
