@@ -42,7 +42,7 @@ def judge(record: Program, args: list[str]) -> Classified:
     for rule in record.rules:
         matched = _holds(rule.when, record, args, opts, files)
         if matched is not None:
-            return _ruled(record, rule, matched, opts, files)
+            return _ruled(record, rule, matched, (args, opts, files))
     if command:
         return _wrapped(record, opts, files)
     files = files if record.operands else []  # tr's operands are sets, not files
@@ -112,7 +112,10 @@ def _holds(when: str, record: Program, args: list[str], opts: Opts, files: list[
     return None
 
 
-def _ruled(record: Program, rule: Rule, matched: str, opts: Opts, files: list[str]) -> Classified:
+def _ruled(
+    record: Program, rule: Rule, matched: str, parsed: tuple[list[str], Opts, list[str]]
+) -> Classified:
+    args, opts, files = parsed
     reads, writes = _paths(record, opts, files)
     effects = rule.effect.split()
     writes += files if "writes" in effects else files[:1] if "writes-first" in effects else []
@@ -132,6 +135,10 @@ def _ruled(record: Program, rule: Rule, matched: str, opts: Opts, files: list[st
         out.hard_deny = [out.reason]
     if "network" in effects:
         out.network = True
+    if "code" in effects:  # every word, options included, is shell code (eval)
+        out.nested_code = [" ".join(args)]
+    if "code-first" in effects and args[0] not in ("-", ""):  # trap CODE SIGNAL...
+        out.nested_code = args[:1]
     return out
 
 

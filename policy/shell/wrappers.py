@@ -16,7 +16,7 @@ from cairn.policy.shell.result import Classified
 from cairn.policy.shell.result import make as _c
 from cairn.policy.shell.safeflags import value_options
 
-__all__ = ["env", "eval_builtin", "flock", "privilege", "trap_builtin", "watch", "xargs"]
+__all__ = ["env", "flock", "privilege", "watch", "xargs"]
 
 LOW, MEDIUM, HIGH = RiskLevel.LOW, RiskLevel.MEDIUM, RiskLevel.HIGH
 
@@ -84,22 +84,6 @@ def privilege(name: str, args: list[str]) -> Classified:
     if not rest:
         return _c("privilege", HIGH, f"{name} starts a root shell")
     return _c("privilege", HIGH, f"{name} runs {rest[0]} as another user (root)", inner=rest)
-
-
-def eval_builtin(name: str, args: list[str]) -> Classified:
-    return _c("wrapper", MEDIUM, "eval runs its arguments as shell code", nested_code=[" ".join(args)])
-
-
-def trap_builtin(name: str, args: list[str]) -> Classified:
-    if not args or args[0] in ("-l", "-p"):
-        return _c("neutral", LOW, "trap lists signal handlers")
-    code = args[0] if args[0] not in ("-", "") else ""
-    return _c(
-        "general",
-        MEDIUM,
-        "trap sets code that runs later on a signal or exit",
-        nested_code=[code] if code else [],
-    )
 
 
 def watch(name: str, args: list[str]) -> Classified:

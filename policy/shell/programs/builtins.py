@@ -197,6 +197,21 @@ RECORDS: tuple[Program, ...] = (
         allow=("env LANG=C ls", "env -u HOME ls"),
         ask=("env", "env -S 'rm -r src'", "env --frob ls"),
     ),
-    program("eval", **_by("wrappers.eval_builtin"), ask=("eval ls",)),
-    program("trap", **_by("wrappers.trap_builtin"), allow=("trap -l",), ask=("trap 'rm -r src' EXIT",)),
+    program(
+        "eval",
+        options_by_handler=True,
+        rules=(("always", "wrapper", "medium", "runs its arguments as shell code", "code"),),
+        ask=("eval ls", "eval rm -rf /"),
+    ),
+    program(
+        "trap",
+        options_by_handler=True,
+        rules=(
+            ("no-args -l -p", "neutral", "low", "lists signal handlers"),
+            ("always", "general", "medium", "sets code that runs later on a signal or exit", "code-first"),
+        ),
+        allow=("trap -l",),
+        ask=("trap 'rm -r src' EXIT",),
+        deny=("trap 'rm -rf /' EXIT",),
+    ),
 )

@@ -50,7 +50,8 @@ class Rule:
     ``runs-first`` (the first operand is a script it runs), ``inner`` (the operands are a
     command it runs), ``cd``/``cd-unknown`` (it changes the directory), ``writes`` /
     ``writes-first`` (it writes its operands / the first), ``here`` (it writes ``.`` when no
-    option names where), ``network``, ``deny`` (refused in every mode).
+    option names where), ``network``, ``deny`` (refused in every mode), ``code`` / ``code-first``
+    (its words / its first word are shell code, judged as their own commands).
     """
 
     when: str
