@@ -201,7 +201,8 @@ RECORDS: tuple[Program, ...] = (
         "eval",
         options_by_handler=True,
         rules=(("always", "wrapper", "medium", "runs its arguments as shell code", "code"),),
-        ask=("eval ls", "eval rm -rf /"),
+        ask=("eval ls",),
+        deny=("eval rm -rf /",),
     ),
     program(
         "trap",
