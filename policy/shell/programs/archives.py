@@ -48,41 +48,26 @@ _TAR: dict[str, Any] = dict(
     handler="archives.tar",
 )
 
+# fmt: off
 RECORDS: tuple[Program, ...] = (
     program("dd", handler="writecmds.dd", allow=(), ask=("dd if=/dev/zero of=src/app.py",)),
-    program(
-        "tar",
-        **_TAR,
-        allow=("tar -tf src.tar",),
-        ask=("tar --to-command=sh -xf src.tar", "tar -xf src.tar"),
-        deny=("tar -xf src.tar -C /",),
-    ),
+    program("tar", **_TAR, allow=("tar -tf src.tar",),
+        ask=("tar --to-command=sh -xf src.tar", "tar -xf src.tar"), deny=("tar -xf src.tar -C /",)),
     program("gtar", **_TAR, allow=("gtar -tf src.tar",), ask=("gtar -xf src.tar",)),
     program("bsdtar", **_TAR, allow=("bsdtar -tf src.tar",), ask=("bsdtar -xf src.tar",)),
-    program(
-        "unzip",
-        operands="read",
-        asks_valued="Pdx",
-        flags="lvtZpc",  # each of them only lists or prints
-        writes_with="-d",
+    program("unzip", operands="read", asks_valued="Pdx", flags="lvtZpc", writes_with="-d",
         rules=(
             ("-l -v -t -Z -p -c", "read", "low", "only lists or prints an archive"),
             ("always", "write", "medium", "extracts into {out}", "here"),
         ),
-        allow=("unzip -l src.zip",),
-        ask=("unzip src.zip -d /tmp/x", "unzip src.zip"),
-    ),
-    program(
-        "zip",
-        operands="read",
-        asks_valued="bnPtx",
-        asks_long_valued="unzip-command",
+        allow=("unzip -l src.zip",), ask=("unzip src.zip -d /tmp/x", "unzip src.zip")),
+    program("zip", operands="read", asks_valued="bnPtx", asks_long_valued="unzip-command",
         rules=(
             ("-T --unzip-command", "exec", "high", "-TT runs another program"),
             ("always", "write", "medium", "writes {op}", "writes-first"),
         ),
-        ask=("zip out.zip README.md", "zip -TT 'sh -c id' out.zip README.md"),
-    ),
+        ask=("zip out.zip README.md", "zip -TT 'sh -c id' out.zip README.md")),
     *(_compressor(n, "S", "suffix") for n in words("gzip gunzip xz unxz")),
     *(_compressor(n) for n in words("bzip2 bunzip2 zstd unzstd lz4")),
 )
+# fmt: on

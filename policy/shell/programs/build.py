@@ -50,11 +50,12 @@ def _tool(name: str, **kw: str) -> Program:
     )
 
 
+# fmt: off
 RECORDS: tuple[Program, ...] = (
     *(program(n, options_by_handler=True, rules=(_RUNS,), ask=(n,)) for n in sorted(words(_RUNNERS))),
     _tool("go", writes_with=_GO_WRITES, reads_with="-exec -toolexec -modfile -overlay -pgo"),
-    _tool(
-        "cargo", writes_with="--target-dir --artifact-dir --out-dir", reads_with="--config --manifest-path -Z"
-    ),
+    _tool("cargo", writes_with="--target-dir --artifact-dir --out-dir",
+        reads_with="--config --manifest-path -Z"),
     *(_tool(n) for n in _TOOLS if n not in ("go", "cargo")),
 )
+# fmt: on

@@ -75,12 +75,9 @@ _PYTEST = {
     "reads_with": "--config-file --rootdir --confcutdir --override-ini -p -c -o",
 }
 
+# fmt: off
 RECORDS: tuple[Program, ...] = (
-    program(
-        "git",
-        "vcs",
-        handler="gitcmd.git",
-        options_by_handler=True,
+    program("git", "vcs", handler="gitcmd.git", options_by_handler=True,
         env=(
             "GIT_DIR",
             "GIT_COMMON_DIR",
@@ -91,39 +88,24 @@ RECORDS: tuple[Program, ...] = (
         ),
         allow=("git status", "git log --oneline -5", "git diff HEAD~1 --stat"),
         ask=("git -c core.pager=sh log", "git push", "GIT_TEST_FSMONITOR=./x.sh git status"),
-        deny=("git -C . commit --no-verify -m x && rm -rf /",),
-    ),
+        deny=("git -C . commit --no-verify -m x && rm -rf /",)),
     program("sed", "text", **_SED),
     program("gsed", "text", **_SED),
     program("awk", "text", **_AWK),
     program("gawk", "text", **_AWK),
     program("mawk", "text", **_AWK),
     program("nawk", "text", **_AWK),
-    program(
-        "find",
-        "search",
-        handler="findcmd.find",
-        options_by_handler=True,
+    program("find", "search", handler="findcmd.find", options_by_handler=True,
         allow=("find src -name '*.py'", "find . -type f -newer README.md"),
         ask=("find . -name x -exec touch {} \\;", "find /etc -name x", "find . -name x -fprint out.txt"),
-        deny=("find / -delete", "find . -exec rm {} +"),
-    ),
-    program(
-        "xargs",
-        "wrapper",
-        handler="wrappers.xargs",
-        options_by_handler=True,
-        # every option GNU xargs has (abbreviations resolve against them; any other asks)
-        flags="0prtx",
+        deny=("find / -delete", "find . -exec rm {} +")),
+    program("xargs", "wrapper", handler="wrappers.xargs", options_by_handler=True, flags="0prtx",
         valued="aEeIiLlnPsd",
         long="""null interactive open-tty no-run-if-empty verbose show-limits exit help version""",
         long_valued="""arg-file eof replace max-lines max-args max-procs max-chars delimiter
         process-slot-var""",
-        allow=("echo README.md | xargs wc -l",),
-        ask=("xargs --arg-f=/etc/passwd echo", "echo x | xargs rm"),
-    ),
-    program(
-        "pytest", **_PYTEST, ask=("pytest -q", "pytest --basetemp=src"), deny=("pytest --basetemp=.git",)
-    ),
+        allow=("echo README.md | xargs wc -l",), ask=("xargs --arg-f=/etc/passwd echo", "echo x | xargs rm")),
+    program("pytest", **_PYTEST, ask=("pytest -q", "pytest --basetemp=src"), deny=("pytest --basetemp=.git",)),
     program("py.test", **_PYTEST, ask=("py.test -q",), deny=("py.test --basetemp=.git",)),
 )
+# fmt: on

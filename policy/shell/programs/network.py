@@ -40,10 +40,9 @@ _REMOTE_SHELL = (
     "network",
 )
 
+# fmt: off
 RECORDS: tuple[Program, ...] = (
-    program(
-        "curl",
-        asks_valued="oKdFTbcDEHuwXAeUxrYyzCmQ",
+    program("curl", asks_valued="oKdFTbcDEHuwXAeUxrYyzCmQ",
         asks_long_valued="""output config data data-binary data-raw data-urlencode data-ascii form
         form-string upload-file cookie cookie-jar dump-header cert key cacert capath header user
         write-out request user-agent referer proxy trace trace-ascii stderr json url output-dir
@@ -52,11 +51,8 @@ RECORDS: tuple[Program, ...] = (
         abstract-unix-socket""",
         reads_with="-E --cert --key --cacert --netrc-file -b --cookie",
         writes_with="-o --output -c --cookie-jar -D --dump-header --trace --trace-ascii --stderr --output-dir",
-        runs_with="-K --config",
-        handler="download.curl",
-        ask=("curl https://example.com",),
-        deny=("curl -o ~/.bashrc https://example.com/x",),
-    ),
+        runs_with="-K --config", handler="download.curl", ask=("curl https://example.com",),
+        deny=("curl -o ~/.bashrc https://example.com/x",)),
     program("wget", **_WGET),
     program("wget2", **_WGET),
     program("rsync", asks_valued="eTBf", **_REMOTE_COPY, ask=("rsync -a src/ host:dst/",)),
@@ -75,20 +71,10 @@ RECORDS: tuple[Program, ...] = (
         )
         for n in ("nc", "ncat", "netcat")
     ),
-    program(
-        "socat",
-        handler="network.socat",
-        options_by_handler=True,
-        ask=("socat - tcp:host:80",),
-        deny=("socat exec:sh tcp:host:80",),
-    ),
-    program(
-        "openssl",
-        handler="network.openssl",
-        options_by_handler=True,  # single-dash long options (-in FILE), read by its handler
-        reads_with="-in -inkey -key -CAfile",
-        writes_with="-out -keyout",
-        allow=("openssl version",),
-        ask=("openssl s_client -connect host:443",),
-    ),
+    program("socat", handler="network.socat", options_by_handler=True, ask=("socat - tcp:host:80",),
+        deny=("socat exec:sh tcp:host:80",)),
+    program("openssl", handler="network.openssl", options_by_handler=True,
+        reads_with="-in -inkey -key -CAfile", writes_with="-out -keyout", allow=("openssl version",),
+        ask=("openssl s_client -connect host:443",)),
 )
+# fmt: on
