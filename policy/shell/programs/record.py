@@ -13,7 +13,7 @@ each gets in the default mode (checked by ``tests/policy/test_programs.py``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from cairn.policy.vocab import words
@@ -134,70 +134,22 @@ class Program:
 _OPTIONAL = words("color colour output hyperlink classify indicator-style debug")
 
 
-def program(
-    name: str,
-    category: str = "",
-    *,
-    module: str = "",
-    operands: str = "",
-    flags: str = "",
-    valued: str = "",
-    long: str = "",
-    long_valued: str = "",
-    asks_valued: str = "",
-    asks_long_valued: str = "",
-    asks_long: str = "",
-    allow: tuple[str, ...] = (),
-    ask: tuple[str, ...] = (),
-    deny: tuple[str, ...] = (),
-    env: tuple[str, ...] = (),
-    handler: str = "",
-    notes: tuple[str, ...] = (),
-    reads_with: str = "",
-    writes_with: str = "",
-    runs_with: str = "",
-    decodes_with: str = "",
-    pattern_with: str | None = None,
-    here_with: str = "",
-    rules: tuple[tuple[str, ...], ...] = (),
-    accepts: str = "",
-    lists_with: str = "",
-    subcommands: str = "",
-    **kw: Any,
-) -> Program:
-    """A record from the compact spelling the family modules use (option names as words).
+#: The fields written as a string of words in the family modules (``long="help version"``).
+_WORD_FIELDS = frozenset(
+    f.name for f in fields(Program) if f.type in ("frozenset[str]", "frozenset[str] | None")
+)
+
+
+def program(name: str, category: str = "", **kw: Any) -> Program:
+    """A record from the compact spelling the family modules use: option names and the other
+    sets as strings of words, rules as tuples (:class:`Rule`'s fields).
 
     ``category`` and ``module`` default to the family module's (filled in by ``records()``)."""
-    return Program(
-        name=name,
-        category=category,
-        module=module,
-        operands=operands,
-        flags=flags,
-        valued=valued,
-        long=words(long),
-        long_valued=words(long_valued),
-        asks_valued=asks_valued,
-        asks_long_valued=words(asks_long_valued),
-        asks_long=words(asks_long),
-        allow=allow,
-        ask=ask,
-        deny=deny,
-        env=env,
-        handler=handler,
-        notes=notes,
-        reads_with=words(reads_with),
-        writes_with=words(writes_with),
-        runs_with=words(runs_with),
-        decodes_with=words(decodes_with),
-        pattern_with=None if pattern_with is None else words(pattern_with),
-        here_with=words(here_with),
-        rules=tuple(Rule(*r) for r in rules),
-        accepts=words(accepts),
-        lists_with=words(lists_with),
-        subcommands=words(subcommands),
-        **kw,
-    )
+    for key, value in kw.items():
+        if key in _WORD_FIELDS and isinstance(value, str):
+            kw[key] = words(value)
+    kw["rules"] = tuple(Rule(*r) for r in kw.get("rules", ()))
+    return Program(name=name, category=category, module=kw.pop("module", ""), **kw)
 
 
 def plain(
