@@ -10,7 +10,7 @@ from cairn.policy.shell.result import Classified
 from cairn.policy.shell.result import make as _c
 from cairn.policy.shell.safeflags import value_options
 
-__all__ = ["chmod_chown", "copy_move", "dd", "patch", "rm", "split_cmd"]
+__all__ = ["chmod_chown", "copy_move", "dd", "rm", "split_cmd"]
 
 LOW, MEDIUM, HIGH = RiskLevel.LOW, RiskLevel.MEDIUM, RiskLevel.HIGH
 
@@ -106,19 +106,6 @@ def dd(name: str, args: list[str]) -> Classified:
     if not writes:
         return _c("read", LOW, "dd copies to stdout", reads=reads)
     return _c("write", MEDIUM, f"dd writes {writes[0]}", reads=reads, writes=writes, destructive=True)
-
-
-def patch(name: str, args: list[str]) -> Classified:
-    opts, operands = split_args(args, *value_options(name))
-    reads = [v for o, v in opts if o in ("-i", "--input") and v]
-    writes = [v for o, v in opts if o in ("-o", "--output") and v] + operands[:1]
-    return _c(
-        "write",
-        MEDIUM,
-        "patch changes the files named in the patch",
-        reads=reads + operands[1:],
-        writes=writes or ["."],
-    )
 
 
 def split_cmd(name: str, args: list[str]) -> Classified:
