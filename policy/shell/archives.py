@@ -22,16 +22,18 @@ def tar(name: str, args: list[str]) -> Classified:
     words = list(args)
     if words and not words[0].startswith("-") and re.fullmatch(r"[A-Za-z]+", words[0]):
         words[0] = "-" + words[0]  # old style: tar xzf archive
-    exec_opts = (
-        "--to-command",
-        "--use-compress-program",
-        "-I",
-        "--checkpoint-action",
-        "--info-script",
-        "--new-volume-script",
-        "-F",
-        "--rsh-command",
-        "--rmt-command",
+    exec_opts = tuple(
+        [
+            "--to-command",
+            "--use-compress-program",
+            "-I",
+            "--checkpoint-action",
+            "--info-script",
+            "--new-volume-script",
+            "-F",
+            "--rsh-command",
+            "--rmt-command",
+        ]
     )
     for word in words:
         if word.split("=", 1)[0] in exec_opts or (word.startswith("-I") and not word.startswith("--")):

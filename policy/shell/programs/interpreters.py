@@ -37,21 +37,9 @@ _INLINE = {
 }
 _OTHERS = """clisp elixir erl gawk-script ghci groovy guile iex jshell kotlin luajit racket sbcl scala
     swift-repl ts-node tsx wish"""
-_SHELLS = [
-    "ash",
-    "bash",
-    "busybox-sh",
-    "csh",
-    "dash",
-    "fish",
-    "ksh",
-    "mksh",
-    "rbash",
-    "sh",
-    "tcsh",
-    "yash",
-    "zsh",
-]
+_SHELLS = tuple(
+    ["ash", "bash", "busybox-sh", "csh", "dash", "fish", "ksh", "mksh", "rbash", "sh", "tcsh", "yash", "zsh"]
+)
 
 
 def _interpreter(name: str, inline: str) -> Program:
