@@ -9,6 +9,7 @@ from cairn.policy.shell.options import split_args
 from cairn.policy.shell.result import Classified
 from cairn.policy.shell.result import make as _c
 from cairn.policy.shell.safeflags import value_options
+from cairn.policy.vocab import words
 
 __all__ = ["tar"]
 
@@ -18,25 +19,19 @@ LOW, MEDIUM, HIGH = RiskLevel.LOW, RiskLevel.MEDIUM, RiskLevel.HIGH
 _REMOTE_ARCHIVE = re.compile(r"^[^/]*:")
 
 
+#: tar options whose value is a program it runs.
+_RUNS_PROGRAM = words(
+    """--to-command --use-compress-program -I --checkpoint-action --info-script --new-volume-script -F
+    --rsh-command --rmt-command"""
+)
+
+
 def tar(name: str, args: list[str]) -> Classified:
     words = list(args)
     if words and not words[0].startswith("-") and re.fullmatch(r"[A-Za-z]+", words[0]):
         words[0] = "-" + words[0]  # old style: tar xzf archive
-    exec_opts = tuple(
-        [
-            "--to-command",
-            "--use-compress-program",
-            "-I",
-            "--checkpoint-action",
-            "--info-script",
-            "--new-volume-script",
-            "-F",
-            "--rsh-command",
-            "--rmt-command",
-        ]
-    )
     for word in words:
-        if word.split("=", 1)[0] in exec_opts or (word.startswith("-I") and not word.startswith("--")):
+        if word.split("=", 1)[0] in _RUNS_PROGRAM or (word.startswith("-I") and not word.startswith("--")):
             return _c("exec", HIGH, f"tar {word.split('=', 1)[0]} runs another program")
     opts, operands = split_args(words, *value_options("tar"))
     letters = {o for o, _ in opts}

@@ -14,8 +14,23 @@ from cairn.policy.shell.bash.ansi import decode_ansi_c, single_quote
 
 __all__ = ["ASSIGN_RE", "KEEP_CMD_POS", "OPERATORS", "OP_CHARS", "Heredoc", "Rewritten", "WordScanner"]
 
-OPERATORS = tuple(
-    [";;&", ";;", ";&", "&&", "||", "|&", "&>>", "&>", ">>", "<<<", "<<-", "<<", "<>", "<&", ">&", ">|"]
+OPERATORS = (
+    ";;&",
+    ";;",
+    ";&",
+    "&&",
+    "||",
+    "|&",
+    "&>>",
+    "&>",
+    ">>",
+    "<<<",
+    "<<-",
+    "<<",
+    "<>",
+    "<&",
+    ">&",
+    ">|",
 )
 OP_CHARS = set(";&|<>()\n")
 KEEP_CMD_POS = {"if", "then", "else", "elif", "do", "while", "until", "{", "!", "function"}

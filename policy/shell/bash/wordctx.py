@@ -22,17 +22,15 @@ from cairn.policy.shell.result import StageInfo
 __all__ = ["WordsMixin"]
 
 MEDIUM, HIGH = RiskLevel.MEDIUM, RiskLevel.HIGH
-_KNOWN_ENV = tuple(
-    [
-        "USER",
-        "LOGNAME",
-        "CAIRN_HOME",
-        "TMPDIR",
-        "XDG_CONFIG_HOME",
-        "XDG_DATA_HOME",
-        "XDG_STATE_HOME",
-        "XDG_CACHE_HOME",
-    ]
+_KNOWN_ENV = (
+    "USER",
+    "LOGNAME",
+    "CAIRN_HOME",
+    "TMPDIR",
+    "XDG_CONFIG_HOME",
+    "XDG_DATA_HOME",
+    "XDG_STATE_HOME",
+    "XDG_CACHE_HOME",
 )
 _ASSIGN = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)(\[[^\]]*\])?\+?=(.*)$", re.DOTALL)
 
