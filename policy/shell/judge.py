@@ -2,7 +2,8 @@
 
 A record states which options take a value, which option values and operands are files it
 reads or writes, which options run a program, and whether its output is decoded data
-(:class:`cairn.policy.shell.programs.Program`); :func:`judge` turns that into a
+(:class:`cairn.policy.shell.programs.Program`), and which arguments make it do more (its
+rules: :class:`cairn.policy.shell.programs.record.Rule`); :func:`judge` turns that into a
 :class:`Classified`.  Programs whose arguments embed code (sed, awk, find, git, jq ...) keep a
 handler instead.
 """
@@ -18,7 +19,7 @@ from cairn.policy.shell.result import make as _c
 from cairn.policy.shell.safeflags import value_options
 from cairn.policy.vocab import words
 
-__all__ = ["judge", "judged"]
+__all__ = ["EFFECTS", "TESTS", "judge", "judged"]
 
 LOW, MEDIUM, HIGH = RiskLevel.LOW, RiskLevel.MEDIUM, RiskLevel.HIGH
 
@@ -137,12 +138,15 @@ def _ruled(
         out.network = True
     if "code" in effects:  # every word, options included, is shell code (eval)
         out.nested_code = [" ".join(args)]
-    if "code-first" in effects and args[0] not in ("-", ""):  # trap CODE SIGNAL...
+    if "code-first" in effects and args[:1] not in ([], ["-"], [""]):  # trap CODE SIGNAL...
         out.nested_code = args[:1]
     return out
 
 
 _RISK = {"low": LOW, "medium": MEDIUM, "high": HIGH}
+#: The words a rule's ``when`` (besides option names) and ``effect`` may use.
+TESTS = words("always no-args operands no-operands --first + = / other")
+EFFECTS = words("runs-first inner cd cd-unknown writes writes-first here deny network code code-first")
 
 
 def _written(record: Program, files: list[str], reads: list[str]) -> Classified:
