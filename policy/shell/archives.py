@@ -9,8 +9,9 @@ from cairn.policy.shell.options import split_args
 from cairn.policy.shell.result import Classified
 from cairn.policy.shell.result import make as _c
 from cairn.policy.shell.safeflags import value_options
+from cairn.policy.vocab import words
 
-__all__ = ["compress", "tar", "unzip", "zip_cmd"]
+__all__ = ["tar"]
 
 LOW, MEDIUM, HIGH = RiskLevel.LOW, RiskLevel.MEDIUM, RiskLevel.HIGH
 
@@ -18,23 +19,19 @@ LOW, MEDIUM, HIGH = RiskLevel.LOW, RiskLevel.MEDIUM, RiskLevel.HIGH
 _REMOTE_ARCHIVE = re.compile(r"^[^/]*:")
 
 
+#: tar options whose value is a program it runs.
+_RUNS_PROGRAM = words(
+    """--to-command --use-compress-program -I --checkpoint-action --info-script --new-volume-script -F
+    --rsh-command --rmt-command"""
+)
+
+
 def tar(name: str, args: list[str]) -> Classified:
     words = list(args)
     if words and not words[0].startswith("-") and re.fullmatch(r"[A-Za-z]+", words[0]):
         words[0] = "-" + words[0]  # old style: tar xzf archive
-    exec_opts = (
-        "--to-command",
-        "--use-compress-program",
-        "-I",
-        "--checkpoint-action",
-        "--info-script",
-        "--new-volume-script",
-        "-F",
-        "--rsh-command",
-        "--rmt-command",
-    )
     for word in words:
-        if word.split("=", 1)[0] in exec_opts or (word.startswith("-I") and not word.startswith("--")):
+        if word.split("=", 1)[0] in _RUNS_PROGRAM or (word.startswith("-I") and not word.startswith("--")):
             return _c("exec", HIGH, f"tar {word.split('=', 1)[0]} runs another program")
     opts, operands = split_args(words, *value_options("tar"))
     letters = {o for o, _ in opts}
@@ -66,39 +63,3 @@ def tar(name: str, args: list[str]) -> Classified:
             writes=[archive] if archive and archive != "-" else [],
         )
     return _c("general", MEDIUM, "tar with an unrecognised mode")
-
-
-def unzip(name: str, args: list[str]) -> Classified:
-    opts, operands = split_args(args, *value_options(name))
-    names = {o for o, _ in opts}
-    if names & {"-l", "-v", "-t", "-Z", "-p", "-c"}:
-        return _c("read", LOW, f"{name} only lists or prints an archive", reads=operands[:1])
-    target = next((v for o, v in opts if o == "-d" and v), ".")
-    return _c("write", MEDIUM, f"{name} extracts into {target}", reads=operands[:1], writes=[target])
-
-
-def zip_cmd(name: str, args: list[str]) -> Classified:
-    if any(a in ("-TT", "--unzip-command") or a.startswith("--unzip-command=") for a in args):
-        return _c("exec", HIGH, "zip -TT runs another program")
-    _, operands = split_args(args, *value_options(name))
-    return _c(
-        "write",
-        MEDIUM,
-        f"zip writes {operands[0] if operands else 'an archive'}",
-        reads=operands[1:],
-        writes=operands[:1],
-    )
-
-
-def compress(name: str, args: list[str]) -> Classified:
-    opts, operands = split_args(args, *value_options(name))
-    names = {o for o, _ in opts}
-    to_stdout = bool(names & {"-c", "--stdout", "--to-stdout", "-l", "--list", "-t", "--test"})
-    decode = name.startswith(("gun", "unx", "bun", "unz", "unlz")) or bool(
-        names & {"-d", "--decompress", "--uncompress"}
-    )
-    if to_stdout or not operands:
-        return _c("read", LOW, f"{name} writes to stdout", reads=operands, decoder=decode)
-    return _c(
-        "write", MEDIUM, f"{name} replaces {' '.join(operands)} in place", reads=operands, writes=operands
-    )

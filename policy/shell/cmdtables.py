@@ -15,8 +15,6 @@ __all__ = [
     "LISTERS_NO_PATHS",
     "NET_DIAG",
     "NEUTRAL",
-    "PROJECT_RUNNERS",
-    "PROJECT_SUBCOMMANDS",
     "SHELLS",
     "SYSTEM_BIN",
     "SYSTEM_HIGH",
@@ -26,35 +24,15 @@ __all__ = [
 SYSTEM_BIN = ("/bin/", "/usr/bin/", "/usr/local/bin/", "/sbin/", "/usr/sbin/", "/opt/homebrew/bin/")
 
 NEUTRAL = words(
-    """true false : test [ sleep wait type hash shift exit return break continue unset read getopts seq
+    """true false : test [ sleep wait type shift exit return break continue unset read getopts seq
     expr basename dirname pwd cal whoami id groups logname uname arch nproc uptime tty locale
-    getconf clear tput jobs dirs times which whereis printenv history help let mapfile readarray
-    compgen true"""
+    getconf clear tput jobs dirs times which whereis help let"""
 )
 LISTERS_NO_PATHS = words(
     """ps pgrep pidof free top htop vmstat iostat lsblk lscpu lsusb lspci lsmod who w last lastlog
     netstat ss ifconfig route arp ulimit umask nvidia-smi sw_vers system_profiler"""
 )
-#: Runs project code (tests, builds): MEDIUM, never auto-allowed without a rule.
-PROJECT_RUNNERS = words(
-    """make gmake cmake ninja meson bazel buck mvn gradle ant sbt lein rake pytest py.test tox nox jest
-    vitest mocha ava karma tsc rspec phpunit dotnet swift mix rebar3 stack cabal ctest pre-commit
-    playwright cypress"""
-)
-#: Subcommand-style tools whose build/test subcommands run project code.
-PROJECT_SUBCOMMANDS = {
-    "cargo": {"build", "test", "run", "check", "clippy", "bench", "doc", "fmt", "tree", "metadata"},
-    "go": {"build", "test", "run", "vet", "generate", "list", "fmt", "doc", "env", "version", "mod"},
-    "npm": words("test t run run-script start stop restart exec ls list outdated view audit"),
-    "yarn": {"test", "run", "start", "build", "lint", "why", "list", "info"},
-    "pnpm": {"test", "run", "start", "build", "lint", "why", "list", "ls", "exec"},
-    "bun": {"test", "run", "build"},
-    "deno": {"test", "check", "lint", "fmt", "task", "bench"},
-    "uv": {"run", "sync", "lock", "build", "tree"},
-    "poetry": {"run", "build", "check", "show", "lock"},
-    "hatch": {"run", "test", "build", "fmt"},
-    "pdm": {"run", "build", "list"},
-}
+#: Subcommands of the project tools (``programs/build.py``) that install or run packages.
 INSTALL_SUBCOMMANDS = words(
     """install i add ci update upgrade remove uninstall get publish login link unlink global dlx create
     init x"""

@@ -19,8 +19,6 @@ from cairn.policy.shell.cmdtables import (
     LISTERS_NO_PATHS,
     NET_DIAG,
     NEUTRAL,
-    PROJECT_RUNNERS,
-    PROJECT_SUBCOMMANDS,
     SHELLS,
     SYSTEM_BIN,
     SYSTEM_HIGH,
@@ -30,8 +28,7 @@ from cairn.policy.shell.judge import judge, judged
 from cairn.policy.shell.programs import record
 from cairn.policy.shell.result import READ_ONLY_CATEGORIES, Classified
 from cairn.policy.shell.result import make as _c
-from cairn.policy.shell.safeflags import unsafe_option
-from cairn.policy.vocab import words
+from cairn.policy.shell.safeflags import unsafe_option, value_options
 
 __all__ = ["classify", "command_name"]
 
@@ -106,14 +103,6 @@ def _classify(argv: list[str]) -> Classified:
         return _c("general", MEDIUM, "ps with e or environ prints every process's environment (API keys)")
     if name in LISTERS_NO_PATHS:
         return _c("list", LOW, f"{name} only shows system state")
-    if name in ("pytest", "py.test"):
-        from cairn.policy.shell.pytestcmd import pytest
-
-        return pytest(name, args)
-    if name in PROJECT_RUNNERS:
-        return _c("general", MEDIUM, f"{name} runs project code (build/test)")
-    if name in PROJECT_SUBCOMMANDS:
-        return project_tool(name, args)
     if re.fullmatch(r"python[0-9.]*|pypy[0-9.]*", name):  # python3.12 … (python3 has a record)
         from cairn.policy.shell.interp import interpreter
 
@@ -128,19 +117,21 @@ def _classify(argv: list[str]) -> Classified:
 def _ps_environment(args: list[str]) -> bool:
     """``ps e``, ``ps auxe``, ``ps eww`` (BSD syntax: ``e`` shows the environment), or an output
     format naming ``environ``; ``ps -e`` (every process) is not it."""
+    short, long = value_options("ps")
+    valued_options = {"-" + c for c in short} | long
     for k, arg in enumerate(args):
         if "environ" in arg.lower():
             return True
-        valued = k > 0 and args[k - 1] in _PS_VALUED  # ps -o user, ps -p 1: not BSD letters
+        valued = k > 0 and args[k - 1] in valued_options  # ps -o user, ps -p 1: not BSD letters
         if not valued and not arg.startswith("-") and "e" in arg and arg.isalpha():
             return True
     return False
 
 
-_PS_VALUED = words("-o -O -p -q -u -U -g -G -C -t -s --format --sort --pid --ppid --user --group --sid --tty")
-
-
 def project_tool(name: str, args: list[str]) -> Classified:
+    """cargo, go, npm …: the subcommands their record names run project code."""
+    found = record(name)
+    assert found is not None  # programs/build.py
     sub = next((a for a in args if not a.startswith("-")), "")
     if (
         sub in INSTALL_SUBCOMMANDS
@@ -163,12 +154,12 @@ def project_tool(name: str, args: list[str]) -> Classified:
             )
     if name == "uv" and sub in ("pip", "tool", "add", "remove", "python", "venv", "init", "publish"):
         return _c("network", HIGH, f"uv {sub} installs or changes packages", network=True)
-    if sub in PROJECT_SUBCOMMANDS[name] or (
+    if sub in found.subcommands or (
         name in ("yarn", "pnpm", "bun") and sub and sub not in INSTALL_SUBCOMMANDS
     ):
         from cairn.policy.shell.pytestcmd import runner_options
 
         return runner_options(
-            name, args, _c("general", MEDIUM, f"{name} {sub} runs project code (build/test scripts)")
+            found, args, _c("general", MEDIUM, f"{name} {sub} runs project code (build/test scripts)")
         )
     return _c("general", HIGH, f"{name} {sub or ''} is not a known read-only command".replace("  ", " "))

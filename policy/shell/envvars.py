@@ -20,56 +20,19 @@ _DANGEROUS = words(
     PIP_INDEX_URL PIP_EXTRA_INDEX_URL NPM_CONFIG_REGISTRY CARGO_HOME RUSTC_WRAPPER CC CXX SHELL
     TERMINAL TERMINFO HISTFILE"""
 )
-_DANGEROUS_PREFIXES = (
-    "LD_",
-    "DYLD_",
-    "GIT_CONFIG",
-    "npm_config_",
-    "NPM_CONFIG_",
-    "BASH_FUNC_",
-    "BAT_",  # BAT_PAGER, BAT_CONFIG_PATH
-    "LESSKEY",
-    "GROFF_",
-    "MANROFF",
-    "JQ_",
-    "YQ_",
+_DANGEROUS_PREFIXES = tuple(
+    words("LD_ DYLD_ GIT_CONFIG npm_config_ NPM_CONFIG_ BASH_FUNC_ BAT_ LESSKEY GROFF_ MANROFF JQ_ YQ_")
 )
 #: Any variable naming a pager runs it: PAGER, GIT_PAGER, BAT_PAGER, DELTA_PAGER, AWS_PAGER...
 _DANGEROUS_SUFFIXES = ("PAGER", "_EDITOR", "_PROGRAM", "_COMMAND", "_CMD", "_ASKPASS", "_SHELL")
 #: Families whose variables point programs at other code, config, catalogs or output files
 #: (GIT_TEST_FSMONITOR, GIT_COMMON_DIR, GIT_TRACE=FILE, GCONV_PATH, OPENSSL_CONF, MANPATH …).
-_DANGEROUS_FAMILIES = (
-    "GIT_",
-    "GCONV_",
-    "OPENSSL_",
-    "SSL_",
-    "MANPATH",
-    "MANSECT",
-    "TEXTDOMAIN",
-    "NLSPATH",
-    "LOCPATH",
-    "HOSTALIASES",
-    "RESOLV_",
-    "LOCALDOMAIN",
-    "PYTHON",
-    "PERL",
-    "RUBY",
-    "GEM_",
-    "BUNDLE_",
-    "NODE_",
-    "JAVA",
-    "DOCKER_",
-    "KUBECONFIG",
-    "TERMINFO",
-    "XDG_",
-    "MAGIC",
-    "WGET",
-    "CURL_",
-    "SQLITE",
-    "PSQLRC",
-    "MYSQL",
-    "INPUTRC",
-    "TMPDIR",
+_DANGEROUS_FAMILIES = tuple(
+    words(
+        """GIT_ GCONV_ OPENSSL_ SSL_ MANPATH MANSECT TEXTDOMAIN NLSPATH LOCPATH HOSTALIASES RESOLV_
+        LOCALDOMAIN PYTHON PERL RUBY GEM_ BUNDLE_ NODE_ JAVA DOCKER_ KUBECONFIG TERMINFO XDG_ MAGIC WGET
+        CURL_ SQLITE PSQLRC MYSQL INPUTRC TMPDIR"""
+    )
 )
 #: Variables that may stand before a command without asking: locale, time zone, colours and
 #: terminal size change how output looks, never what a program runs, loads or writes.

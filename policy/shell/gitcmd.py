@@ -26,6 +26,13 @@ WRITE_SUBS = frozenset(s.name for s in SUBCOMMANDS if s.kind == "write")
 _EXEC_FLAGS = {s.name: s.runs for s in SUBCOMMANDS if s.runs}
 
 
+#: git's own options that change nothing that runs.
+_HARMLESS_GLOBAL = words(
+    """--no-pager -P --bare --no-replace-objects --literal-pathspecs --glob-pathspecs
+    --noglob-pathspecs --icase-pathspecs --no-optional-locks --no-advice --no-lazy-fetch"""
+)
+
+
 def git(name: str, args: list[str]) -> Classified:
     i = 0
     reads: list[str] = []
@@ -52,19 +59,7 @@ def git(name: str, args: list[str]) -> Classified:
             return _c("general", MEDIUM, "git --paginate runs the configured pager")
         if arg in ("--version", "--help", "-h", "--exec-path", "--html-path", "--man-path", "--info-path"):
             return _c("neutral", LOW, f"git {arg} only prints")
-        if arg in (
-            "--no-pager",
-            "-P",
-            "--bare",
-            "--no-replace-objects",
-            "--literal-pathspecs",
-            "--glob-pathspecs",
-            "--noglob-pathspecs",
-            "--icase-pathspecs",
-            "--no-optional-locks",
-            "--no-advice",
-            "--no-lazy-fetch",
-        ):
+        if arg in _HARMLESS_GLOBAL:
             i += 1
             continue
         return _c("general", HIGH, f"git {arg} is not a known option")

@@ -7,6 +7,7 @@ import re
 from cairn.policy.levels import RiskLevel
 from cairn.policy.shell.result import Classified
 from cairn.policy.shell.result import make as _c
+from cairn.policy.vocab import words
 
 __all__ = []
 
@@ -35,17 +36,12 @@ _EXEC_KEY = re.compile(
 )
 
 
+#: git config options that change a setting (without one, a single name only reads it).
+_CHANGES = words("--unset --unset-all --add --replace-all --rename-section --remove-section -e --edit")
+
+
 def _config(rest: list[str], flags: set[str]) -> Classified:
-    read_flags = {
-        "--get",
-        "--get-all",
-        "--get-regexp",
-        "--get-urlmatch",
-        "-l",
-        "--list",
-        "--get-color",
-        "--get-colorbool",
-    }
+    read_flags = words("--get --get-all --get-regexp --get-urlmatch -l --list --get-color --get-colorbool")
     operands = [a for a in rest if not a.startswith("-")]
     source = _config_file(rest)
     if source is not None or flags & {"--blob", "--includes"}:
@@ -53,20 +49,7 @@ def _config(rest: list[str], flags: set[str]) -> Classified:
     if (
         flags & read_flags
         or (operands[:1] in (["get"], ["list"]))
-        or (
-            len(operands) == 1
-            and not flags
-            & {
-                "--unset",
-                "--unset-all",
-                "--add",
-                "--replace-all",
-                "--rename-section",
-                "--remove-section",
-                "-e",
-                "--edit",
-            }
-        )
+        or (len(operands) == 1 and not flags & _CHANGES)
     ):
         if source is not None:
             return _c("read", LOW, f"git config reads {source}", reads=[source])

@@ -1,8 +1,7 @@
-"""The dispatch table from command name to handler.
+"""The dispatch table from command name to handler: taken from the program records.
 
-A program with a record names its handler there (``handler="writecmds.rm"``), so the table
-takes those from the records; the handler modules list only the programs that have no record
-(shell builtins, remote shells, compressors, privilege wrappers …).
+A program whose arguments embed code names its handler in its record (``handler="sedawk.sed"``);
+every other program is judged from its record alone (:mod:`cairn.policy.shell.judge`).
 """
 
 from __future__ import annotations
@@ -10,8 +9,6 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable
 
-from cairn.policy.shell import network, search, shellbuiltins, wrappers, writecmds
-from cairn.policy.shell.history import history
 from cairn.policy.shell.programs import records
 from cairn.policy.shell.result import Classified
 
@@ -26,22 +23,4 @@ def _resolve(spec: str) -> Handler:
     return handler
 
 
-HANDLERS: dict[str, Handler] = {}
-HANDLERS.update(search.HANDLERS)
-HANDLERS.update(shellbuiltins.HANDLERS)
-HANDLERS.update(writecmds.HANDLERS)
-HANDLERS.update(network.HANDLERS)
-HANDLERS["history"] = history
-HANDLERS.update(
-    {
-        "env": wrappers.env,
-        "command": wrappers.command_builtin,
-        "builtin": wrappers.command_builtin,
-        "exec": wrappers.exec_builtin,
-        "eval": wrappers.eval_builtin,
-        "trap": wrappers.trap_builtin,
-        "busybox": wrappers.busybox,
-        "parallel": wrappers.parallel,
-    }
-)
-HANDLERS.update({r.name: _resolve(r.handler) for r in records() if r.handler})
+HANDLERS: dict[str, Handler] = {r.name: _resolve(r.handler) for r in records() if r.handler}

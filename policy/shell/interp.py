@@ -6,6 +6,7 @@ import re
 
 from cairn.policy.levels import RiskLevel
 from cairn.policy.shell.programs import record
+from cairn.policy.shell.programs.interpreters import PYTHON_MODULES
 from cairn.policy.shell.result import Classified
 from cairn.policy.shell.result import make as _c
 
@@ -88,42 +89,20 @@ def interpreter(name: str, args: list[str]) -> Classified:
     if inline:
         return _c("exec", HIGH, f"{name} runs inline code", inline_code=inline)
     if module is not None:
-        if module == "pytest":
-            from cairn.policy.shell.pytestcmd import pytest
-
-            return pytest(f"{name} -m pytest", args[args.index(module) + 1 :] if module in args else [])
-        if module in (
-            "pytest",
-            "unittest",
-            "mypy",
-            "pyflakes",
-            "pylint",
-            "ruff",
-            "black",
-            "isort",
-            "flake8",
-            "doctest",
-            "tox",
-            "nox",
-        ):
-            return _c("general", MEDIUM, f"{name} -m {module} runs project code (tests/linters)")
-        if module in ("pip", "ensurepip", "venv", "pipx", "poetry", "uv"):
-            return _c("network", HIGH, f"{name} -m {module} installs packages or environments", network=True)
-        if module in ("http.server", "SimpleHTTPServer", "smtpd", "ftplib", "telnetlib"):
-            return _c("network", HIGH, f"{name} -m {module} opens network services", network=True)
-        if module in (
-            "json.tool",
-            "tokenize",
-            "py_compile",
-            "compileall",
-            "site",
-            "this",
-            "platform",
-            "sysconfig",
-        ):
-            return _c("general", MEDIUM, f"{name} -m {module} runs a standard-library tool")
-        return _c("exec", HIGH, f"{name} -m {module} runs a module")
+        return _module(name, module, args)
     rest = args[i:]
     if rest and rest[0] != "-":
         return _c("exec", HIGH, f"{name} runs the script {rest[0]}", exec_files=[rest[0]])
     return _c("exec", HIGH, f"{name} runs code read from its input", stdin_code=True)
+
+
+def _module(name: str, module: str, args: list[str]) -> Classified:
+    """``python -m MODULE``: what the module does, from ``programs/interpreters.py``."""
+    if module == "pytest":
+        from cairn.policy.shell.pytestcmd import pytest
+
+        return pytest(f"{name} -m pytest", args[args.index(module) + 1 :] if module in args else [])
+    for modules, category, risk, says in PYTHON_MODULES:
+        if module in modules:
+            return _c(category, risk, f"{name} -m {module} {says}", network=category == "network")
+    return _c("exec", HIGH, f"{name} -m {module} runs a module")

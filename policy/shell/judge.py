@@ -2,7 +2,8 @@
 
 A record states which options take a value, which option values and operands are files it
 reads or writes, which options run a program, and whether its output is decoded data
-(:class:`cairn.policy.shell.programs.Program`); :func:`judge` turns that into a
+(:class:`cairn.policy.shell.programs.Program`), and which arguments make it do more (its
+rules: :class:`cairn.policy.shell.programs.record.Rule`); :func:`judge` turns that into a
 :class:`Classified`.  Programs whose arguments embed code (sed, awk, find, git, jq ...) keep a
 handler instead.
 """
@@ -12,12 +13,13 @@ from __future__ import annotations
 from cairn.policy.levels import RiskLevel
 from cairn.policy.shell.options import split_args
 from cairn.policy.shell.programs import Program
+from cairn.policy.shell.programs.record import Rule
 from cairn.policy.shell.result import Classified
 from cairn.policy.shell.result import make as _c
 from cairn.policy.shell.safeflags import value_options
 from cairn.policy.vocab import words
 
-__all__ = ["judge", "judged"]
+__all__ = ["EFFECTS", "TESTS", "judge", "judged"]
 
 LOW, MEDIUM, HIGH = RiskLevel.LOW, RiskLevel.MEDIUM, RiskLevel.HIGH
 
@@ -30,15 +32,20 @@ _PATH_VALUED = words(
 
 def judged(record: Program | None) -> bool:
     """Whether :func:`judge` decides for this record (it has no handler and says what it reads)."""
-    return record is not None and not record.handler and bool(record.kind or record.operands)
+    return record is not None and not record.handler and bool(record.kind or record.operands or record.rules)
 
 
 def judge(record: Program, args: list[str]) -> Classified:
     """``record.name args`` as its record states it."""
     name = record.name
-    if record.operands == "command":
-        return _wrapped(record, args)
-    opts, files = split_args(args, *value_options(name))
+    command = record.operands == "command"
+    opts, files = split_args(args, *value_options(name), stop_at_operand=command)
+    for rule in record.rules:
+        matched = _holds(rule.when, record, args, opts, files)
+        if matched is not None:
+            return _ruled(record, rule, matched, (args, opts, files))
+    if command:
+        return _wrapped(record, opts, files)
     files = files if record.operands else []  # tr's operands are sets, not files
     given = {o for o, _ in opts}
     for opt, value in opts:
@@ -59,23 +66,87 @@ def judge(record: Program, args: list[str]) -> Classified:
         )
     if record.operands == "write":
         return _written(record, files, [v for o, v in opts if v and o in record.reads_with])
-    path_valued = record.reads_with | (_PATH_VALUED if record.operands else frozenset())
-    reads = files + [v for o, v in opts if v and o in path_valued]
+    reads, writes = _paths(record, opts, files)
     if not files and (record.here or given & record.here_with):
         reads.append(".")
-    outputs = [(o, v) for o, v in opts if o in record.writes_with and v]
-    if outputs:
-        opt, value = outputs[0]
+    if writes:
+        opt = next(o for o, v in opts if o in record.writes_with and v)
         return _c(
-            "write",
-            MEDIUM,
-            f"{name} {opt} writes {value}",
-            reads=reads,
-            writes=[v for _, v in outputs],
-            auto_edit=True,
+            "write", MEDIUM, f"{name} {opt} writes {writes[0]}", reads=reads, writes=writes, auto_edit=True
         )
     kind = record.kind or record.operands
-    return _c(kind, LOW, f"{name} {record.says}", reads=reads, decoder=decoder)
+    lists = bool(given & record.lists_with)
+    return _c(kind, LOW, f"{name} {record.says}", reads=reads, decoder=decoder, lists_paths=lists)
+
+
+Opts = list[tuple[str, str | None]]
+
+
+def _paths(record: Program, opts: Opts, files: list[str]) -> tuple[list[str], list[str]]:
+    """The files it reads (its operands when they are files, file-valued options) and writes."""
+    path_valued = record.reads_with | (_PATH_VALUED if record.operands else frozenset())
+    reads = (files if record.operands in ("read", "list") else []) + [
+        v for o, v in opts if v and o in path_valued
+    ]
+    return reads, [v for o, v in opts if o in record.writes_with and v]
+
+
+def _holds(when: str, record: Program, args: list[str], opts: Opts, files: list[str]) -> str | None:
+    """What makes a rule's test hold (an option, a word), or ``None`` when none does."""
+    given = [o for o, _ in opts]
+    for test in when.split():
+        if test.startswith("-") and test != "--first" and test in given:
+            return test
+        found = {
+            "always": "",
+            "no-args": "" if not args else None,
+            "operands": files[0] if files else None,
+            "no-operands": "" if not files else None,
+            "--first": "--" if args[:1] == ["--"] else None,
+            "+": next((a for a in args if a.startswith("+")), None),
+            "=": next((a for a in args if "=" in a), None),
+            "/": next((f for f in files if "/" in f), None),
+            "other": next((a for a in args if a not in record.accepts), None),
+        }.get(test)
+        if found is not None:
+            return found
+    return None
+
+
+def _ruled(
+    record: Program, rule: Rule, matched: str, parsed: tuple[list[str], Opts, list[str]]
+) -> Classified:
+    args, opts, files = parsed
+    reads, writes = _paths(record, opts, files)
+    effects = rule.effect.split()
+    writes += files if "writes" in effects else files[:1] if "writes-first" in effects else []
+    if "here" in effects and not writes:
+        writes = ["."]
+    says = rule.says.replace("{op}", files[0] if files else "").replace("{opt}", matched)
+    says = says.replace("{out}", writes[0] if writes else "")
+    out = _c(rule.category, _RISK[rule.risk], f"{record.name} {says}", reads=reads, writes=writes)
+    out.decoder = record.decodes or any(o in record.decodes_with for o, _ in opts)
+    if "runs-first" in effects:
+        out.exec_files = files[:1]
+    if "inner" in effects:
+        out.inner = files[record.skip :]
+    if "cd" in effects or "cd-unknown" in effects:
+        out.cd = (files[0] if files else "") if "cd" in effects else "\x00unknown\x00"
+    if "deny" in effects:
+        out.hard_deny = [out.reason]
+    if "network" in effects:
+        out.network = True
+    if "code" in effects:  # every word, options included, is shell code (eval)
+        out.nested_code = [" ".join(args)]
+    if "code-first" in effects and args[:1] not in ([], ["-"], [""]):  # trap CODE SIGNAL...
+        out.nested_code = args[:1]
+    return out
+
+
+_RISK = {"low": LOW, "medium": MEDIUM, "high": HIGH}
+#: The words a rule's ``when`` (besides option names) and ``effect`` may use.
+TESTS = words("always no-args operands no-operands --first + = / other")
+EFFECTS = words("runs-first inner cd cd-unknown writes writes-first here deny network code code-first")
 
 
 def _written(record: Program, files: list[str], reads: list[str]) -> Classified:
@@ -92,8 +163,7 @@ def _written(record: Program, files: list[str], reads: list[str]) -> Classified:
     )
 
 
-def _wrapped(record: Program, args: list[str]) -> Classified:
-    opts, rest = split_args(args, *value_options(record.name), stop_at_operand=True)
+def _wrapped(record: Program, opts: Opts, rest: list[str]) -> Classified:
     writes = [v for o, v in opts if o in record.writes_with and v]
     rest = rest[record.skip :]
     if record.skip_number and rest and rest[0].isdecimal():

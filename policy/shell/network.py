@@ -7,10 +7,11 @@ import re
 from cairn.policy.levels import RiskLevel
 from cairn.policy.shell.download import _c
 from cairn.policy.shell.options import split_args
+from cairn.policy.shell.programs import record
 from cairn.policy.shell.result import Classified
 from cairn.policy.shell.safeflags import value_options
 
-__all__ = ["HANDLERS"]
+__all__ = ["copy_remote", "netcat", "openssl", "socat"]
 
 LOW, MEDIUM, HIGH = RiskLevel.LOW, RiskLevel.MEDIUM, RiskLevel.HIGH
 
@@ -49,10 +50,6 @@ def socat(name: str, args: list[str]) -> Classified:
     return _c("network", HIGH, "socat relays data over the network", download_stdout=True)
 
 
-def ssh(name: str, args: list[str]) -> Classified:
-    return _c("network", HIGH, f"{name} connects to another machine (and can run commands there)")
-
-
 def copy_remote(name: str, args: list[str]) -> Classified:
     if name == "rsync" and any(
         a in ("-e", "--rsh") or a.startswith(("--rsh=", "--rsync-path")) for a in args
@@ -84,8 +81,10 @@ def openssl(name: str, args: list[str]) -> Classified:
     sub = args[0] if args else ""
     if sub in ("s_client", "s_server", "ocsp") or any(a == "-connect" for a in args):
         return _c("network", HIGH, f"openssl {sub} opens a network connection", download_stdout=True)
-    reads = [args[k + 1] for k, a in enumerate(args[:-1]) if a in ("-in", "-inkey", "-key", "-CAfile")]
-    writes = [args[k + 1] for k, a in enumerate(args[:-1]) if a in ("-out", "-keyout")]
+    found = record(name)
+    assert found is not None  # programs/network.py
+    reads = [args[k + 1] for k, a in enumerate(args[:-1]) if a in found.reads_with]
+    writes = [args[k + 1] for k, a in enumerate(args[:-1]) if a in found.writes_with]
     decode = sub in ("base64", "enc") and ("-d" in args or ("-base64" in args and "-d" in args))
     result = _c(
         "read",
@@ -99,17 +98,3 @@ def openssl(name: str, args: list[str]) -> Classified:
     if writes:
         result.category = "write"
     return result
-
-
-HANDLERS = {
-    "nc": netcat,
-    "ncat": netcat,
-    "netcat": netcat,
-    "socat": socat,
-    "ssh": ssh,
-    "sftp": ssh,
-    "telnet": ssh,
-    "ftp": ssh,
-    "mosh": ssh,
-    "openssl": openssl,
-}

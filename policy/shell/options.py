@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Collection
 
-__all__ = ["looks_like_path", "resolve_long", "split_args"]
+__all__ = ["first_unknown", "looks_like_path", "resolve_long", "split_args"]
 
 
 def split_args(
@@ -79,3 +79,54 @@ def resolve_long(given: str, names: Collection[str]) -> str | None:
         return given
     matches = [n for n in names if n.startswith(given)]
     return matches[0] if len(matches) == 1 else None
+
+
+def first_unknown(
+    args: list[str],
+    flags: str,
+    valued: str,
+    long: Collection[str],
+    long_valued: Collection[str],
+    *,
+    numeric: bool = False,
+    plus: str = "",
+    signs: str = "-",
+) -> str | None:
+    """The first option in ``args`` not on the lists (long names without ``--``), or ``None``.
+
+    ``numeric`` accepts ``-20``; ``plus`` accepts ``+5`` (``"+num"``) or any ``+WORD``
+    (``"+text"``); ``signs`` says which words are options (``"-+"``: ``+x`` is one too).
+    A next word that looks like an option is never swallowed as a value, so no option can
+    hide behind one (it is checked itself)."""
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        i += 1
+        if arg == "--":
+            return None
+        if arg in ("-", "") or not arg.startswith(tuple(signs)):
+            continue
+        if arg.startswith("+"):
+            if (plus == "+num" and arg[1:].isdigit()) or plus == "+text":
+                continue
+            return arg
+        if arg.startswith("--"):
+            key, eq, _ = arg[2:].partition("=")
+            if key in long_valued:
+                i += _takes_next(args, i, eq)
+            elif key not in long:
+                return arg.split("=", 1)[0]
+            continue
+        if numeric and arg[1:].isdigit():
+            continue
+        for k, letter in enumerate(arg[1:], start=1):
+            if letter in valued:
+                i += 0 if arg[k + 1 :] else _takes_next(args, i, "")
+                break
+            if letter not in flags:
+                return f"-{letter}" if len(arg) > 2 else arg
+    return None
+
+
+def _takes_next(args: list[str], i: int, eq: str) -> int:
+    return 0 if eq or i >= len(args) or args[i].startswith("-") else 1

@@ -11,29 +11,24 @@ from __future__ import annotations
 
 from cairn.policy.levels import RiskLevel
 from cairn.policy.shell.options import resolve_long
+from cairn.policy.shell.programs import Program, record
 from cairn.policy.shell.result import Classified
 from cairn.policy.shell.result import make as _c
-from cairn.policy.vocab import words
 
 __all__ = ["pytest", "runner_options"]
 
 MEDIUM = RiskLevel.MEDIUM
-#: Long options whose value is a path pytest writes (basetemp: deletes it first).
-_WRITES = words(
-    """--basetemp --junitxml --junit-xml --resultlog --result-log --log-file --report-log
-    --debug --html --json-report-file --cov-report"""
-)
-#: Long options whose value names code or config pytest loads.
-_LOADS = words("--config-file --rootdir --confcutdir --override-ini -p -c -o")
-#: Long options that are exact names of their own (``--co`` is collect-only, not an abbreviation).
-_EXACT_SAFE = words(
-    """--co --collect-only --lf --last-failed --ff --failed-first --nf --new-first --sw --stepwise
-    --setup-show --setup-only --fixtures --markers --cache-show --cache-clear --version --help
-    --no-header --no-summary --runxfail --strict-markers --showlocals --color --capture
-    --disable-warnings --exitfirst --verbose --quiet --import-mode --doctest-modules --cov
-    --cov-branch --cov-fail-under --numprocesses --tb --maxfail --durations"""
-)
-_VALUED = _WRITES | _LOADS | words("-k -m --deselect --ignore --ignore-glob --tb --maxfail --durations -n")
+
+
+def _tables() -> tuple[frozenset[str], set[str], frozenset[str], frozenset[str]]:
+    """From pytest's record: options that never take the next word as theirs (exact names:
+    ``--co`` is collect-only, not an abbreviation), options with a value, and the options whose
+    value is a path it writes (``--basetemp``: deletes it first) or code/config it loads."""
+    found = record("pytest")
+    assert found is not None  # programs/coded.py
+    exact = frozenset("--" + n for n in found.asks_long)
+    valued = set(found.long_names - exact) | {"-" + c for c in found.asks_valued}
+    return exact, valued, found.writes_with, found.reads_with
 
 
 def pytest(name: str, args: list[str]) -> Classified:
@@ -41,6 +36,7 @@ def pytest(name: str, args: list[str]) -> Classified:
     reads: list[str] = []
     worrying: list[str] = []
     basetemp: list[str] = []  # emptied before the run
+    exact, valued, writes_with, loads = _tables()
     i = 0
     while i < len(args):
         arg = args[i]
@@ -50,24 +46,24 @@ def pytest(name: str, args: list[str]) -> Classified:
         if not arg.startswith("-"):
             continue
         given, eq, value = arg.partition("=")
-        if given in _EXACT_SAFE:
+        if given in exact:
             continue
         if given.startswith("--"):
-            resolved = resolve_long(given, _VALUED)  # argparse resolves abbreviations
-            if resolved is None and any(n.startswith(given) for n in _WRITES | _LOADS):
+            resolved = resolve_long(given, valued)  # argparse resolves abbreviations
+            if resolved is None and any(n.startswith(given) for n in writes_with | loads):
                 worrying.append(given)  # may stand for an option that writes or loads
                 continue
             given = resolved or given
         elif len(given) > 2 and given[:2] in ("-p", "-c", "-o", "-k", "-m", "-n"):
             given, value, eq = given[:2], given[2:], "="
-        if given not in _VALUED:
+        if given not in valued:
             continue
         if not eq and given != "--debug":
             value = args[i] if i < len(args) else ""
             i += 1
         if given == "--basetemp":
             basetemp.append(value)
-        if given in _WRITES:
+        if given in writes_with:
             path = value.split(":", 1)[-1] if given == "--cov-report" else value
             if given == "--cov-report" and ":" not in value:
                 continue
@@ -83,7 +79,7 @@ def pytest(name: str, args: list[str]) -> Classified:
         elif given == "-p":
             if not value.startswith("no:"):  # -p no:NAME only turns a plugin off
                 worrying.append(given)
-        elif given in _LOADS:
+        elif given in loads:
             reads.append(value)
             worrying.append(given)
     result = _c("general", MEDIUM, f"{name} runs project code (build/test)", reads=reads, writes=writes)
@@ -96,26 +92,12 @@ def pytest(name: str, args: list[str]) -> Classified:
     return result
 
 
-#: Other test and build runners: options whose value is a path they write (profiles, binaries,
-#: target directories), and options that make them run or load another program.
-_RUNNER_WRITES = {
-    "go": words(
-        """-o -coverprofile -cpuprofile -memprofile -blockprofile -mutexprofile -trace -outputdir
-        -fuzzcachedir -test.coverprofile -test.cpuprofile -test.memprofile -test.trace"""
-    ),
-    "cargo": words("--target-dir --artifact-dir --out-dir"),
-}
-_RUNNER_LOADS = {
-    "go": words("-exec -toolexec -modfile -overlay -pgo"),
-    "cargo": words("--config --manifest-path -Z"),
-}
-
-
-def runner_options(name: str, args: list[str], result: Classified) -> Classified:
-    """Mark the write and load options of ``go``/``cargo`` on their classification: writes are
-    path effects and either kind escalates past a prefix rule (``bash(go test:*)``)."""
-    writes, loads = _RUNNER_WRITES.get(name), _RUNNER_LOADS.get(name)
-    if writes is None or loads is None:
+def runner_options(found: Program, args: list[str], result: Classified) -> Classified:
+    """Mark the write and load options of ``go``/``cargo`` (their records) on their
+    classification: writes are path effects and either kind escalates past a prefix rule
+    (``bash(go test:*)``)."""
+    name, writes, loads = found.name, found.writes_with, found.reads_with
+    if not writes and not loads:
         return result
     i = 0
     while i < len(args):

@@ -14,42 +14,15 @@ Any other program has no list: any option asks.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from cairn.policy.shell.options import first_unknown
 from cairn.policy.shell.programs import Program, record, records
-from cairn.policy.shell.safegit import takes_next, unsafe_git_option
+from cairn.policy.shell.safegit import unsafe_git_option
 from cairn.policy.vocab import words
 
-__all__ = ["FREE_FORM", "HARMLESS_OPTIONS", "Spec", "unsafe_option", "value_options"]
+__all__ = ["FREE_FORM", "HARMLESS_OPTIONS", "SPECS", "unsafe_option", "value_options"]
 
-
-@dataclass(frozen=True)
-class Spec:
-    """Allowed options: short letters without/with a value, long names without/with a value."""
-
-    flags: str = ""
-    valued: str = ""
-    long: frozenset[str] = frozenset()
-    long_valued: frozenset[str] = frozenset()
-    numeric: bool = False  # -20 (head -20)
-    plus: bool = False  # +5 (tail +5)
-    plus_text: bool = False  # +FORMAT (date +%F)
-
-
-def _spec(record: Program) -> Spec:
-    return Spec(
-        record.flags,
-        record.valued,
-        record.long,
-        record.long_valued,
-        numeric=record.numeric,
-        plus=record.plus,
-        plus_text=record.plus_text,
-    )
-
-
-#: The allow lists, by program: derived from the program records, where they are stated once.
-SPECS: dict[str, Spec] = {r.name: _spec(r) for r in records() if not r.options_by_handler}
+#: The allow lists, by program: the records themselves, where they are stated once.
+SPECS: dict[str, Program] = {r.name: r for r in records() if not r.options_by_handler}
 
 #: Builtins and printers whose options cannot read files, write or run programs.
 HARMLESS_OPTIONS = frozenset(
@@ -57,16 +30,14 @@ HARMLESS_OPTIONS = frozenset(
         """true false : sleep wait shift exit return break continue seq expr basename dirname pwd
         cal whoami id groups logname uname arch nproc uptime tty locale getconf clear tput jobs
         dirs times which whereis help type ps pgrep pidof free vmstat iostat lsblk lscpu lsusb
-        lspci lsmod who w last lastlog netstat ss top htop hostname"""
+        lspci lsmod who w last lastlog netstat ss top htop"""
     )
 )
 #: Handled by their own handler's strict parser (or their arguments are not options).
 FREE_FORM = frozenset(
     words(
-        """echo printf test [ cd pushd popd set shopt alias unalias export declare local readonly
-        typeset history hash command builtin trap exec find sed gsed awk gawk mawk nawk
-        flock busybox watch git read unset getopts let mapfile readarray compgen complete
-        printenv"""
+        """echo printf test [ set shopt export declare local readonly typeset history trap exec
+        find sed gsed awk gawk mawk nawk flock busybox watch git read unset getopts let"""
     )
 )
 
@@ -78,37 +49,19 @@ def unsafe_option(name: str, args: list[str]) -> str | None:
     if name in FREE_FORM or name in HARMLESS_OPTIONS:
         return None
     spec = SPECS.get(name)
-    i = 0
-    while i < len(args):
-        arg = args[i]
-        i += 1
-        if arg == "--":
-            return None
-        if arg in ("-", "") or not arg.startswith(("-", "+")):
-            continue
-        if spec is None:
-            return arg
-        if arg.startswith("+"):
-            if (spec.plus and arg[1:].isdigit()) or spec.plus_text:
-                continue
-            return arg
-        if arg.startswith("--"):
-            key, eq, _ = arg[2:].partition("=")
-            if key in spec.long_valued:
-                i += takes_next(args, i, eq)
-                continue
-            if key in spec.long:
-                continue
-            return arg.split("=", 1)[0]
-        if spec.numeric and arg[1:].isdigit():
-            continue
-        for k, letter in enumerate(arg[1:], start=1):
-            if letter in spec.valued:
-                i += 0 if arg[k + 1 :] else takes_next(args, i, "")
-                break
-            if letter not in spec.flags:
-                return f"-{letter}" if len(arg) > 2 else arg
-    return None
+    if spec is None:  # no list: any option is unknown
+        return first_unknown(args, "", "", frozenset(), frozenset(), signs="-+")
+    plus = "+text" if spec.plus_text else "+num" if spec.plus else ""
+    return first_unknown(
+        args,
+        spec.flags,
+        spec.valued,
+        spec.long,
+        spec.long_valued,
+        numeric=spec.numeric,
+        plus=plus,
+        signs="-+",
+    )
 
 
 def value_options(name: str) -> tuple[str, frozenset[str]]:

@@ -5,9 +5,10 @@ The option lists are data in :mod:`cairn.policy.shell.programs.git`, with the su
 
 from __future__ import annotations
 
+from cairn.policy.shell.options import first_unknown
 from cairn.policy.shell.programs.git import GLOBAL_VALUED, LONG, LONG_VALUED, subcommand
 
-__all__ = ["takes_next", "unsafe_git_option"]
+__all__ = ["unsafe_git_option"]
 
 
 def _subcommand(args: list[str]) -> tuple[str, list[str]]:
@@ -31,34 +32,4 @@ def unsafe_git_option(args: list[str]) -> str | None:
     if short is None:
         return None
     flags, valued = short
-    i = 0
-    while i < len(rest):
-        arg = rest[i]
-        i += 1
-        if arg == "--":
-            return None
-        if not arg.startswith("-") or arg == "-":
-            continue
-        if arg.startswith("--"):
-            key, eq, _ = arg[2:].partition("=")
-            if key in LONG_VALUED:
-                i += takes_next(rest, i, eq)
-                continue
-            if key in LONG:
-                continue
-            return arg.split("=", 1)[0]
-        if arg[1:].isdigit():
-            continue
-        for k, letter in enumerate(arg[1:], start=1):
-            if letter in valued:
-                i += 0 if arg[k + 1 :] else takes_next(rest, i, "")
-                break
-            if letter not in flags:
-                return f"-{letter}" if len(arg) > 2 else arg
-    return None
-
-
-def takes_next(args: list[str], i: int, eq: str) -> int:
-    """1 when the next word is this option's value.  A next word that looks like an option is
-    never swallowed as a value, so no option can hide behind one (it is checked itself)."""
-    return 0 if eq or i >= len(args) or args[i].startswith("-") else 1
+    return first_unknown(rest, flags, valued, LONG, LONG_VALUED, numeric=True)

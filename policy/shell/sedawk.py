@@ -6,41 +6,25 @@ import re
 
 from cairn.policy.levels import RiskLevel
 from cairn.policy.shell.options import resolve_long, split_args
+from cairn.policy.shell.programs import Program, record
 from cairn.policy.shell.result import Classified
 from cairn.policy.shell.result import make as _c
+from cairn.policy.shell.safeflags import value_options
 from cairn.policy.shell.sedscript import scan_sed
-from cairn.policy.vocab import words
 
 __all__ = ["awk", "sed"]
 
 LOW, MEDIUM, HIGH = RiskLevel.LOW, RiskLevel.MEDIUM, RiskLevel.HIGH
 
 
-#: Every long option of GNU sed and gawk: abbreviations resolve against these as getopt_long
-#: resolves them (``--in-pl`` is ``--in-place``, ``--exe`` is ``--exec``).
-_SED_LONG = tuple(
-    "--" + n
-    for n in words(
-        """expression file in-place line-length null-data zero-terminated quiet silent debug
-    posix regexp-extended separate sandbox unbuffered follow-symlinks binary help version"""
-    )
-)
-_AWK_LONG = tuple(
-    "--" + n
-    for n in words(
-        """assign bignum characters-as-bytes copyright csv debug dump-variables exec
-    field-separator file gen-pot help include lint lint-old load no-optimize non-decimal-data
-    optimize persist posix pretty-print profile re-interval sandbox source trace traditional
-    use-lc-numeric version"""
-    )
-)
-#: awk options that only change how input is split or which variables are preset.
-_AWK_SAFE = words(
-    """-F -v --field-separator --assign --source --posix --traditional --characters-as-bytes --csv
-    --re-interval --use-lc-numeric --sandbox"""
-)
 #: Program text that loads other files or dumps the environment (API keys) asks.
 _AWK_ASKS = re.compile(r"@include|@load|@namespace|\bENVIRON\b|\bPROCINFO\b")
+
+
+def _record(name: str) -> Program:
+    found = record(name)
+    assert found is not None, name  # sed, gsed and the awks have records (programs/coded.py)
+    return found
 
 
 def sed(name: str, args: list[str]) -> Classified:
@@ -56,7 +40,7 @@ def sed(name: str, args: list[str]) -> Classified:
             break
         if arg.startswith("--"):
             given, eq, value = arg.partition("=")
-            opt = resolve_long(given, _SED_LONG)
+            opt = resolve_long(given, _record(name).long_names)
             if opt is None:
                 return _c("general", MEDIUM, f"sed {given} is not a sed option the policy knows")
             if opt == "--expression":
@@ -120,13 +104,10 @@ _AWK_DANGER = re.compile(
 
 
 def awk(name: str, args: list[str]) -> Classified:
-    opts, operands = split_args(
-        args,
-        "FfvEilW",
-        ("--field-separator", "--file", "--assign", "--include", "--load", "--source", "--exec"),
-        long_names=_AWK_LONG,
-    )
-    unknown = next((o for o, _ in opts if o not in _AWK_SAFE), None)
+    found = _record(name)
+    opts, operands = split_args(args, *value_options(name), long_names=found.long_names)
+    safe = {o.name for o in found.options}
+    unknown = next((o for o, _ in opts if o not in safe), None)
     if unknown is not None:
         return _c(
             "general",

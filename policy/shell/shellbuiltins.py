@@ -6,12 +6,10 @@ from __future__ import annotations
 import re
 
 from cairn.policy.levels import RiskLevel
-from cairn.policy.shell.options import split_args
 from cairn.policy.shell.result import Classified
 from cairn.policy.shell.result import make as _c
-from cairn.policy.shell.safeflags import value_options
 
-__all__ = ["HANDLERS"]
+__all__ = ["declare", "echo", "kill", "printf"]
 
 LOW, MEDIUM, HIGH = RiskLevel.LOW, RiskLevel.MEDIUM, RiskLevel.HIGH
 
@@ -73,147 +71,7 @@ def _format(fmt: str, args: list[str]) -> str:
     return "".join(out)
 
 
-def date(name: str, args: list[str]) -> Classified:
-    if any(a in ("-s", "--set") or a.startswith("--set=") for a in args):
-        return _c("general", HIGH, "date -s sets the system clock")
-    opts, _ = split_args(args, *value_options(name))
-    reads = [v for o, v in opts if o in ("-f", "--file", "-r", "--reference") and v]
-    return _c("neutral", LOW, "date only prints", reads=reads)
-
-
-def hostname(name: str, args: list[str]) -> Classified:
-    if [a for a in args if not a.startswith("-")]:
-        return _c("general", HIGH, "hostname NAME changes the machine's name")
-    return _c("neutral", LOW, "hostname only prints")
-
-
-def cd(name: str, args: list[str]) -> Classified:
-    operands = [a for a in args if a not in ("-L", "-P", "-e", "-@", "--")]
-    if name == "popd":
-        return _c("silent", LOW, "popd changes the directory", cd="\x00unknown\x00")
-    target = operands[0] if operands else ""
-    return _c("silent", LOW, f"{name} changes the directory", cd=target)
-
-
 _PRINTS_ENV = "{name} prints every variable of the shell (values the secret filter may miss)"
-
-
-def compgen(name: str, args: list[str]) -> Classified:
-    """compgen -C/-F run a command or function; -W expands its word list ($(…) included)."""
-    for arg in args:
-        if arg.startswith("-") and set(arg[1:]) & set("CFW"):
-            return _c("exec", HIGH, f"{name} {arg} evaluates a string as shell code")
-    return _c("neutral", LOW, f"{name} only lists completions")
-
-
-def complete(name: str, args: list[str]) -> Classified:
-    if all(a in ("-p", "--") for a in args):
-        return _c("neutral", LOW, f"{name} only lists completion settings")
-    return _c("exec", HIGH, f"{name} defines code that completion runs later (-C/-F/-W evaluate strings)")
-
-
-def mapfile(name: str, args: list[str]) -> Classified:
-    for arg in args:
-        if arg == "--":
-            break
-        if arg.startswith("-") and "C" in arg[1:]:
-            return _c("exec", HIGH, f"{name} -C runs a callback as shell code for every line read")
-    return _c("neutral", LOW, f"{name} reads lines into an array")
-
-
-def printenv(name: str, args: list[str]) -> Classified:
-    if not [a for a in args if not a.startswith("-")]:
-        return _c("general", MEDIUM, _PRINTS_ENV.format(name=name))
-    return _c("neutral", LOW, f"{name} prints the named variables")
-
-
-def set_builtin(name: str, args: list[str]) -> Classified:
-    safe = {
-        "-e",
-        "+e",
-        "-u",
-        "+u",
-        "-x",
-        "+x",
-        "-v",
-        "+v",
-        "-o",
-        "+o",
-        "pipefail",
-        "errexit",
-        "nounset",
-        "xtrace",
-        "-eu",
-        "-ex",
-        "-eux",
-        "-euo",
-        "-exo",
-        "-eo",
-        "-uo",
-        "-C",
-        "+C",
-        "noclobber",
-        "-f",
-        "+f",
-        "noglob",
-        "--",
-        "-euxo",
-        "-xeuo",
-        "-eou",
-    }
-    if not args:
-        return _c("general", MEDIUM, _PRINTS_ENV.format(name="set"))
-    if all(a in safe for a in args):
-        return _c("silent", LOW, "set only changes shell options")
-    if args and args[0] == "--":
-        return _c("silent", LOW, "set -- only sets positional parameters")
-    return _c("general", MEDIUM, f"set {' '.join(args)} changes how later commands run")
-
-
-def shopt(name: str, args: list[str]) -> Classified:
-    safe = {
-        "-s",
-        "-u",
-        "-q",
-        "-p",
-        "globstar",
-        "nullglob",
-        "dotglob",
-        "extglob",
-        "failglob",
-        "nocaseglob",
-        "nocasematch",
-        "lastpipe",
-        "pipefail",
-        "inherit_errexit",
-    }
-    if all(a in safe for a in args):
-        return _c("silent", LOW, "shopt only changes globbing options")
-    return _c("general", MEDIUM, f"shopt {' '.join(args)} changes how later commands run")
-
-
-def alias(name: str, args: list[str]) -> Classified:
-    if any("=" in a for a in args):
-        return _c("general", MEDIUM, "alias redefines what a command name runs later in this shell")
-    return _c("neutral", LOW, "alias lists aliases")
-
-
-def source(name: str, args: list[str]) -> Classified:
-    if not args:
-        return _c("neutral", LOW, f"{name} with no file")
-    return _c("exec", HIGH, f"{name} runs the shell file {args[0]} in this shell", exec_files=[args[0]])
-
-
-def enable(name: str, args: list[str]) -> Classified:
-    if "-f" in args:
-        return _c("exec", HIGH, "enable -f loads a shared library into the shell")
-    return _c("general", MEDIUM, "enable turns shell builtins on or off")
-
-
-def hash_builtin(name: str, args: list[str]) -> Classified:
-    if "-p" in args:
-        return _c("general", MEDIUM, "hash -p redirects a command name to another program")
-    return _c("neutral", LOW, "hash lists remembered commands")
 
 
 def kill(name: str, args: list[str]) -> Classified:
@@ -253,35 +111,3 @@ def declare(name: str, args: list[str]) -> Classified:
             result.risk, result.category = HIGH, "general"
             result.reason = f"{name} {var}=... changes what later commands run"
     return result
-
-
-HANDLERS = {
-    "compgen": compgen,
-    "complete": complete,
-    "mapfile": mapfile,
-    "readarray": mapfile,
-    "printenv": printenv,
-    "echo": echo,
-    "printf": printf,
-    "date": date,
-    "hostname": hostname,
-    "cd": cd,
-    "pushd": cd,
-    "popd": cd,
-    "set": set_builtin,
-    "shopt": shopt,
-    "alias": alias,
-    "unalias": alias,
-    "source": source,
-    ".": source,
-    "enable": enable,
-    "hash": hash_builtin,
-    "kill": kill,
-    "pkill": kill,
-    "killall": kill,
-    "export": declare,
-    "declare": declare,
-    "local": declare,
-    "readonly": declare,
-    "typeset": declare,
-}

@@ -8,41 +8,12 @@ from __future__ import annotations
 import re
 
 from cairn.policy.levels import RiskLevel
-from cairn.policy.shell.options import split_args
 from cairn.policy.shell.result import Classified
 from cairn.policy.shell.result import make as _c
-from cairn.policy.shell.safeflags import value_options
 
-__all__ = ["jq", "less", "man"]
+__all__ = ["jq"]
 
 LOW, MEDIUM, HIGH = RiskLevel.LOW, RiskLevel.MEDIUM, RiskLevel.HIGH
-
-
-def less(name: str, args: list[str]) -> Classified:
-    for arg in args:
-        if arg.startswith("+"):
-            return _c(
-                "exec", HIGH, f"{name} {arg} runs pager commands at start (they can run shell commands)"
-            )
-    opts, operands = split_args(args, *value_options(name))
-    writes = [v for o, v in opts if o in ("-o", "-O", "--log-file", "--LOG-FILE") and v]
-    if writes:
-        return _c("write", MEDIUM, f"{name} -o writes a log file", reads=operands, writes=writes)
-    return _c("read", LOW, f"{name} only reads", reads=operands)
-
-
-def man(name: str, args: list[str]) -> Classified:
-    opts, operands = split_args(args, *value_options(name))
-    if any(o in ("-P", "--pager", "-H", "--html") for o, _ in opts):
-        return _c("exec", HIGH, "man -P/-H runs another program")
-    if any(o in ("-l", "--local-file") for o, _ in opts) or any("/" in o for o in operands):
-        return _c(
-            "read",
-            MEDIUM,
-            "man formats a file (its roff requests can include other files and run preprocessors)",
-            reads=[o for o in operands if "/" in o],
-        )
-    return _c("read", LOW, "man only shows manual pages", reads=[o for o in operands if "/" in o])
 
 
 def jq(name: str, args: list[str]) -> Classified:

@@ -16,7 +16,7 @@ from cairn.policy.shell.result import Classified
 from cairn.policy.shell.result import make as _c
 from cairn.policy.shell.safeflags import value_options
 
-__all__ = ["env", "privilege", "xargs"]
+__all__ = ["env", "flock", "privilege", "watch", "xargs"]
 
 LOW, MEDIUM, HIGH = RiskLevel.LOW, RiskLevel.MEDIUM, RiskLevel.HIGH
 
@@ -25,7 +25,7 @@ def _after_options(
     args: list[str],
     short_values: str,
     long_values: Collection[str] = (),
-    long_names: tuple[str, ...] | None = None,
+    long_names: Collection[str] | None = None,
 ) -> tuple[list[tuple[str, str | None]], list[str]]:
     """Options before the wrapped command, and the wrapped command's argv."""
     opts, rest = split_args(args, short_values, long_values, stop_at_operand=True, long_names=long_names)
@@ -33,40 +33,19 @@ def _after_options(
 
 
 def env(name: str, args: list[str]) -> Classified:
-    i = 0
-    writes: list[str] = []
-    split_string: str | None = None
-    chdir: str | None = None
-    while i < len(args):
-        arg = args[i]
-        if arg in ("-i", "-0", "--ignore-environment", "--null", "-v", "--debug", "-"):
-            i += 1
-        elif arg in ("-u", "--unset"):
-            i += 2
-        elif arg.startswith(("--unset=", "-u")):
-            i += 1
-        elif arg in ("-C", "--chdir"):
-            chdir = args[i + 1] if i + 1 < len(args) else None
-            i += 2
-        elif arg.startswith("--chdir="):
-            chdir = arg.split("=", 1)[1]
-            i += 1
-        elif arg in ("-S", "--split-string"):
-            split_string = args[i + 1] if i + 1 < len(args) else ""
-            i += 2
-            break
-        elif arg.startswith(("-S", "--split-string=")):
-            split_string = arg[2:] if arg.startswith("-S") else arg.split("=", 1)[1]
-            i += 1
-            break
-        elif arg == "--":
-            i += 1
-            break
-        elif arg.startswith("-"):
-            return _c("general", HIGH, f"env {arg} is not understood")
-        else:
-            break
-    rest = args[i:]
+    """env [OPTION]... [NAME=VALUE]... [COMMAND]: its options from its record (``-`` is ``-i``)."""
+    found = record(name)
+    assert found is not None  # programs/builtins.py
+    lead = 0
+    while lead < len(args) and args[lead] == "-":
+        lead += 1
+    opts, rest = _after_options(args[lead:], *value_options(name))  # exact long names only
+    known = {o.name for o in found.options}
+    strange = next((o for o, _ in opts if o not in known), None)
+    if strange is not None:
+        return _c("general", HIGH, f"env {strange} is not understood")
+    split_string = next((v or "" for o, v in opts if o in ("-S", "--split-string")), None)
+    chdir = next((v for o, v in opts if o in ("-C", "--chdir") and v), None)
     assignments: list[str] = []
     while rest and re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", rest[0]):
         assignments.append(rest.pop(0))
@@ -76,7 +55,6 @@ def env(name: str, args: list[str]) -> Classified:
             MEDIUM,
             "env -S runs a command line given as one string",
             nested_code=[" ".join([split_string, *rest])],
-            writes=writes,
         )
     if not rest:
         return _c("general", MEDIUM, _PRINTS_ENV.format(name="env"), assignments=assignments)
@@ -108,39 +86,6 @@ def privilege(name: str, args: list[str]) -> Classified:
     return _c("privilege", HIGH, f"{name} runs {rest[0]} as another user (root)", inner=rest)
 
 
-def command_builtin(name: str, args: list[str]) -> Classified:
-    opts, rest = _after_options(args, "", ())
-    flags = {o for o, _ in opts}
-    if name == "command" and flags & {"-v", "-V"}:
-        return _c("neutral", LOW, "command -v only looks a command up")
-    if not rest:
-        return _c("neutral", LOW, f"{name} with no command")
-    return _c("wrapper", LOW, f"{name} runs {rest[0]}", inner=rest)
-
-
-def exec_builtin(name: str, args: list[str]) -> Classified:
-    _, rest = _after_options(args, "a", ())
-    if not rest:
-        return _c("silent", LOW, "exec only changes file descriptors")
-    return _c("wrapper", MEDIUM, f"exec replaces the shell with {rest[0]}", inner=rest)
-
-
-def eval_builtin(name: str, args: list[str]) -> Classified:
-    return _c("wrapper", MEDIUM, "eval runs its arguments as shell code", nested_code=[" ".join(args)])
-
-
-def trap_builtin(name: str, args: list[str]) -> Classified:
-    if not args or args[0] in ("-l", "-p"):
-        return _c("neutral", LOW, "trap lists signal handlers")
-    code = args[0] if args[0] not in ("-", "") else ""
-    return _c(
-        "general",
-        MEDIUM,
-        "trap sets code that runs later on a signal or exit",
-        nested_code=[code] if code else [],
-    )
-
-
 def watch(name: str, args: list[str]) -> Classified:
     opts, rest = _after_options(args, *value_options(name))
     if not rest:
@@ -161,16 +106,10 @@ def flock(name: str, args: list[str]) -> Classified:
     return _c("silent", LOW, "flock takes a lock")
 
 
-def busybox(name: str, args: list[str]) -> Classified:
-    if not args or args[0].startswith("-"):
-        return _c("neutral", LOW, "busybox lists its applets")
-    return _c("wrapper", LOW, f"busybox runs {args[0]}", inner=args)
-
-
 def xargs(name: str, args: list[str]) -> Classified:
     xargs_record = record("xargs")
     assert xargs_record is not None
-    long_names = tuple(o.name for o in xargs_record.options if o.name.startswith("--"))
+    long_names = xargs_record.long_names
     opts, rest = _after_options(args, *value_options(name), long_names=long_names)
     strange = next((o for o, _ in opts if o.startswith("--") and o not in long_names), None)
     if strange is not None:
@@ -189,10 +128,6 @@ def xargs(name: str, args: list[str]) -> Classified:
     if replace:
         result.inner_placeholder = replace
     return result
-
-
-def parallel(name: str, args: list[str]) -> Classified:
-    return _c("general", HIGH, "parallel runs command lines built from its input")
 
 
 # -- shells and interpreters -------------------------------------------------------------------------

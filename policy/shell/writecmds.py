@@ -5,13 +5,12 @@ from __future__ import annotations
 import re
 
 from cairn.policy.levels import RiskLevel
-from cairn.policy.shell.archives import tar
 from cairn.policy.shell.options import split_args
 from cairn.policy.shell.result import Classified
 from cairn.policy.shell.result import make as _c
 from cairn.policy.shell.safeflags import value_options
 
-__all__ = ["HANDLERS"]
+__all__ = ["chmod_chown", "copy_move", "dd", "rm", "split_cmd"]
 
 LOW, MEDIUM, HIGH = RiskLevel.LOW, RiskLevel.MEDIUM, RiskLevel.HIGH
 
@@ -82,11 +81,6 @@ def copy_move(name: str, args: list[str]) -> Classified:
     return result
 
 
-def link(name: str, args: list[str]) -> Classified:
-    """link SOURCE NEW: a hard link (see copy_move)."""
-    return _c("write", MEDIUM, f"link makes a hard link to {args[0] if args else '?'}", writes=list(args[:2]))
-
-
 def chmod_chown(name: str, args: list[str]) -> Classified:
     opts, operands = split_args(args, *value_options(name))
     reference = any(o == "--reference" for o, _ in opts)
@@ -114,31 +108,7 @@ def dd(name: str, args: list[str]) -> Classified:
     return _c("write", MEDIUM, f"dd writes {writes[0]}", reads=reads, writes=writes, destructive=True)
 
 
-def patch(name: str, args: list[str]) -> Classified:
-    opts, operands = split_args(args, *value_options(name))
-    reads = [v for o, v in opts if o in ("-i", "--input") and v]
-    writes = [v for o, v in opts if o in ("-o", "--output") and v] + operands[:1]
-    return _c(
-        "write",
-        MEDIUM,
-        "patch changes the files named in the patch",
-        reads=reads + operands[1:],
-        writes=writes or ["."],
-    )
-
-
 def split_cmd(name: str, args: list[str]) -> Classified:
     _, operands = split_args(args, *value_options(name))
     prefix = operands[1:2] or ["x"]
     return _c("write", MEDIUM, f"{name} writes pieces named {prefix[0]}*", reads=operands[:1], writes=prefix)
-
-
-def git_hook_tools(name: str, args: list[str]) -> Classified:
-    return _c("general", HIGH, f"{name} changes git hooks (they run on every commit)")
-
-
-HANDLERS = {
-    "bsdtar": tar,
-    "gtar": tar,
-    "husky": git_hook_tools,
-}

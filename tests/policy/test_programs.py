@@ -6,7 +6,6 @@ are the one statement of the options each program may run with (``policy/shell/p
 
 from __future__ import annotations
 
-from dataclasses import astuple
 from pathlib import Path
 
 import pytest
@@ -59,16 +58,16 @@ def test_option_arity_is_stated_once_per_program() -> None:
         assert not set(r.asks_valued) & set(r.flags + r.valued), r.name
         assert not r.long & r.long_valued, r.name
         assert not r.asks_long_valued & (r.long | r.long_valued), r.name
+        assert not r.asks_long & (r.long | r.long_valued | r.asks_long_valued), r.name
         assert len(r.flags) == len(set(r.flags)) and len(r.valued) == len(set(r.valued)), r.name
 
 
 def test_the_classifier_tables_are_derived_from_the_records() -> None:
     for r in RECORDS:
         if r.options_by_handler:
-            assert r.name not in SPECS and r.handler, r.name
+            assert r.name not in SPECS and (r.handler or r.rules), r.name
             continue
-        spec = SPECS[r.name]
-        assert astuple(spec)[:4] == (r.flags, r.valued, r.long, r.long_valued)
+        assert SPECS[r.name] is r  # the allow list is the record itself
         short, long = value_options(r.name)
         assert short == r.valued + r.asks_valued
         assert long == {"--" + n for n in r.long_valued | r.asks_long_valued}
@@ -96,6 +95,46 @@ def test_a_variable_the_record_names_asks_before_the_command(
     """The variables a record lists change what the program runs or loads: set before it, they ask."""
     verdict = evaluate("bash", {"command": f"{var}=./x.sh {base}"}, workspace=project)
     assert str(verdict.decision) == "ask", f"{var}=./x.sh {base}: {verdict.reason}"
+
+
+def test_every_rule_is_spelled_with_known_words() -> None:
+    """A misspelt test or effect would silently never apply: each is one the judge knows."""
+    from cairn.policy.shell.judge import _RISK, EFFECTS, TESTS
+
+    for r in RECORDS:
+        for rule in r.rules:
+            assert all(t in TESTS or t.startswith("-") for t in rule.when.split()), (r.name, rule)
+            assert set(rule.effect.split()) <= EFFECTS and rule.risk in _RISK, (r.name, rule)
+            assert rule.when.split() and rule.says, (r.name, rule)
+
+
+@pytest.mark.parametrize(
+    ("command", "decision"),
+    [
+        ("set -euo pipefail", "allow"),
+        ("set -o vi", "ask"),
+        ("alias ls-x='rm -rf'", "ask"),  # any word with = defines an alias
+        ("compgen -AW '$(id)' x", "ask"),  # -A takes no value here: -W is seen
+        ("readarray -tC cb v", "ask"),
+        ("hash -rp /bin/sh ls", "ask"),
+        ("exec 2>&1", "allow"),
+        ("exec rm -r src", "ask"),
+        ("source ./env.sh", "ask"),
+        ("less +!id README.md", "ask"),
+        ("man ./x.1", "ask"),
+        ("date -us now", "ask"),
+        ("gzip -c README.md", "ask"),  # gzip has no option list: any option asks
+        ("gzip < README.md", "allow"),
+        ("unzip -l src.zip", "allow"),
+        ("zip -TT 'sh -c id' out.zip README.md", "ask"),
+        ("trap 'rm -rf /' EXIT", "deny"),  # the trap's code is judged as commands
+        ("eval rm -rf /", "deny"),
+    ],
+)
+def test_record_rules_decide(project: Path, command: str, decision: str) -> None:
+    """Builtins and small tools judged by their records' rules (no handler)."""
+    verdict = evaluate("bash", {"command": command}, workspace=project)
+    assert str(verdict.decision) == decision, f"{command!r} -> {verdict.decision} ({verdict.reason})"
 
 
 def test_the_generic_judge_reads_the_record() -> None:

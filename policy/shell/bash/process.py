@@ -23,31 +23,8 @@ __all__ = ["ProcessMixin"]
 
 LOW, HIGH = RiskLevel.LOW, RiskLevel.HIGH
 #: Read-only commands that an option turns into a program runner (rg --pre, sed e, git -c ...).
-_READ_ONLY_FAMILY = frozenset(
-    [
-        "rg",
-        "grep",
-        "egrep",
-        "fgrep",
-        "ag",
-        "ack",
-        "sed",
-        "gsed",
-        "awk",
-        "gawk",
-        "mawk",
-        "nawk",
-        "sort",
-        "git",
-        "less",
-        "man",
-        "tar",
-        "zip",
-        "bat",
-        "find",
-        "fd",
-        "fdfind",
-    ]
+_READ_ONLY_FAMILY = words(
+    "rg grep egrep fgrep ag ack sed gsed awk gawk mawk nawk sort git less man tar zip bat find fd fdfind"
 )
 #: Builtins and printers whose options cannot read, write or run anything: a word only known at
 #: run time is judged where it is used, not here (cd, export and the other "silent" builtins too).

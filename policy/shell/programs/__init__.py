@@ -14,6 +14,8 @@ import functools
 
 from cairn.policy.shell.programs import (
     archives,
+    build,
+    builtins,
     coded,
     interpreters,
     listers,
@@ -29,6 +31,7 @@ from cairn.policy.shell.programs.record import Option, Program
 __all__ = ["Option", "Program", "record", "records"]
 
 _FAMILIES = (readers, listers, search, text, archives, coded, writers, wrappers, network, interpreters)
+_FAMILIES += (builtins, build)
 
 
 @functools.cache

@@ -16,6 +16,15 @@ __all__ = ["RECORDS"]
 _SED = {
     "handler": "sedawk.sed",
     "options_by_handler": True,
+    # every option of GNU sed (abbreviations resolve against them; the handler reads e, f, i, l)
+    "flags": "nrEsuz",
+    "valued": "el",
+    "long": """quiet silent debug posix regexp-extended separate sandbox unbuffered null-data
+    zero-terminated binary follow-symlinks help version""",
+    "long_valued": "expression line-length",
+    "asks_valued": "f",
+    "asks_long_valued": "file",
+    "asks_long": "in-place",
     "allow": ("sed -n 1,5p README.md", "sed --quiet 1p README.md", "sed --expression=s/a/b/ README.md"),
     "ask": (
         "sed -i s/a/b/ README.md",
@@ -27,6 +36,14 @@ _SED = {
 _AWK = {
     "handler": "sedawk.awk",
     "options_by_handler": True,
+    # the options that only split input or preset variables; every other gawk option asks
+    "valued": "Fv",
+    "long": "posix traditional characters-as-bytes csv re-interval use-lc-numeric sandbox",
+    "long_valued": "field-separator assign source",
+    "asks_valued": "fEilW",
+    "asks_long_valued": "file include load exec",
+    "asks_long": """bignum copyright debug dump-variables gen-pot help lint lint-old no-optimize
+    non-decimal-data optimize persist pretty-print profile trace version""",
     "allow": ("awk '{print $1}' README.md", "awk -F: '{print $2}' README.md"),
     "ask": (
         "awk -f prog.awk README.md",
@@ -36,12 +53,31 @@ _AWK = {
     ),
 }
 
+_PYTEST = {
+    "category": "build",
+    "handler": "pytestcmd.pytest",
+    "options_by_handler": True,
+    "env": ("PYTEST_ADDOPTS", "PYTHONPATH"),
+    # every use asks (pytest runs project code), so every option is one that asks; first those
+    # that never take the next word (exact names: --co is not an abbreviation) ...
+    "asks_long": """co collect-only lf last-failed ff failed-first nf new-first sw stepwise setup-show
+    setup-only fixtures markers cache-show cache-clear version help no-header no-summary runxfail
+    strict-markers showlocals color capture disable-warnings exitfirst verbose quiet import-mode
+    doctest-modules cov cov-branch cov-fail-under numprocesses""",
+    # ... then those with a value, among them the ones that write a path (basetemp deletes it
+    # first) or load code or config: they escalate past a rule such as bash(pytest:*)
+    "asks_valued": "kmnpco",
+    "asks_long_valued": """deselect ignore ignore-glob tb maxfail durations basetemp junitxml
+    junit-xml resultlog result-log log-file report-log debug html json-report-file cov-report
+    config-file rootdir confcutdir override-ini""",
+    "writes_with": """--basetemp --junitxml --junit-xml --resultlog --result-log --log-file
+    --report-log --debug --html --json-report-file --cov-report""",
+    "reads_with": "--config-file --rootdir --confcutdir --override-ini -p -c -o",
+}
+
+# fmt: off
 RECORDS: tuple[Program, ...] = (
-    program(
-        "git",
-        "vcs",
-        handler="gitcmd.git",
-        options_by_handler=True,
+    program("git", "vcs", handler="gitcmd.git", options_by_handler=True,
         env=(
             "GIT_DIR",
             "GIT_COMMON_DIR",
@@ -52,44 +88,24 @@ RECORDS: tuple[Program, ...] = (
         ),
         allow=("git status", "git log --oneline -5", "git diff HEAD~1 --stat"),
         ask=("git -c core.pager=sh log", "git push", "GIT_TEST_FSMONITOR=./x.sh git status"),
-        deny=("git -C . commit --no-verify -m x && rm -rf /",),
-    ),
+        deny=("git -C . commit --no-verify -m x && rm -rf /",)),
     program("sed", "text", **_SED),
     program("gsed", "text", **_SED),
     program("awk", "text", **_AWK),
     program("gawk", "text", **_AWK),
     program("mawk", "text", **_AWK),
     program("nawk", "text", **_AWK),
-    program(
-        "find",
-        "search",
-        handler="findcmd.find",
-        options_by_handler=True,
+    program("find", "search", handler="findcmd.find", options_by_handler=True,
         allow=("find src -name '*.py'", "find . -type f -newer README.md"),
         ask=("find . -name x -exec touch {} \\;", "find /etc -name x", "find . -name x -fprint out.txt"),
-        deny=("find / -delete", "find . -exec rm {} +"),
-    ),
-    program(
-        "xargs",
-        "wrapper",
-        handler="wrappers.xargs",
-        options_by_handler=True,
-        # every option GNU xargs has (abbreviations resolve against them; any other asks)
-        flags="0prtx",
+        deny=("find / -delete", "find . -exec rm {} +")),
+    program("xargs", "wrapper", handler="wrappers.xargs", options_by_handler=True, flags="0prtx",
         valued="aEeIiLlnPsd",
         long="""null interactive open-tty no-run-if-empty verbose show-limits exit help version""",
         long_valued="""arg-file eof replace max-lines max-args max-procs max-chars delimiter
         process-slot-var""",
-        allow=("echo README.md | xargs wc -l",),
-        ask=("xargs --arg-f=/etc/passwd echo", "echo x | xargs rm"),
-    ),
-    program(
-        "pytest",
-        "build",
-        handler="pytestcmd.pytest",
-        options_by_handler=True,
-        env=("PYTEST_ADDOPTS", "PYTHONPATH"),
-        ask=("pytest -q", "pytest --basetemp=src"),
-        deny=("pytest --basetemp=.git",),
-    ),
+        allow=("echo README.md | xargs wc -l",), ask=("xargs --arg-f=/etc/passwd echo", "echo x | xargs rm")),
+    program("pytest", **_PYTEST, ask=("pytest -q", "pytest --basetemp=src"), deny=("pytest --basetemp=.git",)),
+    program("py.test", **_PYTEST, ask=("py.test -q",), deny=("py.test --basetemp=.git",)),
 )
+# fmt: on

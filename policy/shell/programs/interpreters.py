@@ -8,9 +8,11 @@ scripts.  A shell's handler (``interp.shell``) finds ``-c CODE``, ``--rcfile FIL
 
 from __future__ import annotations
 
+from cairn.policy.levels import RiskLevel
 from cairn.policy.shell.programs.record import Program, program
+from cairn.policy.vocab import words
 
-__all__ = ["FAMILY", "RECORDS"]
+__all__ = ["FAMILY", "PYTHON_MODULES", "RECORDS"]
 
 FAMILY = "interpreter"
 
@@ -37,21 +39,39 @@ _INLINE = {
 }
 _OTHERS = """clisp elixir erl gawk-script ghci groovy guile iex jshell kotlin luajit racket sbcl scala
     swift-repl ts-node tsx wish"""
-_SHELLS = [
-    "ash",
-    "bash",
-    "busybox-sh",
-    "csh",
-    "dash",
-    "fish",
-    "ksh",
-    "mksh",
-    "rbash",
-    "sh",
-    "tcsh",
-    "yash",
-    "zsh",
-]
+_SHELLS = tuple(
+    ["ash", "bash", "busybox-sh", "csh", "dash", "fish", "ksh", "mksh", "rbash", "sh", "tcsh", "yash", "zsh"]
+)
+
+
+#: ``python -m MODULE``: modules that run project code, install, serve, or are standard-library
+#: tools (any other module runs as code; ``-m pytest`` is judged as pytest).
+PYTHON_MODULES = (
+    (
+        words("unittest mypy pyflakes pylint ruff black isort flake8 doctest tox nox"),
+        "general",
+        RiskLevel.MEDIUM,
+        "runs project code (tests/linters)",
+    ),
+    (
+        words("pip ensurepip venv pipx poetry uv"),
+        "network",
+        RiskLevel.HIGH,
+        "installs packages or environments",
+    ),
+    (
+        words("http.server SimpleHTTPServer smtpd ftplib telnetlib"),
+        "network",
+        RiskLevel.HIGH,
+        "opens network services",
+    ),
+    (
+        words("json.tool tokenize py_compile compileall site this platform sysconfig"),
+        "general",
+        RiskLevel.MEDIUM,
+        "runs a standard-library tool",
+    ),
+)
 
 
 def _interpreter(name: str, inline: str) -> Program:

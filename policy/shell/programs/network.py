@@ -32,10 +32,17 @@ _REMOTE_COPY: dict[str, Any] = dict(
     handler="network.copy_remote",
 )
 
+_REMOTE_SHELL = (
+    "always",
+    "network",
+    "high",
+    "connects to another machine (and can run commands there)",
+    "network",
+)
+
+# fmt: off
 RECORDS: tuple[Program, ...] = (
-    program(
-        "curl",
-        asks_valued="oKdFTbcDEHuwXAeUxrYyzCmQ",
+    program("curl", asks_valued="oKdFTbcDEHuwXAeUxrYyzCmQ",
         asks_long_valued="""output config data data-binary data-raw data-urlencode data-ascii form
         form-string upload-file cookie cookie-jar dump-header cert key cacert capath header user
         write-out request user-agent referer proxy trace trace-ascii stderr json url output-dir
@@ -44,13 +51,30 @@ RECORDS: tuple[Program, ...] = (
         abstract-unix-socket""",
         reads_with="-E --cert --key --cacert --netrc-file -b --cookie",
         writes_with="-o --output -c --cookie-jar -D --dump-header --trace --trace-ascii --stderr --output-dir",
-        runs_with="-K --config",
-        handler="download.curl",
-        ask=("curl https://example.com",),
-        deny=("curl -o ~/.bashrc https://example.com/x",),
-    ),
+        runs_with="-K --config", handler="download.curl", ask=("curl https://example.com",),
+        deny=("curl -o ~/.bashrc https://example.com/x",)),
     program("wget", **_WGET),
     program("wget2", **_WGET),
     program("rsync", asks_valued="eTBf", **_REMOTE_COPY, ask=("rsync -a src/ host:dst/",)),
     program("scp", asks_valued="eiPoFSlJ", **_REMOTE_COPY, ask=("scp README.md host:",)),
+    *(
+        program(n, options_by_handler=True, rules=(_REMOTE_SHELL,), ask=(f"{n} host",))
+        for n in ("ssh", "sftp", "telnet", "ftp", "mosh")
+    ),
+    *(
+        program(
+            n,
+            handler="network.netcat",
+            options_by_handler=True,
+            ask=(f"{n} host 80",),
+            deny=(f"{n} -e sh host 80",),
+        )
+        for n in ("nc", "ncat", "netcat")
+    ),
+    program("socat", handler="network.socat", options_by_handler=True, ask=("socat - tcp:host:80",),
+        deny=("socat exec:sh tcp:host:80",)),
+    program("openssl", handler="network.openssl", options_by_handler=True,
+        reads_with="-in -inkey -key -CAfile", writes_with="-out -keyout", allow=("openssl version",),
+        ask=("openssl s_client -connect host:443",)),
 )
+# fmt: on

@@ -13,12 +13,12 @@ each gets in the default mode (checked by ``tests/policy/test_programs.py``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from cairn.policy.vocab import words
 
-__all__ = ["Option", "Program", "program"]
+__all__ = ["Option", "Program", "Rule", "plain", "program"]
 
 
 @dataclass(frozen=True)
@@ -38,6 +38,30 @@ class Option:
 
 
 @dataclass(frozen=True)
+class Rule:
+    """A verdict of the generic judge: the first rule of a record whose test holds decides.
+
+    ``when`` is a list of tests, any of which holds: an option name (``-f``, ``--set``; given
+    with the record's arity), ``always``, ``no-args``, ``operands``, ``no-operands``, ``+``
+    (a word starting with ``+``), ``=`` (a word with ``=``), ``/`` (an operand with a
+    slash), ``--first`` (the first word is ``--``), ``other`` (a word not in the record's
+    ``accepts``).  ``says`` follows the program's name (``{op}``: the first operand, ``{opt}``:
+    what matched, ``{out}``: the first file written); ``effect`` lists what the verdict implies:
+    ``runs-first`` (the first operand is a script it runs), ``inner`` (the operands are a
+    command it runs), ``cd``/``cd-unknown`` (it changes the directory), ``writes`` /
+    ``writes-first`` (it writes its operands / the first), ``here`` (it writes ``.`` when no
+    option names where), ``network``, ``deny`` (refused in every mode), ``code`` / ``code-first``
+    (its words / its first word are shell code, judged as their own commands).
+    """
+
+    when: str
+    category: str
+    risk: str  # "low", "medium" or "high"
+    says: str
+    effect: str = ""
+
+
+@dataclass(frozen=True)
 class Program:
     """A program's record (see the module docstring)."""
 
@@ -53,6 +77,7 @@ class Program:
     #: ``less --log-file=FILE``, ``rg --pre=CMD``): their arity, stated here and nowhere else.
     asks_valued: str = ""
     asks_long_valued: frozenset[str] = frozenset()
+    asks_long: frozenset[str] = frozenset()  # known long options without a value that ask
     numeric: bool = False  # -20 (head -20)
     plus: bool = False  # +5 (tail +5)
     plus_text: bool = False  # +FORMAT (date +%F)
@@ -76,6 +101,10 @@ class Program:
     skip: int = 0  # operands="command": operands before the command (timeout's DURATION)
     skip_number: bool = False  # ... and then a number, when one follows (chrt's priority)
     options_by_handler: bool = False  # the handler parses every option (no option list here)
+    rules: tuple[Rule, ...] = ()  # verdicts by argument, before the defaults above (see Rule)
+    accepts: frozenset[str] = frozenset()  # the words a rule's ``other`` test allows (set, shopt)
+    lists_with: frozenset[str] = frozenset()  # options that make stdout a list of paths (rg --files)
+    subcommands: frozenset[str] = frozenset()  # project tools: the subcommands that run project code
     allow: tuple[str, ...] = ()
     ask: tuple[str, ...] = ()
     deny: tuple[str, ...] = ()
@@ -91,6 +120,12 @@ class Program:
         return tuple(out)
 
     @property
+    def long_names(self) -> frozenset[str]:
+        """Every long option the record knows (``--name``): GNU abbreviations resolve against them."""
+        names = self.long | self.long_valued | self.asks_long | self.asks_long_valued
+        return frozenset("--" + n for n in names)
+
+    @property
     def examples(self) -> dict[str, tuple[str, ...]]:
         return {"allow": self.allow, "ask": self.ask, "deny": self.deny}
 
@@ -99,57 +134,30 @@ class Program:
 _OPTIONAL = words("color colour output hyperlink classify indicator-style debug")
 
 
-def program(
-    name: str,
-    category: str = "",
-    *,
-    module: str = "",
-    operands: str = "",
-    flags: str = "",
-    valued: str = "",
-    long: str = "",
-    long_valued: str = "",
-    asks_valued: str = "",
-    asks_long_valued: str = "",
-    allow: tuple[str, ...] = (),
-    ask: tuple[str, ...] = (),
-    deny: tuple[str, ...] = (),
-    env: tuple[str, ...] = (),
-    handler: str = "",
-    notes: tuple[str, ...] = (),
-    reads_with: str = "",
-    writes_with: str = "",
-    runs_with: str = "",
-    decodes_with: str = "",
-    pattern_with: str | None = None,
-    here_with: str = "",
-    **kw: Any,
-) -> Program:
-    """A record from the compact spelling the family modules use (option names as words).
+#: The fields written as a string of words in the family modules (``long="help version"``).
+_WORD_FIELDS = frozenset(
+    f.name for f in fields(Program) if f.type in ("frozenset[str]", "frozenset[str] | None")
+)
+
+
+def program(name: str, category: str = "", **kw: Any) -> Program:
+    """A record from the compact spelling the family modules use: option names and the other
+    sets as strings of words, rules as tuples (:class:`Rule`'s fields).
 
     ``category`` and ``module`` default to the family module's (filled in by ``records()``)."""
-    return Program(
-        name=name,
-        category=category,
-        module=module,
-        operands=operands,
-        flags=flags,
-        valued=valued,
-        long=words(long),
-        long_valued=words(long_valued),
-        asks_valued=asks_valued,
-        asks_long_valued=words(asks_long_valued),
-        allow=allow,
-        ask=ask,
-        deny=deny,
-        env=env,
-        handler=handler,
-        notes=notes,
-        reads_with=words(reads_with),
-        writes_with=words(writes_with),
-        runs_with=words(runs_with),
-        decodes_with=words(decodes_with),
-        pattern_with=None if pattern_with is None else words(pattern_with),
-        here_with=words(here_with),
-        **kw,
-    )
+    for key, value in kw.items():
+        if key in _WORD_FIELDS and isinstance(value, str):
+            kw[key] = words(value)
+    kw["rules"] = tuple(Rule(*r) for r in kw.get("rules", ()))
+    return Program(name=name, category=category, module=kw.pop("module", ""), **kw)
+
+
+def plain(
+    name: str, operands: str = "read", inside: str = "README.md", outside: str = "/etc/passwd", **kw: Any
+) -> Program:
+    """A record judged from its data alone, with the examples most such records have unless
+    given: its workspace operand is allowed; a path outside the workspace and an option the
+    record does not know ask."""
+    kw.setdefault("allow", (f"{name} {inside}",))
+    kw.setdefault("ask", (f"{name} {outside}", f"{name} --cairn-no-such-option {inside}"))
+    return program(name, operands=operands, **kw)

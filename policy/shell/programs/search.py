@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from cairn.policy.shell.programs.record import Program, program
+from cairn.policy.shell.programs.record import Program, plain, program
 
 __all__ = ["FAMILY", "RECORDS"]
 
@@ -33,63 +33,39 @@ _GREP_OPTIONS: dict[str, Any] = dict(
     numeric=True,
 )
 
+_ANYWHERE = ("always", "search", "medium", "lists files anywhere on the machine")
+_FD: dict[str, Any] = dict(
+    flags="HIiLsFglaqp0u",
+    valued="etdEjScoxX",
+    long="""absolute-path case-sensitive fixed-strings follow full-path glob help hidden
+    ignore-case list-details no-ignore no-ignore-vcs one-file-system print0 prune quiet
+    show-errors unrestricted version""",
+    long_valued="""base-directory changed-before changed-within color exact-depth exclude extension
+    format ignore-file max-depth max-results min-depth owner search-path size threads
+    type""",
+    handler="findcmd.fd",
+)
+
+# fmt: off
 RECORDS: tuple[Program, ...] = (
-    program(
-        "ag",
-        operands="read",
-        kind="search",
-        pattern_with="",
-        here=True,
-        runs_with="--pager",
-        says="only searches",
-        asks_long_valued="pager path-to-ignore",
-        flags="afilLnoQrsSuUvwz0",
-        valued="ABCGgmp",
+    plain("ag", kind="search", pattern_with="", here=True, runs_with="--pager", says="only searches",
+        asks_long_valued="pager path-to-ignore", flags="afilLnoQrsSuUvwz0", valued="ABCGgmp",
         long="""all-text all-types case-sensitive count files-with-matches follow help hidden
         ignore-case literal nocolor nogroup noheading numbers only-matching silent
         smart-case stats unrestricted version vimgrep word-regexp""",
-        long_valued="after before context depth file-search-regex ignore max-count",
-        allow=("ag x README.md",),
-        ask=("ag x /etc/passwd", "ag --cairn-no-such-option x README.md"),
-    ),
-    program(
-        "egrep",
-        **_GREP_OPTIONS,
-        allow=("egrep x README.md",),
-        ask=("egrep x /etc/passwd", "egrep --cairn-no-such-option x README.md"),
-    ),
-    program(
-        "fd",
-        flags="HIiLsFglaqp0u",
-        valued="etdEjScoxX",
-        long="""absolute-path case-sensitive fixed-strings follow full-path glob help hidden
-        ignore-case list-details no-ignore no-ignore-vcs one-file-system print0 prune quiet
-        show-errors unrestricted version""",
-        long_valued="""base-directory changed-before changed-within color exact-depth exclude extension
-        format ignore-file max-depth max-results min-depth owner search-path size threads
-        type""",
-        handler="findcmd.fd",
-        allow=("fd app src",),
-        ask=("fd -x rm", "fd app /etc"),
-    ),
-    program(
-        "fgrep",
-        **_GREP_OPTIONS,
-        allow=("fgrep x README.md",),
-        ask=("fgrep x /etc/passwd", "fgrep --cairn-no-such-option x README.md"),
-    ),
-    program(
-        "grep",
-        **_GREP_OPTIONS,
-        allow=("grep -rn TODO src", "grep -c x README.md"),
-        ask=("grep -r x /etc", "grep --include-from=x y ."),
-    ),
-    program(
-        "rg",
-        env=("RIPGREP_CONFIG_PATH",),
+        long_valued="after before context depth file-search-regex ignore max-count", allow=("ag x README.md",),
+        ask=("ag x /etc/passwd", "ag --cairn-no-such-option x README.md")),
+    program("egrep", **_GREP_OPTIONS, allow=("egrep x README.md",),
+        ask=("egrep x /etc/passwd", "egrep --cairn-no-such-option x README.md")),
+    program("fd", **_FD, allow=("fd app src",), ask=("fd -x rm", "fd app /etc")),
+    program("fdfind", **_FD, allow=("fdfind app src",), ask=("fdfind -x rm",)),
+    program("fgrep", **_GREP_OPTIONS, allow=("fgrep x README.md",),
+        ask=("fgrep x /etc/passwd", "fgrep --cairn-no-such-option x README.md")),
+    program("grep", **_GREP_OPTIONS, allow=("grep -rn TODO src", "grep -c x README.md"),
+        ask=("grep -r x /etc", "grep --include-from=x y .")),
+    plain("rg", env=("RIPGREP_CONFIG_PATH",),
         asks_long_valued="pre pre-glob hostname-bin hyperlink-format generate",
-        flags="acFHiIlLnNopqsSuUvVwxz0.",
-        valued="efgtTmABCjMErd",
+        flags="acFHiIlLnNopqsSuUvVwxz0.", valued="efgtTmABCjMErd",
         long="""auto-hybrid-regex binary block-buffered byte-offset case-sensitive
         column count count-matches crlf files files-with-matches files-without-match
         fixed-strings follow heading help hidden ignore-case include-zero invert-match json
@@ -104,32 +80,21 @@ RECORDS: tuple[Program, ...] = (
         encoding engine field-context-separator field-match-separator file glob iglob
         ignore-file max-columns max-count max-depth max-filesize path-separator
         regex-size-limit regexp replace sort sortr threads type type-add type-clear type-not""",
-        handler="search.rg",
-        allow=("rg -n foo src", "rg --hidden foo"),
-        ask=("rg --pre=./x.sh foo", "rg foo /etc", "rg --pr=./x.sh foo"),
+        kind="search", says="only searches", pattern_with="-e -f --regexp --file --files --type-list",
+        here=True, runs_with="--pre --hostname-bin", reads_with="-f --file --ignore-file",
+        lists_with="--files", allow=("rg -n foo src", "rg --hidden foo", "rg --files src"),
+        ask=("rg --pre=./x.sh foo", "rg foo /etc", "rg --pr=./x.sh foo")),
+    *(
+        program(n, options_by_handler=True, rules=(_ANYWHERE,), ask=(f"{n} id_rsa",))
+        for n in ("locate", "mlocate", "plocate")
     ),
-    program(
-        "rgrep",
-        **_GREP_OPTIONS,
-        allow=("rgrep x README.md",),
-        ask=("rgrep x /etc/passwd", "rgrep --cairn-no-such-option x README.md"),
-    ),
-    program(
-        "zegrep",
-        **_GREP_OPTIONS,
-        allow=("zegrep x README.md",),
-        ask=("zegrep x /etc/passwd", "zegrep --cairn-no-such-option x README.md"),
-    ),
-    program(
-        "zfgrep",
-        **_GREP_OPTIONS,
-        allow=("zfgrep x README.md",),
-        ask=("zfgrep x /etc/passwd", "zfgrep --cairn-no-such-option x README.md"),
-    ),
-    program(
-        "zgrep",
-        **_GREP_OPTIONS,
-        allow=("zgrep x README.md",),
-        ask=("zgrep x /etc/passwd", "zgrep --cairn-no-such-option x README.md"),
-    ),
+    program("rgrep", **_GREP_OPTIONS, allow=("rgrep x README.md",),
+        ask=("rgrep x /etc/passwd", "rgrep --cairn-no-such-option x README.md")),
+    program("zegrep", **_GREP_OPTIONS, allow=("zegrep x README.md",),
+        ask=("zegrep x /etc/passwd", "zegrep --cairn-no-such-option x README.md")),
+    program("zfgrep", **_GREP_OPTIONS, allow=("zfgrep x README.md",),
+        ask=("zfgrep x /etc/passwd", "zfgrep --cairn-no-such-option x README.md")),
+    program("zgrep", **_GREP_OPTIONS, allow=("zgrep x README.md",),
+        ask=("zgrep x /etc/passwd", "zgrep --cairn-no-such-option x README.md")),
 )
+# fmt: on

@@ -34,6 +34,7 @@ def _privileged(name: str, valued: str) -> Program:
     )
 
 
+# fmt: off
 RECORDS: tuple[Program, ...] = (
     _wrapper("caffeinate", "caffeinate -t 5 ls", valued="tw"),
     _wrapper("chrt", "chrt 0 ls", skip=1, skip_number=True),
@@ -43,34 +44,20 @@ RECORDS: tuple[Program, ...] = (
     _wrapper("setsid", "setsid ls"),
     _wrapper("stdbuf", "stdbuf -o L ls", valued="ioe", long_valued="input output error"),
     _wrapper("taskset", "taskset 1 ls", skip=1),
-    _wrapper(
-        "time", "command time -f %e ls", valued="fo", long_valued="format output", writes_with="-o --output"
-    ),
+    _wrapper("time", "command time -f %e ls", valued="fo", long_valued="format output",
+        writes_with="-o --output"),
     _wrapper("timeout", "timeout 5 ls", valued="ks", long_valued="kill-after signal", skip=1),
     _wrapper("unbuffer", "unbuffer ls"),
-    program(
-        "flock",
-        valued="wEc",
-        long_valued="wait timeout conflict-exit-code command",
-        handler="wrappers.flock",
-        allow=("flock .lock ls",),
-        ask=("flock .lock rm -r src",),
-    ),
-    program(
-        "watch",
-        valued="nqd",
-        long_valued="interval differences chgexit",
-        handler="wrappers.watch",
-        allow=("watch -n 5 ls",),
-        ask=("watch rm -r src",),
-    ),
+    program("flock", valued="wEc", long_valued="wait timeout conflict-exit-code command",
+        handler="wrappers.flock", allow=("flock .lock ls",), ask=("flock .lock rm -r src",)),
+    program("watch", valued="nqd", long_valued="interval differences chgexit", handler="wrappers.watch",
+        allow=("watch -n 5 ls",), ask=("watch rm -r src",)),
+    program("parallel", options_by_handler=True,
+        rules=(("always", "general", "high", "runs command lines built from its input"),),
+        ask=("parallel echo ::: a b",)),
     *(_privileged(n, "ugCDhpRrtTU") for n in ("sudo", "sudoedit")),
     *(_privileged(n, "uC") for n in ("doas", "pkexec", "run0")),
-    program(
-        "su",
-        asks_valued="cgGsw",
-        asks_long_valued="command group shell whitelist-environment",
-        handler="wrappers.privilege",
-        ask=("su -c ls",),
-    ),
+    program("su", asks_valued="cgGsw", asks_long_valued="command group shell whitelist-environment",
+        handler="wrappers.privilege", ask=("su -c ls",)),
 )
+# fmt: on
