@@ -22,6 +22,7 @@ SUBCOMMANDS = (
     "demo",
     "mcp",
     "agents",
+    "acp",  # ACP hook-in (issue 33): `cairn acp`, dispatched in cairn.graph.cli.main
 )
 MODES = ("default", "accept-edits", "plan", "bypass")
 OUTPUT_FORMATS = ("text", "json", "stream-json")
