@@ -1,0 +1,111 @@
+"""Rejecting with a message, cancelling mid-tool, and plan mode through ``cairn acp``."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+
+import pytest
+from acp.schema import AllowedOutcome, RequestPermissionResponse
+
+from tests.acp.client import EditorClient, agent, env_for, prompt, run
+from tests.cli.conftest import call
+
+pytestmark = [pytest.mark.usefixtures("db_location"), pytest.mark.slow]
+
+
+def tool_messages(body: dict) -> list[dict]:
+    return [m for m in body["messages"] if m["role"] == "tool"]
+
+
+def test_reject_with_a_message_reaches_the_model(cli_env, workspace, make_openai_server, tmp_path):
+    server = make_openai_server(
+        [
+            {"content": "", "tool_calls": [call("write_file", "w1", file_path="notes.txt", content="x")]},
+            {"content": "OK, notes.md then."},
+        ]
+    )
+    reject = RequestPermissionResponse(
+        outcome=AllowedOutcome(outcome="selected", option_id="reject_once"),
+        field_meta={"cairn": {"message": "use notes.md instead"}},
+    )
+    client = EditorClient([reject])
+
+    async def scenario():
+        async with agent(client, env_for(cli_env, server), workspace, stderr_path=tmp_path / "err") as (
+            conn,
+            _,
+        ):
+            new = await conn.new_session(cwd=workspace, mcp_servers=[])
+            return await conn.prompt(session_id=new.session_id, prompt=prompt("write notes"))
+
+    assert run(scenario()).stop_reason == "end_turn"
+    assert not Path(workspace, "notes.txt").exists()
+    [msg] = tool_messages(server.requests[-1])
+    assert "use notes.md instead" in msg["content"]
+    last = client.calls("w1")[-1]
+    assert last.status == "failed" and last.field_meta["cairn"]["status"] == "cancelled"
+    assert client.text() == "OK, notes.md then."
+
+
+def test_cancel_mid_tool_stops_the_command(cli_env, workspace, make_openai_server, tmp_path):
+    server = make_openai_server(
+        [
+            {
+                "content": "",
+                "tool_calls": [call("bash", "b1", command="touch started && sleep 30 && touch finished")],
+            },
+            {"content": "never asked"},
+        ]
+    )
+    client = EditorClient(["allow_once"])
+
+    async def scenario():
+        async with agent(client, env_for(cli_env, server), workspace, stderr_path=tmp_path / "err") as (
+            conn,
+            _,
+        ):
+            new = await conn.new_session(cwd=workspace, mcp_servers=[])
+            turn = asyncio.ensure_future(conn.prompt(session_id=new.session_id, prompt=prompt("run it")))
+            await asyncio.wait_for(client.tool_running.wait(), 60)
+            await asyncio.sleep(0.5)
+            began = time.monotonic()
+            await conn.cancel(session_id=new.session_id)
+            response = await asyncio.wait_for(turn, 30)
+            return response, time.monotonic() - began
+
+    response, took = run(scenario())
+    assert response.stop_reason == "cancelled"
+    assert took < 15
+    assert Path(workspace, "started").exists() and not Path(workspace, "finished").exists()
+    assert len(server.requests) == 1  # the model was not asked again
+
+
+def test_plan_mode_refuses_a_write(cli_env, workspace, make_openai_server, tmp_path):
+    server = make_openai_server(
+        [
+            {"content": "", "tool_calls": [call("write_file", "w1", file_path="plan.txt", content="x")]},
+            {"content": "I will only plan."},
+        ]
+    )
+    client = EditorClient([])
+
+    async def scenario():
+        async with agent(client, env_for(cli_env, server), workspace, stderr_path=tmp_path / "err") as (
+            conn,
+            _,
+        ):
+            new = await conn.new_session(cwd=workspace, mcp_servers=[])
+            await conn.set_session_mode(session_id=new.session_id, mode_id="plan")
+            return await conn.prompt(session_id=new.session_id, prompt=prompt("write a plan file"))
+
+    assert run(scenario()).stop_reason == "end_turn"
+    assert not Path(workspace, "plan.txt").exists()
+    assert client.asked == []
+    assert [u.current_mode_id for u in client.updates if u.session_update == "current_mode_update"] == [
+        "plan"
+    ]
+    last = client.calls("w1")[-1]
+    assert last.status == "failed"
+    assert client.text() == "I will only plan."
