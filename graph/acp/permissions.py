@@ -18,7 +18,7 @@ from typing import Any
 from acp.schema import PermissionOption
 
 APPROVE, ALWAYS, REJECT, NO_SANDBOX = "allow_once", "allow_always", "reject_once", "allow_without_sandbox"
-RETRY, CANCEL = "retry", "cancel"
+RETRY, CANCEL = "retry", "cancel_call"
 
 
 def always_rule(call: dict[str, Any], workspace: str | Path) -> str | None:
