@@ -210,6 +210,18 @@ class CairnAgent:
         bridge.session = session
         bridge.id = session.id
         bridge.view.workspace = str(session.workspace.root)
+        fs = self.client.fs
+        if fs is not None and (fs.read_text_file or fs.write_text_file):
+            from cairn.graph.acp.files import EditorFiles
+
+            # ACP hook-in: the Session's tool services take the editor's files (FileAccess).
+            session._services.files = EditorFiles(
+                self.conn,
+                session.id,
+                bridge.loop,
+                read=bool(fs.read_text_file),
+                write=bool(fs.write_text_file),
+            )
         self.bridges[session.id] = bridge
         return bridge
 
