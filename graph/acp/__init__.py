@@ -3,7 +3,8 @@
 Built on the maintained SDK (``agent-client-protocol``, imported as ``acp``; the ``acp`` extra).
 Nothing is imported here: ``cairn --help`` must not load the SDK.
 
-- ``command``: the ``cairn acp`` parser and entry point (argparse only at import);
+- ``command``: serving on stdio (the flags: ``cairn.graph.cli.acp_cmd``, which imports this
+  package; this package never imports the CLI);
 - ``agent``: the ACP methods (initialize, session/new|load|prompt|cancel|set_mode);
 - ``bridge``: one cairn Session run on a worker thread, its events queued to the editor in order;
 - ``updates``: the one translation of cairn's events to ``session/update`` notifications;

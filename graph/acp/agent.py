@@ -78,6 +78,15 @@ def mcp_servers_config(servers: list[Any] | None) -> dict[str, Any]:
     return out
 
 
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("cairn-agent")
+    except PackageNotFoundError:
+        return "0+unknown"
+
+
 def mode_state(current: str) -> SessionModeState:
     return SessionModeState(
         current_mode_id=current,
@@ -102,8 +111,6 @@ class CairnAgent:
         self, protocol_version: int, client_capabilities: ClientCapabilities | None = None, **_: Any
     ) -> InitializeResponse:
         self.client = client_capabilities or ClientCapabilities()
-        from cairn import __version__
-
         return InitializeResponse(
             protocol_version=min(protocol_version, PROTOCOL_VERSION),
             agent_capabilities=AgentCapabilities(
@@ -111,7 +118,7 @@ class CairnAgent:
                 prompt_capabilities=PromptCapabilities(image=True, embedded_context=True),
                 mcp_capabilities=McpCapabilities(http=True, sse=True),
             ),
-            agent_info=Implementation(name="cairn", title="cairn", version=str(__version__)),
+            agent_info=Implementation(name="cairn", title="cairn", version=_version()),
         )
 
     async def authenticate(self, method_id: str, **_: Any) -> None:

@@ -44,7 +44,7 @@ def main(argv: list[str] | None = None) -> int:
 
             return run_sandbox(rest)
         if command == "acp":  # ACP hook-in (issue 33): the editor's agent server
-            from cairn.graph.acp.command import run_acp
+            from cairn.graph.cli.acp_cmd import run_acp
 
             return run_acp(rest)
         parser = PARSERS[command]() if command else main_parser()
