@@ -109,3 +109,34 @@ def test_plan_mode_refuses_a_write(cli_env, workspace, make_openai_server, tmp_p
     last = client.calls("w1")[-1]
     assert last.status == "failed"
     assert client.text() == "I will only plan."
+
+
+def test_a_cancelled_permission_request_is_asked_again_at_the_next_prompt(
+    cli_env, workspace, make_openai_server, tmp_path
+):
+    server = make_openai_server(
+        [
+            {"content": "", "tool_calls": [call("write_file", "w1", file_path="out.txt", content="x")]},
+            {"content": "Written."},
+            {"content": "Nothing else."},
+        ]
+    )
+    client = EditorClient(["cancel", "allow_once"])
+
+    async def scenario():
+        async with agent(client, env_for(cli_env, server), workspace, stderr_path=tmp_path / "err") as (
+            conn,
+            _,
+        ):
+            new = await conn.new_session(cwd=workspace, mcp_servers=[])
+            first = await conn.prompt(session_id=new.session_id, prompt=prompt("write it"))
+            written = Path(workspace, "out.txt").exists()
+            second = await conn.prompt(session_id=new.session_id, prompt=prompt("go on"))
+            return first.stop_reason, written, second.stop_reason
+
+    assert run(scenario()) == ("cancelled", False, "end_turn")
+    assert [a["call"].tool_call_id for a in client.asked] == ["w1", "w1"]
+    assert Path(workspace, "out.txt").read_text() == "x"
+    assert client.text() == "Written.Nothing else."
+    last_user = [m for m in server.requests[-1]["messages"] if m["role"] == "user"][-1]
+    assert "go on" in str(last_user["content"])
