@@ -6,7 +6,9 @@ Nothing is imported here: ``cairn --help`` must not load the SDK.
 - ``command``: serving on stdio (the flags: ``cairn.graph.cli.acp_cmd``, which imports this
   package; this package never imports the CLI);
 - ``agent``: the ACP methods (initialize, session/new|load|prompt|cancel|set_mode);
+- ``session_config``: the settings, the editor's MCP servers, the modes a session starts with;
 - ``bridge``: one cairn Session run on a worker thread, its events queued to the editor in order;
+- ``turns``: a prompt turn: run, ask about gated calls, settle, the stop reason;
 - ``updates``: the one translation of cairn's events to ``session/update`` notifications;
 - ``tool_calls``: tool kinds, titles, locations, diffs and lifecycle statuses;
 - ``permissions``: approvals as ``session/request_permission`` and the answers as decisions;

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -24,74 +23,22 @@ from acp.schema import (
     NewSessionResponse,
     PromptCapabilities,
     PromptResponse,
-    SessionMode,
-    SessionModeState,
     SetSessionModeResponse,
 )
 
 from cairn.graph.acp.bridge import SessionBridge
 from cairn.graph.acp.prompt_blocks import prompt_text
 from cairn.graph.acp.replay import replay_updates
+from cairn.graph.acp.session_config import (
+    AcpSettings,
+    agent_version,
+    mcp_servers_config,
+    mode_ids,
+    mode_state,
+)
 from cairn.graph.acp.turns import prompt_turn, settle_after_load
 
 log = logging.getLogger("cairn.acp")
-
-#: cairn's approval modes, announced as ACP session modes (ids are cairn's mode names).
-MODES = (
-    ("default", "Default", "Ask before edits, commands and anything risky"),
-    ("accept-edits", "Accept edits", "Edit files in the workspace without asking; ask for the rest"),
-    ("plan", "Plan", "Read-only: look around and plan, change nothing"),
-    ("bypass", "Bypass", "Run everything without asking (deny rules still hold)"),
-)
-
-
-@dataclass
-class AcpSettings:
-    """What ``cairn acp``'s flags decide for every session it opens."""
-
-    model: str | None = None
-    db: str | None = None
-    mode: str = "default"
-    max_steps: int = 100
-    mcp_config: tuple[str, ...] = ()
-    trust_project_mcp: bool = False
-    extra: dict[str, Any] = field(default_factory=dict)
-
-
-def mcp_servers_config(servers: list[Any] | None) -> dict[str, Any]:
-    """The editor's MCP servers in cairn's ``mcpServers`` form (they start like ``--mcp-config``
-    ones: given by the person, so trusted; the project's own servers keep their trust rules)."""
-    out: dict[str, Any] = {}
-    for server in servers or ():
-        name = str(getattr(server, "name", "") or "server")
-        if getattr(server, "command", None):
-            entry: dict[str, Any] = {"command": server.command, "args": list(server.args or [])}
-            if server.env:
-                entry["env"] = {e.name: e.value for e in server.env}
-        elif getattr(server, "url", None):
-            entry = {"url": server.url, "type": "sse" if getattr(server, "type", "") == "sse" else "http"}
-            if getattr(server, "headers", None):
-                entry["headers"] = {h.name: h.value for h in server.headers}
-        else:
-            continue
-        out[name] = entry
-    return out
-
-
-def _version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("cairn-agent")
-    except PackageNotFoundError:
-        return "0+unknown"
-
-
-def mode_state(current: str) -> SessionModeState:
-    return SessionModeState(
-        current_mode_id=current,
-        available_modes=[SessionMode(id=i, name=n, description=d) for i, n, d in MODES],
-    )
 
 
 class CairnAgent:
@@ -118,7 +65,7 @@ class CairnAgent:
                 prompt_capabilities=PromptCapabilities(image=True, embedded_context=True),
                 mcp_capabilities=McpCapabilities(http=True, sse=True),
             ),
-            agent_info=Implementation(name="cairn", title="cairn", version=_version()),
+            agent_info=Implementation(name="cairn", title="cairn", version=agent_version()),
         )
 
     async def authenticate(self, method_id: str, **_: Any) -> None:
@@ -180,7 +127,7 @@ class CairnAgent:
 
     async def set_session_mode(self, session_id: str, mode_id: str, **_: Any) -> SetSessionModeResponse:
         bridge = self._bridge(session_id)
-        if mode_id not in {m[0] for m in MODES}:
+        if mode_id not in mode_ids():
             raise RequestError.invalid_params({"message": f"unknown mode {mode_id!r}"})
         await bridge.call(bridge.session.set_mode, mode_id)
         bridge.post(helpers.update_current_mode(mode_id))

@@ -13,7 +13,8 @@ import logging
 import os
 import sys
 
-from cairn.graph.acp.agent import AcpSettings, CairnAgent
+from cairn.graph.acp.agent import CairnAgent
+from cairn.graph.acp.session_config import AcpSettings
 
 #: The SDK's own default for stdio messages (images in prompts are large).
 STREAM_LIMIT = 50 * 1024 * 1024

@@ -51,8 +51,8 @@ def run_acp(argv: list[str]) -> int:
             file=sys.stderr,
         )
         return 2
-    from cairn.graph.acp.agent import AcpSettings
     from cairn.graph.acp.command import run_server
+    from cairn.graph.acp.session_config import AcpSettings
     from cairn.graph.cli.options import Options
 
     opts = Options.from_args(ns)

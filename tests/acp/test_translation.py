@@ -19,8 +19,8 @@ from acp.schema import (
 )
 
 from cairn.graph.acp import permissions
-from cairn.graph.acp.agent import mcp_servers_config
 from cairn.graph.acp.prompt_blocks import prompt_text
+from cairn.graph.acp.session_config import mcp_servers_config
 from cairn.graph.acp.updates import CallView, stop_reason, translate
 from cairn.graph.cli import main
 
