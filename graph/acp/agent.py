@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +29,6 @@ from acp.schema import (
 
 from cairn.graph.acp.bridge import SessionBridge
 from cairn.graph.acp.prompt_blocks import prompt_text
-from cairn.graph.acp.replay import replay_updates
 from cairn.graph.acp.session_config import (
     AcpSettings,
     agent_version,
@@ -58,6 +58,7 @@ class CairnAgent:
         self, protocol_version: int, client_capabilities: ClientCapabilities | None = None, **_: Any
     ) -> InitializeResponse:
         self.client = client_capabilities or ClientCapabilities()
+        self._warm_up()
         return InitializeResponse(
             protocol_version=min(protocol_version, PROTOCOL_VERSION),
             agent_capabilities=AgentCapabilities(
@@ -118,6 +119,8 @@ class CairnAgent:
                 raise RequestError.resource_not_found(session_id) from exc
 
         bridge = await self._open(cwd, open_session)
+        from cairn.graph.acp.replay import replay_updates  # langchain-core: not needed to initialize
+
         bridge.post(*await bridge.call(replay_updates, bridge.session, bridge.view))
         await bridge.flush()
         task = asyncio.get_running_loop().create_task(settle_after_load(bridge))
@@ -154,6 +157,21 @@ class CairnAgent:
         return None
 
     # -- internals ----------------------------------------------------------------------------
+    def _warm_up(self) -> None:
+        """Start the settings' warm-up once, on a daemon thread (its errors surface later, where
+        the session is opened)."""
+        warm, self.settings.warm_up = self.settings.warm_up, None
+        if warm is None:
+            return
+
+        def run() -> None:
+            try:
+                warm()
+            except Exception:
+                log.debug("warm-up failed", exc_info=True)
+
+        threading.Thread(target=run, name="cairn-acp-warmup", daemon=True).start()
+
     async def _open(self, cwd: str, open_session: Any) -> SessionBridge:
         bridge = SessionBridge(self.conn, "", cwd)
         try:

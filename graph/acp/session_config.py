@@ -3,6 +3,7 @@ cairn's form, and cairn's approval modes as ACP session modes."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,6 +28,9 @@ class AcpSettings:
     max_steps: int = 100
     mcp_config: tuple[str, ...] = ()
     trust_project_mcp: bool = False
+    #: Run on a background thread once ``initialize`` is answered: imports what the first session
+    #: needs while the editor gets ready (the CLI passes ``cairn.graph.cli.warmup.warm_imports``).
+    warm_up: Callable[[], None] | None = None
 
 
 def mcp_servers_config(servers: list[Any] | None) -> dict[str, Any]:

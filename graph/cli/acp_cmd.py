@@ -54,16 +54,19 @@ def run_acp(argv: list[str]) -> int:
     from cairn.graph.acp.command import run_server
     from cairn.graph.acp.session_config import AcpSettings
     from cairn.graph.cli.options import Options
+    from cairn.graph.cli.warmup import warm_imports
 
     opts = Options.from_args(ns)
     opts.check_storage(create=True, writes=True)
+    spec = opts.model_spec()
     return run_server(
         AcpSettings(
-            model=opts.model_spec(),
+            model=spec,
             db=opts.db,
             mode=opts.approval or "default",
             max_steps=opts.max_steps,
             mcp_config=opts.mcp_config,
             trust_project_mcp=opts.trust_project_mcp,
+            warm_up=lambda: warm_imports(spec),
         )
     )
