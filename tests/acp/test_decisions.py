@@ -140,3 +140,29 @@ def test_a_cancelled_permission_request_is_asked_again_at_the_next_prompt(
     assert client.text() == "Written.Nothing else."
     last_user = [m for m in server.requests[-1]["messages"] if m["role"] == "user"][-1]
     assert "go on" in str(last_user["content"])
+
+
+def test_a_denied_call_arrives_as_failed_with_the_reason(cli_env, workspace, make_openai_server, tmp_path):
+    Path(cli_env["CAIRN_HOME"], "settings.toml").write_text('[permissions]\ndeny = ["bash(touch:*)"]\n')
+    server = make_openai_server(
+        [
+            {"content": "", "tool_calls": [call("bash", "b1", command="touch denied.txt")]},
+            {"content": "It was denied."},
+        ]
+    )
+    client = EditorClient([])
+
+    async def scenario():
+        async with agent(client, env_for(cli_env, server), workspace, stderr_path=tmp_path / "err") as (
+            conn,
+            _,
+        ):
+            new = await conn.new_session(cwd=workspace, mcp_servers=[])
+            return await conn.prompt(session_id=new.session_id, prompt=prompt("touch it"))
+
+    assert run(scenario()).stop_reason == "end_turn"
+    assert client.asked == [] and not Path(workspace, "denied.txt").exists()
+    [update] = client.calls("b1")
+    assert update.status == "failed" and update.field_meta["cairn"]["status"] == "cancelled"
+    assert "touch" in update.content[0].content.text
+    assert update.kind == "execute"
