@@ -166,3 +166,29 @@ def test_a_denied_call_arrives_as_failed_with_the_reason(cli_env, workspace, mak
     assert update.status == "failed" and update.field_meta["cairn"]["status"] == "cancelled"
     assert "touch" in update.content[0].content.text
     assert update.kind == "execute"
+
+
+def test_allow_always_adds_the_rule_it_names(cli_env, workspace, make_openai_server, tmp_path):
+    server = make_openai_server(
+        [
+            {"content": "", "tool_calls": [call("bash", "b1", command="touch one.txt")]},
+            {"content": "", "tool_calls": [call("bash", "b2", command="touch two.txt")]},
+            {"content": "Both made."},
+        ]
+    )
+    client = EditorClient(["allow_always"])
+
+    async def scenario():
+        async with agent(client, env_for(cli_env, server), workspace, stderr_path=tmp_path / "err") as (
+            conn,
+            _,
+        ):
+            new = await conn.new_session(cwd=workspace, mcp_servers=[])
+            return await conn.prompt(session_id=new.session_id, prompt=prompt("make two files"))
+
+    assert run(scenario()).stop_reason == "end_turn"
+    [asked] = client.asked  # the second command ran under the rule, without asking
+    [always] = [o for o in asked["options"] if o[0] == "allow_always"]
+    assert always[2] == "Always allow: bash(touch:*)"
+    assert Path(workspace, "one.txt").exists() and Path(workspace, "two.txt").exists()
+    assert client.calls("b2")[-1].status == "completed"
