@@ -176,9 +176,12 @@ class CairnAgent:
         bridge = SessionBridge(self.conn, "", cwd)
         try:
             session = await bridge.call(open_session)
-        except (ValueError, OSError) as exc:
+        except (ValueError, OSError) as exc:  # not a directory, a database that cannot be opened
             await bridge.close()
             raise RequestError.invalid_params({"message": str(exc)}) from exc
+        except BaseException:
+            await bridge.close()
+            raise
         bridge.session = session
         bridge.id = session.id
         bridge.view.workspace = str(session.workspace.root)
