@@ -118,7 +118,7 @@ class CairnAgent:
             except SessionError as exc:
                 raise RequestError.resource_not_found(session_id) from exc
 
-        bridge = await self._open(cwd, open_session)
+        bridge = await self._open(cwd, open_session, editor_id=session_id)
         from cairn.graph.acp.replay import replay_updates  # langchain-core: not needed to initialize
 
         bridge.post(*await bridge.call(replay_updates, bridge.session, bridge.view))
@@ -172,7 +172,9 @@ class CairnAgent:
 
         threading.Thread(target=run, name="cairn-acp-warmup", daemon=True).start()
 
-    async def _open(self, cwd: str, open_session: Any) -> SessionBridge:
+    async def _open(self, cwd: str, open_session: Any, *, editor_id: str | None = None) -> SessionBridge:
+        """Open a Session on a new bridge.  ``editor_id``: the id the editor loads it by (a short
+        prefix of a cairn id works, as in ``cairn resume``), which its notifications then carry."""
         bridge = SessionBridge(self.conn, "", cwd)
         try:
             session = await bridge.call(open_session)
@@ -183,7 +185,7 @@ class CairnAgent:
             await bridge.close()
             raise
         bridge.session = session
-        bridge.id = session.id
+        bridge.id = editor_id or session.id
         bridge.view.workspace = str(session.workspace.root)
         fs = self.client.fs
         if fs is not None and (fs.read_text_file or fs.write_text_file):
@@ -192,12 +194,12 @@ class CairnAgent:
             # ACP hook-in: the Session's tool services take the editor's files (FileAccess).
             session._services.files = EditorFiles(
                 self.conn,
-                session.id,
+                bridge.id,
                 bridge.loop,
                 read=bool(fs.read_text_file),
                 write=bool(fs.write_text_file),
             )
-        self.bridges[session.id] = bridge
+        self.bridges[bridge.id] = bridge
         return bridge
 
     def _bridge(self, session_id: str) -> SessionBridge:

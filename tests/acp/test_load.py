@@ -48,9 +48,10 @@ def test_load_replays_a_session_made_by_the_cli(cli_env, workspace, make_openai_
 
     async def scenario():
         async with agent(client, env, workspace, stderr_path=tmp_path / "err") as (conn, _):
-            await conn.load_session(cwd=workspace, session_id=session_id, mcp_servers=[])
+            short = session_id[:12]  # the id `cairn sessions` shows; a prefix works, as for `cairn resume`
+            await conn.load_session(cwd=workspace, session_id=short, mcp_servers=[])
             replayed = list(client.updates)
-            answer = await conn.prompt(session_id=session_id, prompt=prompt("and now?"))
+            answer = await conn.prompt(session_id=short, prompt=prompt("and now?"))
             return replayed, answer
 
     replayed, answer = run(scenario())
