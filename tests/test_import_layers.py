@@ -58,6 +58,7 @@ LAYERS: list[tuple[str, str, int]] = [
     ("cairn.graph.nodes", "nodes", 4),
     ("cairn.graph.build", "build", 5),
     ("cairn.graph.session", "session", 6),
+    ("cairn.graph.acp", "acp", 6.5),  # ACP hook-in (issue 33): the editor's server, started by the CLI
     ("cairn.graph.notebook", "notebook", 7),
     ("cairn.graph.cli", "cli", 7),
     ("cairn.graph", "graph package", 8),

@@ -43,6 +43,10 @@ def main(argv: list[str] | None = None) -> int:
             from cairn.graph.cli.sandbox_cmd import run_sandbox
 
             return run_sandbox(rest)
+        if command == "acp":  # ACP hook-in (issue 33): the editor's agent server
+            from cairn.graph.cli.acp_cmd import run_acp
+
+            return run_acp(rest)
         parser = PARSERS[command]() if command else main_parser()
         ns = parser.parse_args(rest)
         return _dispatch(command, ns)

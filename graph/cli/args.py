@@ -22,6 +22,7 @@ SUBCOMMANDS = (
     "demo",
     "mcp",
     "agents",
+    "acp",  # ACP hook-in (issue 33): `cairn acp`, dispatched in cairn.graph.cli.main
 )
 MODES = ("default", "accept-edits", "plan", "bypass")
 OUTPUT_FORMATS = ("text", "json", "stream-json")
@@ -66,6 +67,7 @@ commands:
   cairn sandbox check         probe what the shell sandbox enforces on this machine (--json)
   cairn mcp list|approve      MCP servers: status and tools; approve the project's .mcp.json
   cairn agents list|merge|remove   sub-agents: status; merge or remove a worktree sub-agent's work
+  cairn acp                   Agent Client Protocol server for editors (Zed, JetBrains, Neovim)
   cairn demo                  offline tour with a scripted model (no key needed)
 
 model: --model NAME (or $CAIRN_MODEL) against OpenAI ($OPENAI_API_KEY) or any OpenAI-compatible
