@@ -21,6 +21,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
+from cairn.graph import events as ev
 from cairn.graph.acp.updates import CallView, translate
 
 T = TypeVar("T")
@@ -55,9 +56,9 @@ class SessionBridge:
         finally:
             self._running = False
 
-    def on_event(self, kind: str, payload: dict[str, Any]) -> None:
-        """The Session's event callback (worker thread)."""
-        self.loop.call_soon_threadsafe(self._translate, kind, payload)
+    def on_event(self, event: ev.Event) -> None:
+        """The Session's event callback (worker thread): typed events (:mod:`cairn.graph.events`)."""
+        self.loop.call_soon_threadsafe(self._translate, event)
 
     def cancel(self) -> None:
         """``session/cancel``: stop the running call, end an unanswered permission request."""
@@ -77,11 +78,11 @@ class SessionBridge:
         """Wait until every queued update was sent."""
         await self._queue.join()
 
-    def _translate(self, kind: str, payload: dict[str, Any]) -> None:
+    def _translate(self, event: ev.Event) -> None:
         try:
-            self.post(*translate(kind, payload, self.view))
+            self.post(*translate(event, self.view))
         except Exception:  # a display problem never breaks the run
-            log.exception("cannot translate the %s event", kind)
+            log.exception("cannot translate the %s event", event.kind)
 
     async def _send_loop(self) -> None:
         while True:

@@ -1,10 +1,9 @@
 """cairn's events → ACP ``session/update`` notifications: the one translation.
 
-``translate(kind, payload, view)`` takes an event as the Session's ``on_event`` receives it and
-returns the updates to send, in order.  ``view`` remembers, per editor session, which calls the
+``translate(event, view)`` takes one of :mod:`cairn.graph.events` (as the Session's ``on_event``
+receives it) and returns the updates to send, in order.  ``view`` remembers, per editor session, which calls the
 editor has been shown (the first update of a call is a ``tool_call``, later ones are
-``tool_call_update``) and the live output lines of running commands.  When events become
-dataclasses, only the first lines of ``translate`` change.
+``tool_call_update``) and the live output lines of running commands.
 """
 
 from __future__ import annotations
@@ -16,6 +15,7 @@ from typing import Any
 from acp import helpers
 from acp.schema import PlanEntry, ToolCallLocation
 
+from cairn.graph import events as ev
 from cairn.graph.acp import tool_calls
 
 #: Output lines of a running command kept for its live card.
@@ -31,36 +31,38 @@ class CallView:
     output: dict[str, list[str]] = field(default_factory=dict)
 
 
-def translate(kind: str, payload: dict[str, Any], view: CallView) -> list[Any]:
+def translate(event: ev.Event, view: CallView) -> list[Any]:
     """The ``session/update`` payloads for one cairn event (possibly none)."""
-    if kind == "token":
-        text = str(payload.get("text") or "")
-        return [helpers.update_agent_message_text(text)] if text else []
-    if kind in ("thought", "reasoning"):
-        text = str(payload.get("text") or "")
-        return [helpers.update_agent_thought_text(text)] if text else []
-    if kind in ("tool_start", "tool_end"):
-        call = payload.get("call") or {}
-        updates = [call_update(call, view)]
-        if (
-            kind == "tool_end"
-            and call.get("tool_name") in tool_calls.PLAN_TOOLS
-            and call.get("status") == "success"
-        ):
-            plan = plan_update(((call.get("metadata") or {}).get("state") or {}).get("tasks"))
-            if plan is not None:
-                updates.append(plan)
-        if kind == "tool_end":
+    match event:
+        case ev.Token(text=text):
+            return [helpers.update_agent_message_text(text)] if text else []
+        case ev.ToolStart(call=call):
+            return [call_update(call, view)]
+        case ev.ToolEnd(call=call):
+            updates = [call_update(call, view)]
+            if call.get("tool_name") in tool_calls.PLAN_TOOLS and call.get("status") == "success":
+                plan = plan_update(((call.get("metadata") or {}).get("state") or {}).get("tasks"))
+                if plan is not None:
+                    updates.append(plan)
             view.output.pop(str(call.get("call_id")), None)
-        return updates
-    if kind == "tool_progress":
-        call_id = str(payload.get("call_id"))
-        lines = view.output.setdefault(call_id, [])
-        lines.append(str(payload.get("line", "")))
-        del lines[:-PROGRESS_LINES]
-        content = [helpers.tool_content(helpers.text_block("\n".join(lines)))]
-        return [helpers.update_tool_call(call_id, status="in_progress", content=content)]
-    return []  # message (its tokens were streamed), compaction, waiting: nothing for the editor
+            return updates
+        case ev.ToolProgress(call_id=call_id, line=line):
+            lines = view.output.setdefault(call_id, [])
+            lines.append(line)
+            del lines[:-PROGRESS_LINES]
+            content = [helpers.tool_content(helpers.text_block("\n".join(lines)))]
+            return [helpers.update_tool_call(call_id, status="in_progress", content=content)]
+        case (
+            ev.Message()
+            | ev.Compacted()
+            | ev.SubagentStart()
+            | ev.SubagentEvent()
+            | ev.SubagentEnd()
+            | ev.Waiting()
+            | ev.DecisionRefused()
+        ):
+            return []  # a message's tokens were streamed; the rest is not the editor's to show
+    return []
 
 
 def call_update(

@@ -18,6 +18,7 @@ from acp.schema import (
     TextResourceContents,
 )
 
+from cairn.graph import events as ev
 from cairn.graph.acp import permissions
 from cairn.graph.acp.prompt_blocks import prompt_text
 from cairn.graph.acp.session_config import mcp_servers_config
@@ -33,15 +34,15 @@ def test_first_sight_of_a_call_is_a_tool_call_then_updates(tmp_path):
         "arguments": {"pattern": "TODO", "path": "src"},
         "status": "executing",
     }
-    [start] = translate("tool_start", {"call": call}, view)
+    [start] = translate(ev.ToolStart(call), view)
     assert (start.session_update, start.kind, start.status) == ("tool_call", "search", "in_progress")
     assert start.locations[0].path == str(tmp_path / "src")
-    [progress] = translate("tool_progress", {"call_id": "c1", "line": "a.py:1: TODO"}, view)
+    [progress] = translate(ev.ToolProgress("c1", "a.py:1: TODO"), view)
     assert (
         progress.session_update == "tool_call_update" and progress.content[0].content.text == "a.py:1: TODO"
     )
     done = {**call, "status": "error", "error_msg": "bad regex"}
-    [end] = translate("tool_end", {"call": done}, view)
+    [end] = translate(ev.ToolEnd(done), view)
     assert (end.session_update, end.status, end.field_meta["cairn"]["status"]) == (
         "tool_call_update",
         "failed",
@@ -59,7 +60,7 @@ def test_statuses_map_to_acp_and_cancelled_carries_the_reason(tmp_path):
         "status": "cancelled",
         "reason": "denied by rule",
     }
-    [update] = translate("tool_end", {"call": denied}, view)
+    [update] = translate(ev.ToolEnd(denied), view)
     assert update.status == "failed" and "denied by rule" in update.content[0].content.text
     interrupted = {
         "call_id": "i",
@@ -67,16 +68,16 @@ def test_statuses_map_to_acp_and_cancelled_carries_the_reason(tmp_path):
         "arguments": {"command": "x"},
         "status": "interrupted",
     }
-    [update] = translate("tool_end", {"call": interrupted}, view)
+    [update] = translate(ev.ToolEnd(interrupted), view)
     assert update.status == "pending" and update.field_meta["cairn"]["status"] == "interrupted"
 
 
 def test_tokens_and_task_lists(tmp_path):
     view = CallView(tmp_path)
-    [chunk] = translate("token", {"text": "hi"}, view)
+    [chunk] = translate(ev.Token("hi"), view)
     assert chunk.session_update == "agent_message_chunk" and chunk.content.text == "hi"
-    assert translate("token", {"text": ""}, view) == []
-    assert translate("message", {"text": "hi", "tool_calls": 0}, view) == []
+    assert translate(ev.Token(""), view) == []
+    assert translate(ev.Message("hi", 0, []), view) == []
     tasks = [
         {"content": "a", "status": "done"},
         {"content": "b", "status": "in_progress"},
@@ -88,7 +89,7 @@ def test_tokens_and_task_lists(tmp_path):
         "status": "success",
         "metadata": {"state": {"tasks": tasks}},
     }
-    [_, plan] = translate("tool_end", {"call": call}, view)
+    [_, plan] = translate(ev.ToolEnd(call), view)
     assert [(e.content, e.status) for e in plan.entries] == [
         ("a", "completed"),
         ("b", "in_progress"),

@@ -19,6 +19,7 @@ FRONTENDS = [
     ("cli/render.py", "on_event"),
     ("notebook/stream.py", "__call__"),
     ("cli/output.py", "stream_json_line"),
+    ("acp/updates.py", "translate"),
 ]
 #: One instance of each kind, with the values a run gives them.
 SAMPLES: list[ev.Event] = [
