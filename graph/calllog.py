@@ -64,6 +64,7 @@ def assemble_calls(
                 preview=details.get("preview"),
                 attempt=details.get("attempt") or 0,
                 sandbox=details.get("sandbox"),
+                hooks=details.get("hooks") or [],  # -- hooks (issue 32)
             )
         )
     return out

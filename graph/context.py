@@ -54,6 +54,8 @@ class AgentContext:
     defer_threshold: int = 15
     #: ``cairn.graph.compaction.budget.ContextBudget``: window, thresholds, where big outputs go.
     budget: Any = None
+    #: -- hooks (issue 32): the session's ``cairn.graph.hooks.engine.HookEngine``; ``None``: no hooks.
+    hooks: Any = None
     #: Bound models by (model, profile, tools); a Session passes one dict for all its runs.
     _bound: dict[Any, Any] = field(default_factory=dict)
 

@@ -71,6 +71,8 @@ class ToolCallInfo(BaseModel):
     #: child session's id and its description.  The call id is then ``<agent call>/<call>``.
     agent_id: str | None = None
     agent: str | None = None
+    #: -- hooks (issue 32): the hook runs of this call (``cairn.graph.hooks.outcome.HookRun`` records).
+    hooks: list[dict[str, Any]] = Field(default_factory=list)
 
     def to_state(self) -> dict[str, Any]:
         return self.model_dump(mode="json", exclude_defaults=True) | {

@@ -1,0 +1,46 @@
+"""A session's hooks from its settings files, Python callables and trust records."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from cairn.graph.hooks.config import HooksConfig, parse_hooks
+from cairn.graph.hooks.trust import DEFAULT_PROFILE, approved_profile
+
+
+def load_config(root: Path, python_hooks: Mapping[str, Any] | None = None) -> HooksConfig:
+    """``[hooks]`` of the user's settings.toml and the project's ``.cairn/settings.toml``, plus
+    ``Session(hooks=...)``.  A file that cannot be read contributes nothing here (loading the
+    policy reports it)."""
+    from cairn.policy.settings import (
+        PolicyConfigError,
+        project_settings_path,
+        read_settings,
+        user_settings_path,
+    )
+
+    tables: list[dict[str, Any]] = []
+    for path in (user_settings_path(), project_settings_path(root)):
+        try:
+            tables.append(read_settings(path))
+        except PolicyConfigError:
+            tables.append({})
+    return parse_hooks(tables[0], tables[1]).with_python(python_hooks)
+
+
+def project_profile(config: HooksConfig, root: Path, *, trust_flag: bool) -> str | None:
+    """The sandbox profile the project's hooks run in, or None while nobody trusted them."""
+    if not config.project:
+        return None
+    recorded = approved_profile(root, config.project_hash)
+    if recorded is not None:
+        return recorded
+    return DEFAULT_PROFILE if trust_flag else None
+
+
+def trust_flag_from_env() -> bool:
+    """``CAIRN_TRUST_PROJECT_HOOKS=1``: what ``--trust-project-hooks`` sets for child processes."""
+    return os.environ.get("CAIRN_TRUST_PROJECT_HOOKS", "").lower() in ("1", "true", "yes")
