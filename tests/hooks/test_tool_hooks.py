@@ -8,7 +8,9 @@ from langchain_core.messages import ToolMessage
 from tests.graph.conftest import effect
 from tests.hooks.conftest import LOG, toml_str
 
-pytestmark = pytest.mark.sqlite_only("hook semantics do not depend on the store; the journal tests run on both")
+pytestmark = pytest.mark.sqlite_only(
+    "hook semantics do not depend on the store; the journal tests run on both"
+)
 
 
 def messages(s):
@@ -21,7 +23,7 @@ def test_exit_2_blocks_the_call_with_stderr_reaching_the_model(hh):
         LOG.format(marks=str(hh.marks))
         + 'sys.stderr.write("no effects on Fridays"); sys.exit(2 if data["tool_input"]["label"] == "a" else 0)\n',
     )
-    hh.user_settings(f"[[hooks.PreToolUse]]\nmatcher = \"effect\"\ncommand = {toml_str(cmd)}\n")
+    hh.user_settings(f'[[hooks.PreToolUse]]\nmatcher = "effect"\ncommand = {toml_str(cmd)}\n')
     s = hh.session([{"tool_calls": [effect("a"), effect("b")]}, {"content": "ok"}])
     r = s.send("go")
     assert r.status == "done"
@@ -36,3 +38,183 @@ def test_exit_2_blocks_the_call_with_stderr_reaching_the_model(hh):
     [call_a] = [c for c in s.tool_calls() if c.call_id == "call_a"]
     assert call_a.status == "cancelled"
     assert call_a.hooks[0]["decision"] == "deny" and call_a.hooks[0]["exit_code"] == 2
+
+
+#: A Claude Code hook script, as people write them for it: stdin JSON in, hookSpecificOutput out.
+CLAUDE_STYLE = """
+import json, sys
+
+data = json.load(sys.stdin)
+label = data["tool_input"].get("label", "")
+decision = {"deny": "deny", "ask": "ask", "allow": "allow"}.get(label)
+out = {"hookSpecificOutput": {"hookEventName": "PreToolUse"}}
+if decision:
+    out["hookSpecificOutput"]["permissionDecision"] = decision
+    out["hookSpecificOutput"]["permissionDecisionReason"] = f"label says {decision}"
+if label == "rewrite":
+    out["hookSpecificOutput"]["updatedInput"] = {"label": "rewritten"}
+print(json.dumps(out))
+"""
+
+
+def _claude_hook(hh, where: str = "user") -> None:
+    path = hh.ws / "claude_hook.py"
+    path.write_text(CLAUDE_STYLE)
+    table = f'[[hooks.PreToolUse]]\nmatcher = "*"\ncommand = {toml_str("python3 " + str(path))}\n'
+    (hh.user_settings if where == "user" else hh.project_settings)(table)
+
+
+def test_claude_style_deny_reaches_the_model(hh):
+    _claude_hook(hh)
+    s = hh.session([{"tool_calls": [effect("deny")]}, {"content": "ok"}])
+    assert s.send("go").status == "done"
+    assert hh.runs() == []
+    assert "label says deny" in messages(s)["call_deny"].content
+
+
+def test_claude_style_ask_makes_a_low_call_wait_even_in_bypass(hh):
+    _claude_hook(hh)
+    s = hh.session([{"tool_calls": [effect("ask")]}, {"content": "ok"}], mode="bypass")
+    r = s.send("go")
+    assert r.status == "awaiting_approval"
+    [p] = r.pending
+    assert "label says ask" in p.reason
+    assert s.approve().status == "done" and hh.runs() == ["ask"]
+
+
+def test_user_hook_allow_lifts_an_ask(hh):
+    _claude_hook(hh)
+    s = hh.session([{"tool_calls": [effect("allow", "gated_effect")]}, {"content": "ok"}])
+    r = s.send("go")
+    assert r.status == "done" and hh.runs() == ["allow"]
+    assert r.tool_calls[0].decision.startswith("allowed by hook user:")
+
+
+def test_project_hook_allow_is_ignored(hh):
+    from cairn.graph.hooks.loading import load_config
+    from cairn.graph.hooks.trust import record_approval
+
+    _claude_hook(hh, "project")
+    config = load_config(hh.ws)
+    record_approval(hh.ws, config.project_hash, "off")  # trusted; no sandbox needed for the test
+    s = hh.session([{"tool_calls": [effect("allow", "gated_effect")]}, {"content": "ok"}])
+    r = s.send("go")
+    assert r.status == "awaiting_approval" and hh.runs() == []
+    [p] = r.pending
+    assert p.hooks[0]["decision"] == "allow" and "cannot allow" in p.hooks[0]["ignored"]
+
+
+def test_updated_input_runs_the_new_arguments(hh):
+    _claude_hook(hh)
+    s = hh.session([{"tool_calls": [effect("rewrite")]}, {"content": "ok"}])
+    r = s.send("go")
+    assert r.status == "done" and hh.runs() == ["rewritten"]
+    [call] = r.tool_calls
+    assert call.arguments["label"] == "rewritten" and call.original_arguments["label"] == "rewrite"
+
+
+def test_updated_input_is_judged_again_protected_paths_hold(hh):
+    cmd = hh.script(
+        "retarget.py",
+        'json.load(sys.stdin)\nprint(json.dumps({"hookSpecificOutput": {"hookEventName": "PreToolUse",'
+        ' "permissionDecision": "allow", "updatedInput": {"file_path": ".git/hooks/pre-commit"}}}))\n',
+    )
+    hh.user_settings(f'[[hooks.PreToolUse]]\nmatcher = "Write"\ncommand = {toml_str(cmd)}\n')
+    (hh.ws / ".git" / "hooks").mkdir(parents=True)
+    write = {"name": "write_file", "args": {"file_path": "notes.txt", "content": "x"}, "id": "call_w"}
+    s = hh.session([{"tool_calls": [write]}, {"content": "ok"}], mode="bypass")
+    assert s.send("go").status == "done"
+    assert not (hh.ws / ".git" / "hooks" / "pre-commit").exists() and not (hh.ws / "notes.txt").exists()
+    msg = messages(s)["call_w"]
+    assert msg.status == "error" and "after a PreToolUse hook changed the input" in msg.content
+
+
+def test_post_tool_use_gets_the_response_and_exit_2_feeds_the_model(hh):
+    cmd = hh.script(
+        "post.py",
+        LOG.format(marks=str(hh.marks)) + 'sys.stderr.write("lint failed: fix it"); sys.exit(2)\n',
+    )
+    hh.user_settings(f'[[hooks.PostToolUse]]\nmatcher = "effect"\ncommand = {toml_str(cmd)}\n')
+    s = hh.session([{"tool_calls": [effect("a")]}, {"content": "ok"}])
+    assert s.send("go").status == "done"
+    [event] = hh.seen()
+    assert event["hook_event_name"] == "PostToolUse"
+    assert event["tool_response"]["status"] == "success" and event["tool_response"]["output"] == "ran a"
+    msg = messages(s)["call_a"]
+    assert "lint failed: fix it" in msg.content and "ran a" in msg.content
+    [call] = s.tool_calls()
+    assert [h["event"] for h in call.hooks] == ["PostToolUse"]
+
+
+def test_a_hook_that_hangs_is_cut_at_its_timeout(hh):
+    cmd = hh.script("hang.py", "time.sleep(30)\n")
+    hh.user_settings(f'[[hooks.PreToolUse]]\nmatcher = "*"\ncommand = {toml_str(cmd)}\ntimeout = 1\n')
+    s = hh.session([{"tool_calls": [effect("a")]}, {"content": "ok"}])
+    r = s.send("go")
+    assert r.status == "done" and hh.runs() == ["a"]  # a timeout is a non-blocking error
+    [run] = r.tool_calls[0].hooks
+    assert "timed out after 1s" in run["error"] and run["duration_ms"] < 10_000
+
+
+def test_other_exit_codes_are_visible_but_do_not_block(hh):
+    cmd = hh.script("broken.py", 'sys.stderr.write("oops"); sys.exit(1)\n')
+    hh.user_settings(f'[[hooks.PreToolUse]]\nmatcher = "*"\ncommand = {toml_str(cmd)}\n')
+    events = []
+    s = hh.session([{"tool_calls": [effect("a")]}, {"content": "ok"}])
+    r = s.send("go", on_event=lambda kind, payload: events.append((kind, payload)))
+    assert r.status == "done" and hh.runs() == ["a"]
+    [hook] = [p for k, p in events if k == "hook"]
+    assert hook["error"] == "oops" and hook["exit_code"] == 1 and hook["call_id"] == "call_a"
+
+
+def test_matcher_uses_aliases_and_skips_other_tools(hh):
+    cmd = hh.script("log.py", LOG.format(marks=str(hh.marks)))
+    hh.user_settings(f'[[hooks.PreToolUse]]\nmatcher = "Bash|Edit"\ncommand = {toml_str(cmd)}\n')
+    bash = {"name": "bash", "args": {"command": "echo hi"}, "id": "call_b"}
+    s = hh.session([{"tool_calls": [effect("a"), bash]}, {"content": "ok"}], mode="bypass")
+    s.send("go")
+    seen = hh.seen()
+    assert [e["tool_name"] for e in seen] == ["Bash"]
+    assert seen[0]["cairn_tool_name"] == "bash" and seen[0]["tool_input"]["command"] == "echo hi"
+
+
+def test_permission_request_hook_can_decide_a_wait(hh):
+    cmd = hh.script(
+        "perm.py",
+        "data = json.load(sys.stdin)\n"
+        'behavior = "allow" if data["tool_input"]["label"] == "ok" else "deny"\n'
+        'print(json.dumps({"hookSpecificOutput": {"hookEventName": "PermissionRequest",'
+        ' "decision": {"behavior": behavior, "message": "by the on-call bot"}}}))\n',
+    )
+    hh.user_settings(f"[[hooks.PermissionRequest]]\ncommand = {toml_str(cmd)}\n")
+    turns = [{"tool_calls": [effect("ok", "gated_effect"), effect("no", "gated_effect")]}, {"content": "ok"}]
+    s = hh.session(turns)
+    r = s.send("go")
+    assert r.status == "done" and hh.runs() == ["ok"]
+    assert "by the on-call bot" in messages(s)["call_no"].content
+
+
+def test_python_callables_work_like_commands(hh):
+    from cairn.graph.hooks import HookBlock
+
+    seen = []
+
+    def guard(event):
+        seen.append(event["tool_input"]["label"])
+        if event["tool_input"]["label"] == "b":
+            raise HookBlock("b is not allowed")
+        return {"hookSpecificOutput": {"hookEventName": "PreToolUse", "additionalContext": "checked"}}
+
+    s = hh.session(
+        [{"tool_calls": [effect("a"), effect("b")]}, {"content": "ok"}], hooks={"PreToolUse": guard}
+    )
+    s.send("go")
+    assert seen == ["a", "b"] and hh.runs() == ["a"]
+    got = messages(s)
+    assert "b is not allowed" in got["call_b"].content and "checked" in got["call_a"].content
+
+
+def test_no_hooks_means_no_engine(hh):
+    hh.user_settings("[permissions]\nallow = []\n")
+    s = hh.session([{"content": "ok"}])
+    assert s.hooks_engine is None  # the fast path: nodes skip every hook check
