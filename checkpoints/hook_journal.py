@@ -49,8 +49,11 @@ class HookJournal:
         status, runs = rows[0]
         return status, (fastjson.loads(runs) if runs else [])
 
-    def mark_running(self, thread_id: str, call_id: str, event: str, attempt: int) -> None:
-        self._write(thread_id, call_id, event, attempt, "running", None)
+    def mark_running(
+        self, thread_id: str, call_id: str, event: str, attempt: int, runs: list[dict[str, Any]]
+    ) -> None:
+        """The event's hooks are running; ``runs``: those that already finished (in order)."""
+        self._write(thread_id, call_id, event, attempt, "running", runs)
 
     def record_done(
         self, thread_id: str, call_id: str, event: str, attempt: int, runs: list[dict[str, Any]]

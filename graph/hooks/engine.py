@@ -70,13 +70,31 @@ class HookEngine:
             payload["permission_mode"] = _claude_mode(mode)
         return payload
 
-    def fire(self, event: str, payload: dict[str, Any], names: Iterable[str] = ()) -> Fired:
+    def fire(
+        self,
+        event: str,
+        payload: dict[str, Any],
+        names: Iterable[str] = (),
+        *,
+        done: list[HookRun] | None = None,
+        on_run: Callable[[HookRun, list[HookRun]], None] | None = None,
+    ) -> Fired:
+        """Run ``event``'s matching hooks in order.  ``done``: runs a journal already holds from
+        an earlier, crashed attempt — adopted for the same hooks, not run again.  ``on_run(run,
+        runs_so_far)`` is told of each new run as soon as it ends (to journal it)."""
         fired = Fired()
         if event not in self._events:
             return fired
         hooks = [h for h in self.active() if h.event == event]
-        for hook in select(hooks, names):
-            fired.runs.append(self._run(hook, payload))
+        earlier = list(done or ())
+        for index, hook in enumerate(select(hooks, names)):
+            if index < len(earlier) and earlier[index].hook == hook.label:
+                fired.runs.append(earlier[index])
+                continue
+            run = self._run(hook, payload)
+            fired.runs.append(run)
+            if on_run is not None:
+                on_run(run, fired.runs)
         return fired
 
     def _run(self, hook: HookSpec, payload: dict[str, Any]) -> HookRun:

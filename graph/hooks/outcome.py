@@ -48,11 +48,13 @@ class HookRun:
     ignored: str | None = None
 
     def to_record(self) -> dict[str, Any]:
-        return {k: v for k, v in asdict(self).items() if v not in (None, False)}
+        return {k: v for k, v in asdict(self).items() if v is not None and v is not False}
 
     @classmethod
     def from_record(cls, data: dict[str, Any]) -> HookRun:
         known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
+        known.setdefault("exit_code", None)  # a hook cut at its timeout has none
+        known.setdefault("duration_ms", 0.0)
         return cls(**known)
 
 

@@ -64,7 +64,7 @@ def run_command(
     launch: Any = None,
 ) -> RawRun:
     """Run ``hook.command`` with ``payload`` as JSON on stdin; never raises for the hook's faults."""
-    from cairn.tools.shell.process import bash_path
+    from cairn.tools.shell.process import _chain, _pdeathsig_preexec, bash_path
 
     assert hook.command is not None
     started = time.perf_counter()
@@ -72,12 +72,14 @@ def run_command(
     full_env = dict(env)
     full_env.setdefault("CAIRN_PROJECT_DIR", cwd)
     full_env.setdefault("CLAUDE_PROJECT_DIR", cwd)
-    preexec = None
+    # The hook dies with cairn (a SIGKILLed agent leaves no hook running on): the spawning
+    # thread waits for it, so the prctl "parent death" signal is the right tool here.
+    preexec = _pdeathsig_preexec()
     pass_fds: tuple[int, ...] = ()
     if launch is not None:
         full_env.update(launch.env)
         argv = [*launch.argv_prefix, *argv]
-        preexec, pass_fds = launch.preexec, launch.pass_fds
+        preexec, pass_fds = _chain(preexec, launch.preexec), launch.pass_fds
     try:
         proc = subprocess.Popen(
             argv,

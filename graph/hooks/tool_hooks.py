@@ -65,11 +65,20 @@ def fire_for_call(ctx: AgentContext, event: str, call: ToolCallInfo, extra: dict
             "tool_use_id": call.call_id,
             **extra,
         }
-        journal.mark_running(ctx.thread_id, call.call_id, event, call.attempt)
-        fired = ctx.hooks.fire(event, payload, names)
-        for run in fired.runs:
+        # Hooks that finished before a crash are adopted; the one it cut off runs again.
+        earlier = [HookRun.from_record(r) for r in recorded[1]] if recorded is not None else []
+        journal.mark_running(
+            ctx.thread_id, call.call_id, event, call.attempt, [r.to_record() for r in earlier]
+        )
+
+        def journaled(run: HookRun, runs: list[HookRun]) -> None:
             if run.decision == "allow" and run.source == "project":
                 run.ignored = PROJECT_ALLOW_IGNORED
+            journal.mark_running(
+                ctx.thread_id, call.call_id, event, call.attempt, [r.to_record() for r in runs]
+            )
+
+        fired = ctx.hooks.fire(event, payload, names, done=earlier, on_run=journaled)
         journal.record_done(ctx.thread_id, call.call_id, event, call.attempt, fired.records())
     for run in fired.runs:
         ctx.emit("hook", call_id=call.call_id, **run.to_record())
