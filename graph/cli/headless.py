@@ -44,6 +44,9 @@ def new_session(opts: Options) -> Any:
     from cairn.graph.cli.mcp_cmd import warn_unapproved
 
     warn_unapproved(session)
+    from cairn.graph.cli.hooks_cmd import warn_held  # -- hooks (issue 32)
+
+    warn_held(session)
     return session
 
 

@@ -114,6 +114,14 @@ class Renderer:
         self._end_text()
         self.console.print(Text(compaction_line(info), style="dim"), soft_wrap=True)
 
+    def _on_hook(self, **run: Any) -> None:  # -- hooks (issue 32): a hook that said something
+        from cairn.graph.hooks.display import hook_line
+
+        line = hook_line(run)
+        if line is not None:
+            self._end_text()
+            self.line(Text(line, style="dim"))
+
     def _on_tool_start(self, call: dict[str, Any], **_: Any) -> None:
         self._end_text()
         self._set_waiting(None)

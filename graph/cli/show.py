@@ -139,6 +139,7 @@ def call_json(call: Any) -> dict[str, Any]:
         "decision": call.decision,
         "sandbox": call.sandbox,
         "display": call.display,
+        **({"hooks": call.hooks} if call.hooks else {}),  # -- hooks (issue 32)
     }
 
 
@@ -253,6 +254,11 @@ def _print_to(console: Any, shown: Shown, *, verbose: bool) -> None:
                 if call.sandbox:
                     note = f"{note} · sandbox: {call.sandbox}" if note else f"sandbox: {call.sandbox}"
                 renderer.print_call(call.model_dump(mode="json"), note=note)
+                if call.hooks:  # -- hooks (issue 32): each hook run and what it decided
+                    from cairn.graph.hooks.display import hook_line
+
+                    for run in call.hooks:
+                        console.print(Text(f"    {hook_line(run, quiet_ok=False)}", style="dim"), soft_wrap=True)
     if shown.tasks:
         from cairn.tools.todo import render_tasks
 

@@ -56,6 +56,11 @@ class HookEngine:
         """The project's hooks waiting for a person's approval."""
         return self.config.project if self.project_profile is None else ()
 
+    def trust(self, profile: str) -> None:
+        """A person approved the project's hooks (in this process): they run from now on."""
+        self.project_profile = profile
+        self._events = frozenset(h.event for h in self.active())
+
     def has(self, event: str) -> bool:
         return event in self._events
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.cli.conftest import cli_env, run_cairn, script  # noqa: F401  (fixtures for the CLI tests)
 from tests.graph.conftest import Harness
 
 
