@@ -138,3 +138,15 @@ def show_hooks(repl: Any) -> None:
     print_rows(hook_rows(repl.session.workspace.root), out=buffer)
     for line in buffer.getvalue().splitlines():
         repl.console.print(Text(f"  {line}", style="dim"), soft_wrap=True)
+
+
+def attach_notifier(session: Any, surface: str) -> None:
+    """Where the session runs; the interactive CLI also gets the terminal's notification channels."""
+    session.surface = surface
+    if surface == "interactive":
+        from cairn.graph.hooks.loading import load_notifications
+        from cairn.graph.hooks.notify import TerminalNotifier
+
+        session.notifier = TerminalNotifier(load_notifications(session.workspace.root), sys.stderr)
+    else:
+        session.notifier = None

@@ -258,7 +258,9 @@ def _print_to(console: Any, shown: Shown, *, verbose: bool) -> None:
                     from cairn.graph.hooks.display import hook_line
 
                     for run in call.hooks:
-                        console.print(Text(f"    {hook_line(run, quiet_ok=False)}", style="dim"), soft_wrap=True)
+                        console.print(
+                            Text(f"    {hook_line(run, quiet_ok=False)}", style="dim"), soft_wrap=True
+                        )
     if shown.tasks:
         from cairn.tools.todo import render_tasks
 

@@ -67,6 +67,15 @@ def compaction(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, A
     previous = view.marker.text if view.marker is not None else None
     first = view.first.text if view.first is not None else None
     window = budget.window if budget is not None else 32_768
+    hooks = getattr(ctx, "hooks", None)
+    if hooks is not None and hooks.has("PreCompact"):  # -- hooks (issue 32): PreCompact, record only
+        trigger = "manual" if req.get("kind") == "manual" else "auto"
+        payload = hooks.base_payload("PreCompact", ctx.mode) | {
+            "trigger": trigger,
+            "custom_instructions": req.get("focus") or "",
+        }
+        for run in hooks.fire("PreCompact", payload).runs:
+            ctx.emit("hook", **run.to_record())
     summary, source = _journaled_summary(ctx, req, older, previous, first, max_chars=window * 2)
     notes = state_notes(state.get("tasks"), sorted(r[0] for r in ctx.store.file_reads.load(ctx.thread_id)))
     old = marker_info(view.marker) if view.marker is not None else {}

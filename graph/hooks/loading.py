@@ -8,13 +8,13 @@ from pathlib import Path
 from typing import Any
 
 from cairn.graph.hooks.config import HooksConfig, parse_hooks
+from cairn.graph.hooks.notify import NotificationsConfig, parse_notifications
 from cairn.graph.hooks.trust import DEFAULT_PROFILE, approved_profile
 
 
-def load_config(root: Path, python_hooks: Mapping[str, Any] | None = None) -> HooksConfig:
-    """``[hooks]`` of the user's settings.toml and the project's ``.cairn/settings.toml``, plus
-    ``Session(hooks=...)``.  A file that cannot be read contributes nothing here (loading the
-    policy reports it)."""
+def _tables(root: Path) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The user's settings.toml and the project's ``.cairn/settings.toml`` (a file that cannot
+    be read contributes nothing here: loading the policy reports it)."""
     from cairn.policy.settings import (
         PolicyConfigError,
         project_settings_path,
@@ -28,7 +28,17 @@ def load_config(root: Path, python_hooks: Mapping[str, Any] | None = None) -> Ho
             tables.append(read_settings(path))
         except PolicyConfigError:
             tables.append({})
-    return parse_hooks(tables[0], tables[1]).with_python(python_hooks)
+    return tables[0], tables[1]
+
+
+def load_config(root: Path, python_hooks: Mapping[str, Any] | None = None) -> HooksConfig:
+    """``[hooks]`` of the user's and the project's settings, plus ``Session(hooks=...)``."""
+    return parse_hooks(*_tables(root)).with_python(python_hooks)
+
+
+def load_notifications(root: Path) -> NotificationsConfig:
+    """``[notifications]`` of the user's and the project's settings."""
+    return parse_notifications(*_tables(root))
 
 
 def project_profile(config: HooksConfig, root: Path, *, trust_flag: bool) -> str | None:

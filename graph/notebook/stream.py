@@ -108,6 +108,26 @@ class CellStream:
             )
         self._print(line)
 
+    def _on_hook(self, payload: dict[str, Any]) -> None:  # -- hooks (issue 32)
+        from cairn.graph.hooks.display import hook_line
+
+        line = hook_line(payload)
+        if line is not None:
+            self._print(f"({line})")
+
+    def _on_notification(self, payload: dict[str, Any]) -> None:  # -- hooks (issue 32): a badge
+        message = str(payload.get("message") or "")
+        if not self.rich:
+            self._print(f"[notification] {message}")
+            return
+        color = "#b45309" if payload.get("notification_type") == "permission_prompt" else "#2563eb"
+        style = f"display:inline-block;padding:2px 8px;border-radius:9px;background:{color};color:white"
+        self._display(
+            _View(
+                f'<span class="cairn-notification" style="{style}">🔔 {esc(message)}</span>', f"🔔 {message}"
+            )
+        )
+
     def _on_tool_start(self, payload: dict[str, Any]) -> None:
         call = ToolCallInfo.model_validate({**payload.get("call", {}), "status": "executing"})
         if not self.rich:

@@ -102,6 +102,9 @@ def after_run(session: Any, result: RunResult, rerun: Any, on_event: Any) -> Run
     engine: HookEngine | None = session.hooks_engine
     if engine is None or not engine.has("Stop"):
         return result
+    record = session.store.sessions.get(session.id)
+    if record is not None and record.parent_id:  # a sub-agent: its parent fires SubagentStop
+        return result
     from cairn.graph.session.runs import run_head
 
     for round_ in range(MAX_STOP_ROUNDS + 1):
@@ -136,3 +139,54 @@ def session_end(session: Any, reason: str = "close") -> None:
     if engine is None or not engine.has("SessionEnd"):
         return
     engine.fire("SessionEnd", engine.base_payload("SessionEnd", session.mode) | {"reason": reason})
+
+
+def notify_after_run(session: Any, result: RunResult, on_event: Any) -> None:
+    """Notifications: a run that waits for a person, failed, or took long (``[notifications]``).
+
+    Fires the ``Notification`` hook, emits a ``notification`` event (notebooks show a badge) and
+    uses the session's ``notifier`` (the interactive CLI's terminal channels) — for the
+    surfaces ``[notifications]`` enables (headless runs only with ``headless = true``)."""
+    from cairn.graph.hooks.loading import load_notifications
+    from cairn.graph.hooks.notify import notice_for
+
+    config = session.__dict__.get("_notifications")
+    if config is None:
+        config = session.__dict__["_notifications"] = load_notifications(session.workspace.root)
+    if not config.active(getattr(session, "surface", "python")):
+        return
+    notice = notice_for(
+        result.status, result.elapsed_s, len(result.pending), result.error, config.after_seconds
+    )
+    if notice is None:
+        return
+    kind, message = notice
+    engine: HookEngine | None = session.hooks_engine
+    if engine is not None and engine.has("Notification"):
+        payload = engine.base_payload("Notification", session.mode) | {
+            "message": message,
+            "notification_type": kind,
+        }
+        _report(engine.fire("Notification", payload), on_event)
+    if on_event is not None:
+        try:
+            on_event("notification", {"notification_type": kind, "message": message})
+        except Exception:  # a broken display never breaks the agent
+            pass
+    notifier = getattr(session, "notifier", None)
+    if notifier is not None:
+        notifier.send(kind, message)
+
+
+def subagent_stop(parent: Any, child_id: str, result: Any) -> None:
+    """``SubagentStop`` at the parent when a sub-agent's run ends (recorded; it cannot block)."""
+    engine: HookEngine | None = parent.hooks_engine
+    if engine is None or not engine.has("SubagentStop"):
+        return
+    payload = engine.base_payload("SubagentStop", parent.mode) | {
+        "agent_id": child_id,
+        "status": result.status,
+        "last_assistant_message": result.text,
+        "stop_hook_active": False,
+    }
+    _report(engine.fire("SubagentStop", payload), parent.event_sink)

@@ -153,6 +153,10 @@ class Session(DecisionsMixin, RewindMixin, WaitingMixin, ExtensionsMixin):
 
         self.hooks_engine = build_engine(self, hooks, trust_project_hooks=trust_project_hooks)
         self._hooks_started = False
+        #: Where the session runs ("interactive", "headless", "python") and the terminal notifier
+        #: the CLI attaches (``cairn.graph.hooks.notify``); notifications follow them.
+        self.surface = "python"
+        self.notifier: Any = None
         from cairn.graph.session.runlock import RunLock
 
         self._run_lock = RunLock(self.store, self.id)
@@ -664,6 +668,10 @@ class Session(DecisionsMixin, RewindMixin, WaitingMixin, ExtensionsMixin):
                 from cairn.graph.session.waiting import wait_for_decisions
 
                 result = wait_for_decisions(self, result, timeout=wait[1], stream=stream, on_event=on_event)
+            if self._run_depth == 1:  # -- hooks (issue 32): notify when it waits, failed or took long
+                from cairn.graph.session.hooks_run import notify_after_run
+
+                notify_after_run(self, result, on_event)
             return result
 
     def _staged_prompt(self, state: Any) -> str | None:
