@@ -90,6 +90,13 @@ def compaction(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, A
         "tokens_before": before,
         "at": time.time(),
     }
+    if hooks is not None and hooks.has("SessionStart"):  # -- hooks (issue 32): SessionStart "compact"
+        fired = hooks.fire(
+            "SessionStart", hooks.base_payload("SessionStart", ctx.mode) | {"source": "compact"}
+        )
+        for run in fired.runs:
+            ctx.emit("hook", **run.to_record())
+        notes = "\n\n".join(n for n in (notes, fired.context) if n)  # its context survives in the summary
     marker = make_marker(summary + (f"\n\n{notes}" if notes else ""), info)
     view.marker, view.body = marker, kept
     info["tokens_after"] = size()

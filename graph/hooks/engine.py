@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from cairn.graph.hooks.config import HooksConfig, HookSpec
+from cairn.graph.hooks.config import TOOL_EVENTS, HooksConfig, HookSpec
 from cairn.graph.hooks.matching import select
 from cairn.graph.hooks.outcome import Fired, HookRun, interpret
 from cairn.graph.hooks.runner import RawRun, run_command, run_python
@@ -91,6 +91,9 @@ class HookEngine:
         if event not in self._events:
             return fired
         hooks = [h for h in self.active() if h.event == event]
+        if not names and event not in TOOL_EVENTS:  # as Claude Code: matched against the event's kind
+            subject = payload.get("source") or payload.get("trigger") or payload.get("notification_type")
+            names = (str(subject),) if subject else ()
         earlier = list(done or ())
         for index, hook in enumerate(select(hooks, names)):
             if index < len(earlier) and earlier[index].hook == hook.label:

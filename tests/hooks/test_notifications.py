@@ -108,16 +108,21 @@ def test_notebook_stream_shows_a_badge_line():
 
 
 def test_pre_compact_fires_with_its_trigger(hh):
-    cmd = hh.script("pc.py", LOG.format(marks=str(hh.marks)))
-    hh.user_settings(f"[[hooks.PreCompact]]\ncommand = {toml_str(cmd)}\n")
+    cmd = hh.script("pc.py", LOG.format(marks=str(hh.marks)) + 'print("ticket CAIRN-7")\n')
+    hh.user_settings(
+        f"[[hooks.PreCompact]]\ncommand = {toml_str(cmd)}\n"
+        f'[[hooks.SessionStart]]\nmatcher = "compact"\ncommand = {toml_str(cmd)}\n'
+    )
     s = hh.session([{"content": "one"}, {"content": "two"}, {"content": "summary of the talk"}])
     s.send("first")
     s.send("second")
     info = s.compact("keep the names")
     assert not info.get("skipped"), info
-    [seen] = hh.seen()
+    seen, after = hh.seen()  # the first send's SessionStart ("startup") did not match "compact"
     assert seen["hook_event_name"] == "PreCompact" and seen["trigger"] == "manual"
     assert seen["custom_instructions"] == "keep the names"
+    assert after["hook_event_name"] == "SessionStart" and after["source"] == "compact"
+    assert "ticket CAIRN-7" in info["summary"]  # its context lives on in the summary
 
 
 def test_subagent_stop_fires_at_the_parent_and_not_stop(hh):

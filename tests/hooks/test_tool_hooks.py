@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 from langchain_core.messages import ToolMessage
 
@@ -218,3 +221,48 @@ def test_no_hooks_means_no_engine(hh):
     hh.user_settings("[permissions]\nallow = []\n")
     s = hh.session([{"content": "ok"}])
     assert s.hooks_engine is None  # the fast path: nodes skip every hook check
+
+
+RECIPES = Path(__file__).resolve().parents[2] / "docs" / "hooks"
+
+
+def _recipe(event: str, matcher: str, script: str) -> str:
+    """The settings table of a recipe in docs/hooks/."""
+    command = toml_str(f"python3 {RECIPES / script}")
+    return f'[[hooks.{event}]]\nmatcher = "{matcher}"\ncommand = {command}\n'
+
+
+def test_recipe_block_generated(hh):
+    hh.user_settings(_recipe("PreToolUse", "Edit|Write", "block_generated.py"))
+    writes = [
+        {"name": "write_file", "args": {"file_path": "generated/api.py", "content": "x = 1\n"}, "id": "w1"},
+        {"name": "write_file", "args": {"file_path": "src/api.py", "content": "x = 1\n"}, "id": "w2"},
+    ]
+    s = hh.session([{"tool_calls": writes}, {"content": "ok"}], mode="accept-edits")
+    assert s.send("go").status == "done"
+    assert not (hh.ws / "generated" / "api.py").exists() and (hh.ws / "src" / "api.py").exists()
+    assert "generated code: change the generator's input instead" in messages(s)["w1"].content
+
+
+def test_recipe_format_after_edit(hh, monkeypatch):
+    fmt = hh.script(
+        "fmt.py",
+        'import pathlib; p = pathlib.Path(sys.argv[1]); p.write_text(p.read_text().replace("x=1", "x = 1"))\n',
+    )
+    monkeypatch.setenv("FORMATTER", fmt)  # a stand-in for ruff format (not installed everywhere)
+    hh.user_settings(_recipe("PostToolUse", "Edit|Write", "format_after_edit.py"))
+    write = {"name": "write_file", "args": {"file_path": "mod.py", "content": "x=1\n"}, "id": "w1"}
+    s = hh.session([{"tool_calls": [write]}, {"content": "ok"}], mode="accept-edits")
+    assert s.send("go").status == "done"
+    assert (hh.ws / "mod.py").read_text() == "x = 1\n"
+
+
+def test_recipe_audit_bash(hh, monkeypatch):
+    log = hh.marks / "audit.jsonl"
+    monkeypatch.setenv("CAIRN_AUDIT_LOG", str(log))
+    hh.user_settings(_recipe("PreToolUse", "Bash", "audit_bash.py"))
+    bash = {"name": "bash", "args": {"command": "echo audited"}, "id": "b1"}
+    s = hh.session([{"tool_calls": [bash, effect("a")]}, {"content": "ok"}], mode="bypass")
+    assert s.send("go").status == "done"
+    [entry] = [json.loads(line) for line in log.read_text().splitlines()]
+    assert entry["command"] == "echo audited" and entry["session"] == s.id
