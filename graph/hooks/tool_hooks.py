@@ -95,6 +95,11 @@ def pre_tool_use(
     fired = fire_for_call(ctx, "PreToolUse", call, {})
     deciding = fired.deciding
     label = deciding.hook if deciding is not None else ""
+    if fired.stop is not None and fired.decision != "deny":  # ``continue: false``: the call is refused
+        deciding, label = fired.stop, fired.stop.hook
+        call.reason = fired.stop.stop_reason or "a PreToolUse hook stopped it"
+        call.error_msg = f"Blocked by a PreToolUse hook ({label}): {call.reason}"
+        return "deny"
     if fired.decision == "deny":
         call.reason = fired.reason or f"blocked by the PreToolUse hook {label}"
         call.error_msg = f"Blocked by a PreToolUse hook ({label}): {call.reason}"

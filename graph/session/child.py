@@ -28,6 +28,7 @@ def open_child(parent: SessionHost, record: Any, info: dict[str, Any]) -> Any:
         _exclude_tools=AGENT_TOOL_NAMES,
         context_window=parent.budget.window,
         _extensions=False,  # the parent's MCP servers are not shared; none are started twice
+        **getattr(parent, "hooks_args", {}),  # -- hooks (issue 32): the parent's hooks and trust
     )
 
 

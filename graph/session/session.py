@@ -152,6 +152,8 @@ class Session(DecisionsMixin, RewindMixin, WaitingMixin, ExtensionsMixin):
         from cairn.graph.session.hooks_run import build_engine
 
         self.hooks_engine = build_engine(self, hooks, trust_project_hooks=trust_project_hooks)
+        #: What sub-agents are given, so they run the same hooks (``cairn.graph.session.child``).
+        self.hooks_args = {"hooks": hooks, "trust_project_hooks": trust_project_hooks}
         self._hooks_started = False
         #: Where the session runs ("interactive", "headless", "python") and the terminal notifier
         #: the CLI attaches (``cairn.graph.hooks.notify``); notifications follow them.

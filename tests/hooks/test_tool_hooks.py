@@ -266,3 +266,20 @@ def test_recipe_audit_bash(hh, monkeypatch):
     assert s.send("go").status == "done"
     [entry] = [json.loads(line) for line in log.read_text().splitlines()]
     assert entry["command"] == "echo audited" and entry["session"] == s.id
+
+
+def test_continue_false_refuses_the_call_and_system_message_is_shown(hh):
+    cmd = hh.script(
+        "stop.py",
+        'json.load(sys.stdin)\nprint(json.dumps({"continue": False, "stopReason": "freeze in effect",'
+        ' "systemMessage": "release freeze until Monday"}))\n',
+    )
+    hh.user_settings(f'[[hooks.PreToolUse]]\nmatcher = "*"\ncommand = {toml_str(cmd)}\n')
+    events = []
+    s = hh.session([{"tool_calls": [effect("a")]}, {"content": "ok"}])
+    s.send("go", on_event=lambda kind, payload: events.append((kind, payload)))
+    assert hh.runs() == [] and "freeze in effect" in messages(s)["call_a"].content
+    from cairn.graph.hooks.display import hook_line
+
+    [run] = [p for k, p in events if k == "hook"]
+    assert "release freeze until Monday" in hook_line(run)
