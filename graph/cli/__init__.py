@@ -115,6 +115,7 @@ def _unexpected(exc: Exception, *, verbose: bool) -> int:
         "PolicyConfigError",
         "ModelConfigError",
         "McpConfigError",
+        "HooksConfigError",  # -- hooks (issue 32)
     )
     print(f"cairn: error: {exc}" if config else f"cairn: error: {type(exc).__name__}: {exc}", file=sys.stderr)
     if not verbose and not config:
