@@ -65,12 +65,13 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--turns", type=int, default=200)
     ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--no-hooks-only", action="store_true", help="measure only 'no hooks' and the baseline")
     args = ap.parse_args()
     from cairn import Session
 
     has_hooks = "hooks" in inspect.signature(Session.__init__).parameters
     cases: list[tuple[str, dict[str, Any]]] = [("no hooks", {})]
-    if has_hooks:
+    if has_hooks and not args.no_hooks_only:
         cases += [
             (
                 "hooks for another tool",
@@ -89,8 +90,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as d:
         tmp = Path(d)
         for repeat in range(args.repeats):  # round-robin, so a slow moment hits every case alike
-            for name, kwargs in cases:
-                sub = tmp / f"r{repeat}-{len(results[name])}"
+            for index, (name, kwargs) in enumerate(cases):
+                sub = tmp / f"r{repeat}-{index}"
                 sub.mkdir()
                 results[name].append(bg.median_ms(run(args.turns, sub, name.replace(" ", "_"), **kwargs)))
             sub = tmp / f"r{repeat}-base"
