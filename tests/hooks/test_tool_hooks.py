@@ -283,3 +283,22 @@ def test_continue_false_refuses_the_call_and_system_message_is_shown(hh):
 
     [run] = [p for k, p in events if k == "hook"]
     assert "release freeze until Monday" in hook_line(run)
+
+
+def test_hooks_get_the_secret_filtered_environment_and_bounded_output(hh, monkeypatch):
+    monkeypatch.setenv("MY_SERVICE_API_KEY", "planted-fake-secret")
+    monkeypatch.setenv("HOOK_VISIBLE", "plain value")
+    cmd = hh.script(
+        "env.py",
+        "json.load(sys.stdin)\n"
+        f"open(os.path.join({str(hh.marks)!r}, 'env.json'), 'w').write(json.dumps(dict(os.environ)))\n"
+        'sys.stderr.write("x" * 1_000_000); sys.exit(1)\n',
+    )
+    hh.user_settings(f'[[hooks.PreToolUse]]\nmatcher = "*"\ncommand = {toml_str(cmd)}\n')
+    s = hh.session([{"tool_calls": [effect("a")]}, {"content": "ok"}])
+    r = s.send("go")
+    env = json.loads((hh.marks / "env.json").read_text())
+    assert "MY_SERVICE_API_KEY" not in env and env["HOOK_VISIBLE"] == "plain value"
+    assert env["CAIRN_PROJECT_DIR"] == str(hh.ws) == env["CLAUDE_PROJECT_DIR"]
+    [run] = r.tool_calls[0].hooks
+    assert len(run["error"]) < 5000  # 1 MB of stderr: cut at 64 KiB by the runner, 4,000 chars kept
