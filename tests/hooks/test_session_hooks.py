@@ -146,3 +146,17 @@ def test_trusted_project_hooks_run_in_the_workspace_write_sandbox(place):
         return
     assert (place / "ws" / "sub" / "inside.txt").exists()  # the workspace is writable
     assert not (place / "outside" / "marker").exists()  # outside it is not
+
+
+def test_deleting_a_session_drops_its_hook_journal(hh):
+    from cairn.graph.hooks.tool_hooks import hook_journal
+
+    cmd = hh.script("pre.py", "json.load(sys.stdin)\n")
+    hh.user_settings(f"[[hooks.PreToolUse]]\ncommand = {toml_str(cmd)}\n")
+    s = hh.session([{"tool_calls": [effect("a")]}, {"content": "ok"}])
+    s.send("go")
+    journal = hook_journal(s.store)
+    [entry] = journal.entries(s.id)
+    assert entry["event"] == "PreToolUse" and entry["status"] == "done" and entry["call_id"] == "call_a"
+    s.store.delete_thread(s.id)
+    assert journal.entries(s.id) == []
