@@ -89,7 +89,7 @@ def session_start(session: Any, on_event: Any) -> str | None:
     if engine is None or session._hooks_started or not engine.has("SessionStart"):
         return None
     session._hooks_started = True
-    source = "resume" if session.store.transcript.read(session.id, None) else "startup"
+    source = "resume" if session._snapshot().values.get("head") else "startup"
     fired = engine.fire(
         "SessionStart", engine.base_payload("SessionStart", session.mode) | {"source": source}
     )

@@ -43,12 +43,17 @@ def test_user_prompt_submit_stdout_is_added_as_context(hh):
 
 def test_session_start_fires_once_with_its_source(hh):
     _hook(hh, "SessionStart", "start.py", 'print("branch: main")\n')
-    s = hh.session([{"content": "one"}, {"content": "two"}])
+    s = hh.session([{"content": "one"}, {"content": "two"}, {"content": "three"}])
     s.send("a")
     s.send("b")
     seen = hh.seen()
     assert [e["source"] for e in seen] == ["startup"]
     assert "branch: main" in s.history()[0].content
+    s.close()
+    again = type(s).resume(s.id, db=hh.db, model=s.model, tools=hh.tools())
+    hh.opened.append(again)
+    again.send("c")
+    assert [e["source"] for e in hh.seen()] == ["startup", "resume"]
 
 
 def test_stop_exit_2_continues_the_run_bounded(hh):
