@@ -155,6 +155,9 @@ def notify_after_run(session: Any, result: RunResult, on_event: Any) -> None:
         config = session.__dict__["_notifications"] = load_notifications(session.workspace.root)
     if not config.active(getattr(session, "surface", "python")):
         return
+    record = session.store.sessions.get(session.id)
+    if record is not None and record.parent_id:  # a sub-agent: its parent's run notifies
+        return
     notice = notice_for(
         result.status, result.elapsed_s, len(result.pending), result.error, config.after_seconds
     )
