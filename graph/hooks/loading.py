@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -49,8 +48,3 @@ def project_profile(config: HooksConfig, root: Path, *, trust_flag: bool) -> str
     if recorded is not None:
         return recorded
     return DEFAULT_PROFILE if trust_flag else None
-
-
-def trust_flag_from_env() -> bool:
-    """``CAIRN_TRUST_PROJECT_HOOKS=1``: what ``--trust-project-hooks`` sets for child processes."""
-    return os.environ.get("CAIRN_TRUST_PROJECT_HOOKS", "").lower() in ("1", "true", "yes")

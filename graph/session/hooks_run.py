@@ -24,13 +24,13 @@ MAX_STOP_ROUNDS = 3
 
 def build_engine(session: Any, python_hooks: Any, *, trust_project_hooks: bool) -> HookEngine | None:
     """The session's engine, or None when no hook is configured anywhere (the fast path)."""
-    from cairn.graph.hooks.loading import load_config, project_profile, trust_flag_from_env
+    from cairn.graph.hooks.loading import load_config, project_profile
 
     root = session.workspace.root
     config = load_config(root, python_hooks)
     if not config:
         return None
-    profile = project_profile(config, root, trust_flag=trust_project_hooks or trust_flag_from_env())
+    profile = project_profile(config, root, trust_flag=trust_project_hooks)
 
     def env() -> dict[str, str]:
         return session._services.shell.environment(str(root))[0]
