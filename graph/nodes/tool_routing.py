@@ -75,7 +75,9 @@ def tool_routing(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str,
         if ctx.hooks is not None:  # -- hooks (issue 32): PreToolUse may deny/ask/allow/rewrite
             from cairn.graph.hooks.tool_hooks import pre_tool_use
 
-            decision = pre_tool_use(ctx, call, decision, lambda args, c=call: _judge(c, args, ctx, mode, rules))
+            decision = pre_tool_use(
+                ctx, call, decision, lambda args, c=call: _judge(c, args, ctx, mode, rules)
+            )
         if decision == "allow":
             pending.append(call)
         elif decision == "ask" and index == 0 and (refused := _precheck(call, ctx)):
