@@ -24,7 +24,7 @@ def call_details(call: ToolCallInfo) -> dict[str, Any]:
         except (TypeError, ValueError):
             continue
     details: dict[str, Any] = {"metadata": metadata}
-    for key in ("decision", "original_arguments", "preview", "attempt", "sandbox", "network"):
+    for key in ("decision", "original_arguments", "preview", "attempt", "sandbox", "network", "hooks"):
         value = getattr(call, key)
         if value:
             details[key] = value

@@ -65,6 +65,7 @@ def assemble_calls(
                 attempt=details.get("attempt") or 0,
                 sandbox=details.get("sandbox"),
                 network=details.get("network"),
+                hooks=details.get("hooks") or [],  # -- hooks (issue 32)
             )
         )
     return out

@@ -56,6 +56,8 @@ class AgentContext:
     budget: Any = None
     #: ``cairn.graph.models.call_limits.CallLimits`` from the session's settings; ``None``: defaults.
     call_limits: Any = None
+    #: -- hooks (issue 32): the session's ``cairn.graph.hooks.engine.HookEngine``; ``None``: no hooks.
+    hooks: Any = None
     #: Bound models by (model, profile, tools); a Session passes one dict for all its runs.
     _bound: dict[Any, Any] = field(default_factory=dict)
 

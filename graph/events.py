@@ -31,8 +31,10 @@ __all__ = [
     "DecisionRefused",
     "Event",
     "EventCallback",
+    "HookRan",
     "LegacyEventCallback",
     "Message",
+    "Notification",
     "OnEvent",
     "SubagentEnd",
     "SubagentEvent",
@@ -194,6 +196,29 @@ class DecisionRefused(Event):
     error: str
 
 
+@dataclass(frozen=True)
+class HookRan(Event):
+    """A hook ran (``cairn.graph.hooks``): its record (event, hook, source, exit code, decision,
+    reason, error ...) and, for the tool events, the call it belongs to."""
+
+    kind: ClassVar[str] = "hook"
+    record: dict[str, Any] = field(default_factory=dict)
+    call_id: str | None = None
+
+    def payload(self) -> dict[str, Any]:
+        """The record's keys at the top level (``call_id`` first when there is one)."""
+        return ({"call_id": self.call_id} if self.call_id is not None else {}) | dict(self.record)
+
+
+@dataclass(frozen=True)
+class Notification(Event):
+    """Something a person should notice (a run waits for approval, finished or failed)."""
+
+    kind: ClassVar[str] = "notification"
+    notification_type: str
+    message: str
+
+
 #: Every kind of event, the one list of what exists.
 ALL_EVENTS: tuple[type[Event], ...] = (
     Token,
@@ -207,6 +232,8 @@ ALL_EVENTS: tuple[type[Event], ...] = (
     SubagentEnd,
     Waiting,
     DecisionRefused,
+    HookRan,
+    Notification,
 )
 BY_KIND: dict[str, type[Event]] = {cls.kind: cls for cls in ALL_EVENTS}
 
@@ -221,6 +248,8 @@ OnEvent = EventCallback | LegacyEventCallback
 def from_payload(kind: str, payload: dict[str, Any]) -> Event:
     """The event object for an old ``(kind, payload)`` pair (``KeyError``: unknown kind)."""
     cls = BY_KIND[kind]
+    if cls is HookRan:
+        return HookRan({k: v for k, v in payload.items() if k != "call_id"}, payload.get("call_id"))
     names = {f.name for f in fields(cls)}
     values = {k: v for k, v in payload.items() if k in names}
     if cls is SubagentEvent and values.get("event") in (ToolStart.kind, ToolEnd.kind):

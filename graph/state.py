@@ -79,6 +79,8 @@ class ToolCallInfo(BaseModel):
     #: child session's id and its description.  The call id is then ``<agent call>/<call>``.
     agent_id: str | None = None
     agent: str | None = None
+    #: -- hooks (issue 32): the hook runs of this call (``cairn.graph.hooks.outcome.HookRun`` records).
+    hooks: list[dict[str, Any]] = Field(default_factory=list)
 
     @model_serializer(mode="wrap")
     def _without_unset_network(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:

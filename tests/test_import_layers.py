@@ -55,6 +55,7 @@ LAYERS: list[tuple[str, str, int]] = [
     ("cairn.graph.models", "models", 2),
     ("cairn.graph.display", "display", 3),
     ("cairn.graph.compaction", "compaction", 3),
+    ("cairn.graph.hooks", "hooks", 3),
     ("cairn.graph.nodes", "nodes", 4),
     ("cairn.graph.build", "build", 5),
     ("cairn.graph.session", "session", 6),

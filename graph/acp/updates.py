@@ -60,6 +60,8 @@ def translate(event: ev.Event, view: CallView) -> list[Any]:
             | ev.SubagentEnd()
             | ev.Waiting()
             | ev.DecisionRefused()
+            | ev.HookRan()
+            | ev.Notification()
         ):
             return []  # a message's tokens were streamed; the rest is not the editor's to show
     return []

@@ -175,6 +175,10 @@ def _dispatch(command: str | None, ns: object) -> int:
         from cairn.graph.cli.agents_cmd import run_agents
 
         return run_agents(ns, opts)
+    if command == "hooks":  # -- hooks (issue 32)
+        from cairn.graph.cli.hooks_cmd import run_hooks
+
+        return run_hooks(ns, opts)
     from cairn.graph.cli.demo import run_demo
 
     return run_demo(ns, opts)

@@ -23,6 +23,7 @@ SUBCOMMANDS = (
     "mcp",
     "agents",
     "acp",  # ACP hook-in (issue 33): `cairn acp`, dispatched in cairn.graph.cli.main
+    "hooks",
 )
 MODES = ("default", "accept-edits", "plan", "bypass")
 OUTPUT_FORMATS = ("text", "json", "stream-json")
@@ -66,6 +67,7 @@ commands:
   cairn models check          probe an OpenAI-compatible endpoint (tool calls, streaming, context)
   cairn sandbox check         probe what the shell sandbox enforces on this machine (--json)
   cairn mcp list|approve      MCP servers: status and tools; approve the project's .mcp.json
+  cairn hooks list|approve    hooks: what runs at each step, from where; approve the project's
   cairn agents list|merge|remove   sub-agents: status; merge or remove a worktree sub-agent's work
   cairn acp                   Agent Client Protocol server for editors (Zed, JetBrains, Neovim)
   cairn demo                  offline tour with a scripted model (no key needed)
@@ -184,6 +186,11 @@ def common_flags() -> argparse.ArgumentParser:
         "--trust-project-mcp",
         action="store_true",
         help="start the project's .mcp.json servers without asking (for headless runs)",
+    )
+    group.add_argument(  # -- hooks (issue 32)
+        "--trust-project-hooks",
+        action="store_true",
+        help="run the project's hooks (.cairn/settings.toml) without asking, sandboxed (workspace-write)",
     )
     return parent
 
@@ -381,6 +388,24 @@ def mcp_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def hooks_parser() -> argparse.ArgumentParser:  # -- hooks (issue 32)
+    parser = argparse.ArgumentParser(
+        prog="cairn hooks",
+        description="Hooks of this workspace: list them (event, matcher, command, where from, trusted or "
+        "not), or approve the project's hooks (.cairn/settings.toml) once for their current content.",
+        parents=[common_flags()],
+    )
+    parser.add_argument("action", choices=("list", "approve"), help="list | approve")
+    parser.add_argument("--json", action="store_true", help="list as JSON")
+    parser.add_argument(
+        "--sandbox",
+        choices=("workspace-write", "read-only", "off"),
+        default="workspace-write",
+        help="approve: the sandbox the project's hooks run in (default: workspace-write)",
+    )
+    return parser
+
+
 def agents_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="cairn agents",
@@ -404,4 +429,5 @@ PARSERS = {
     "demo": demo_parser,
     "mcp": mcp_parser,
     "agents": agents_parser,
+    "hooks": hooks_parser,
 }

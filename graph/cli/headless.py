@@ -44,6 +44,10 @@ def new_session(opts: Options) -> Any:
     from cairn.graph.cli.mcp_cmd import warn_unapproved
 
     warn_unapproved(session)
+    from cairn.graph.cli.hooks_cmd import attach_notifier, warn_held  # -- hooks (issue 32)
+
+    warn_held(session)
+    attach_notifier(session, "headless")
     return session
 
 

@@ -186,6 +186,10 @@ class Interactive:
             from cairn.graph.cli.mcp_cmd import ask_project_servers
 
             ask_project_servers(self)
+            from cairn.graph.cli.hooks_cmd import ask_project_hooks, attach_notifier  # -- hooks (issue 32)
+
+            ask_project_hooks(self)
+            attach_notifier(self.session, "interactive")
         return self.session
 
     def set_mode(self, mode: str) -> None:

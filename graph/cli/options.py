@@ -28,6 +28,7 @@ class Options:
     #: MCP config files (--mcp-config) and --trust-project-mcp, passed to every Session.
     mcp_config: tuple[str, ...] = ()
     trust_project_mcp: bool = False
+    trust_project_hooks: bool = False  # -- hooks (issue 32)
     context_window: int | None = None
     #: Flags the person typed (repeated in the ``cairn resume`` hint; env vars persist by themselves).
     explicit: tuple[str, ...] = ()
@@ -48,6 +49,9 @@ class Options:
         trust = bool(getattr(ns, "trust_project_mcp", False))
         if trust:
             explicit += ["--trust-project-mcp"]
+        trust_hooks = bool(getattr(ns, "trust_project_hooks", False))  # -- hooks (issue 32)
+        if trust_hooks:
+            explicit += ["--trust-project-hooks"]
         context_window = getattr(ns, "context_window", None)
         if context_window:
             explicit += ["--context-window", str(context_window)]
@@ -63,6 +67,7 @@ class Options:
             plain=bool(getattr(ns, "plain", False)),
             mcp_config=mcp_config,
             trust_project_mcp=trust,
+            trust_project_hooks=trust_hooks,
             context_window=context_window,
             explicit=tuple(explicit),
         )
@@ -74,6 +79,7 @@ class Options:
         kwargs: dict[str, object] = {
             "mcp_config": self.mcp_config,
             "trust_project_mcp": self.trust_project_mcp,
+            "trust_project_hooks": self.trust_project_hooks,  # -- hooks (issue 32)
         }
         if self.tools:
             kwargs["tool_profile"] = self.tools

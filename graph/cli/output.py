@@ -146,6 +146,8 @@ def stream_json_line(event: ev.Event) -> dict[str, Any]:
             | ev.SubagentEnd()
             | ev.Waiting()
             | ev.DecisionRefused()
+            | ev.HookRan()
+            | ev.Notification()
         ):
             pass  # written as they are
     return line

@@ -82,8 +82,11 @@ class Renderer:
                     self._on_subagent_call(call)
                 case ev.SubagentEnd(agent_id=agent_id, status=status):
                     self._on_subagent_end(agent_id, status)
-                case ev.SubagentEvent() | ev.Waiting() | ev.DecisionRefused():
-                    pass  # (headless ``--wait`` notes say what is waited for: ``headless.with_wait_notes``)
+                case ev.HookRan():
+                    self._on_hook(event.payload())
+                case ev.SubagentEvent() | ev.Waiting() | ev.DecisionRefused() | ev.Notification():
+                    pass  # (headless ``--wait`` notes say what is waited for: ``headless.with_wait_notes``;
+                    # notifications reach a person through the notifier, not this renderer)
 
     def _on_token(self, text: str) -> None:
         if not self.tokens or not text:
@@ -132,6 +135,14 @@ class Renderer:
 
         self._end_text()
         self.console.print(Text(compaction_line(event.payload()), style="dim"), soft_wrap=True)
+
+    def _on_hook(self, run: dict[str, Any]) -> None:  # a hook that said something (issue 32)
+        from cairn.graph.hooks.display import hook_line
+
+        line = hook_line(run)
+        if line is not None:
+            self._end_text()
+            self.line(Text(line, style="dim"))
 
     def _on_tool_start(self, call: dict[str, Any]) -> None:
         self._end_text()

@@ -82,6 +82,9 @@ def open_session(ns: argparse.Namespace, opts: Options) -> Any:
         )
     except (SessionError, ValueError) as exc:
         raise CliError(str(exc)) from exc
+    from cairn.graph.cli.hooks_cmd import attach_notifier  # -- hooks (issue 32): interactive re-attaches
+
+    attach_notifier(session, "headless")
     for done in session.recovered:  # a rewind a crash had cut short, completed now
         print(done.summary(), file=sys.stderr)
     spec = session.model_spec

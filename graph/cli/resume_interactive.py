@@ -25,6 +25,10 @@ def resume_interactive(session: Any, opts: Options, ns: argparse.Namespace) -> i
     from cairn.graph.cli.mcp_cmd import ask_project_servers
 
     ask_project_servers(ui)
+    from cairn.graph.cli.hooks_cmd import ask_project_hooks, attach_notifier  # -- hooks (issue 32)
+
+    ask_project_hooks(ui)
+    attach_notifier(session, "interactive")
     where(ui, session)
     try:
         if decision_flags.given(ns):

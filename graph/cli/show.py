@@ -139,7 +139,7 @@ def call_json(call: Any) -> dict[str, Any]:
         "decision": call.decision,
         "sandbox": call.sandbox,
         "display": call.display,
-    } | ({"network": call.network} if call.network else {})
+    } | ({"network": call.network} if call.network else {}) | ({"hooks": call.hooks} if call.hooks else {})
 
 
 def latest_id(opts: Options) -> str:
@@ -255,6 +255,13 @@ def _print_to(console: Any, shown: Shown, *, verbose: bool) -> None:
                 if call.network:
                     note = f"{note} · network: {', '.join(call.network)}"
                 renderer.print_call(call.model_dump(mode="json"), note=note)
+                if call.hooks:  # -- hooks (issue 32): each hook run and what it decided
+                    from cairn.graph.hooks.display import hook_line
+
+                    for run in call.hooks:
+                        console.print(
+                            Text(f"    {hook_line(run, quiet_ok=False)}", style="dim"), soft_wrap=True
+                        )
     if shown.tasks:
         from cairn.tools.todo import render_tasks
 

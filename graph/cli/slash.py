@@ -18,6 +18,7 @@ HELP = """\
   /rewind redo       undo the last rewind
   u                  (at this prompt, after a run that changed files) undo the newest change
   /compact [FOCUS]   summarize older turns now to free context (FOCUS: what the summary must keep)
+  /hooks             the hooks that run at each step, from where, trusted or not
   /exit              leave (also Ctrl-D); the session can be resumed later
   Ctrl-C             stop the running tool or answer; twice to exit
   line ending in \\   continue the message on the next line
@@ -76,6 +77,10 @@ def handle(command: str, repl: Any) -> str | None:
         rewind_menu(repl, rest)
     elif name == "/compact":
         compact(repl, rest or None)
+    elif name == "/hooks":  # -- hooks (issue 32)
+        from cairn.graph.cli.hooks_cmd import show_hooks
+
+        show_hooks(repl)
     else:
         custom = find_custom(repl, name)
         if custom is not None:

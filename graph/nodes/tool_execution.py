@@ -53,6 +53,10 @@ def tool_execution(state: AgentState, runtime: Runtime[AgentContext]) -> dict[st
         elif entry.terminal:
             stored = entry.result or {"output": entry.summary or "", "display": entry.summary or ""}
             _adopt(call, entry.status, stored)
+            if ctx.hooks is not None:  # -- hooks (issue 32): a PostToolUse due at the crash runs now
+                from cairn.graph.hooks.tool_hooks import post_tool_use
+
+                post_tool_use(ctx, call)
         else:  # executing (the process died mid-call) or already interrupted
             _interrupt(call, INTERRUPTED_BY_CRASH, ctx)
     board = _task_board(state.get("tasks"), pending)
@@ -169,6 +173,10 @@ def _run_one(call: ToolCallInfo, ctx: AgentContext, board: list[dict[str, Any]] 
         call.metadata = data.get("metadata") or {}
     else:
         _adopt(call, status, data)
+        if ctx.hooks is not None:  # -- hooks (issue 32): after the result is journaled
+            from cairn.graph.hooks.tool_hooks import post_tool_use
+
+            post_tool_use(ctx, call)
     ctx.emit(ToolEnd(call.to_state()))
 
 

@@ -94,6 +94,10 @@ class CellStream:
                     self._on_subagent_call(call)
                 case ev.SubagentEnd(agent_id=agent_id, status=status):
                     self._print(f"└ sub-agent {agent_id}: {status}")
+                case ev.HookRan():
+                    self._on_hook(event.payload())
+                case ev.Notification():
+                    self._on_notification(event.payload())
                 case ev.SubagentEvent() | ev.Waiting() | ev.DecisionRefused():
                     pass  # the pause shows in the RunResult the cell gets back
 
@@ -130,6 +134,26 @@ class CellStream:
                 f"~{event.tokens_before:,} → ~{event.tokens_after:,} tokens)"
             )
         self._print(line)
+
+    def _on_hook(self, payload: dict[str, Any]) -> None:  # -- hooks (issue 32)
+        from cairn.graph.hooks.display import hook_line
+
+        line = hook_line(payload)
+        if line is not None:
+            self._print(f"({line})")
+
+    def _on_notification(self, payload: dict[str, Any]) -> None:  # -- hooks (issue 32): a badge
+        message = str(payload.get("message") or "")
+        if not self.rich:
+            self._print(f"[notification] {message}")
+            return
+        color = "#b45309" if payload.get("notification_type") == "permission_prompt" else "#2563eb"
+        style = f"display:inline-block;padding:2px 8px;border-radius:9px;background:{color};color:white"
+        self._display(
+            _View(
+                f'<span class="cairn-notification" style="{style}">🔔 {esc(message)}</span>', f"🔔 {message}"
+            )
+        )
 
     def _on_tool_start(self, state: dict[str, Any]) -> None:
         call = ToolCallInfo.model_validate({**state, "status": "executing"})

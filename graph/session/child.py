@@ -29,6 +29,7 @@ def open_child(parent: SessionHost, record: Any, info: dict[str, Any]) -> Any:
         context_window=parent.budget.window,
         settings=parent.settings,  # the parent's settings and overrides (--tools ...), not re-read
         _extensions=False,  # the parent's MCP servers are not shared; none are started twice
+        **getattr(parent, "hooks_args", {}),  # -- hooks (issue 32): the parent's hooks and trust
     )
 
 

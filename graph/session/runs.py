@@ -60,6 +60,7 @@ def make_context(session: SessionHost, stream: bool, on_event: EventCallback | N
             session.settings.model.max_output_tokens, session.settings.model.call_timeout
         ),
         _bound=session.bound_models,
+        hooks=getattr(session, "hooks_engine", None),  # -- hooks (issue 32)
     )
     # Skills, custom commands and the deferred tools' names belong to this session, not to the
     # constant system prompt: they go in the session context, after the rest of it.

@@ -74,6 +74,8 @@ class Session(DecisionsMixin, RewindMixin, WaitingMixin, ExtensionsMixin):
         defer_threshold: int | None = None,
         settings: Settings | None = None,
         overrides: Mapping[str, Mapping[str, Any]] | None = None,
+        hooks: dict[str, Any] | None = None,
+        trust_project_hooks: bool = False,
         _store: Store | None = None,
         _exclude_tools: tuple[str, ...] = (),
         _extensions: bool = True,
@@ -156,6 +158,17 @@ class Session(DecisionsMixin, RewindMixin, WaitingMixin, ExtensionsMixin):
                 self.id, workspace=str(self.workspace.root), mode=mode, model=_model_label(model)
             )
         self._services.url_guard = self._url_guard
+        # -- hooks (issue 32): settings [[hooks.EVENT]] + Session(hooks=...); None when there are none
+        from cairn.graph.session.hooks_run import build_engine
+
+        self.hooks_engine = build_engine(self, hooks, trust_project_hooks=trust_project_hooks)
+        #: What sub-agents are given, so they run the same hooks (``cairn.graph.session.child``).
+        self.hooks_args = {"hooks": hooks, "trust_project_hooks": trust_project_hooks}
+        self._hooks_started = False
+        #: Where the session runs ("interactive", "headless", "python") and the terminal notifier
+        #: the CLI attaches (``cairn.graph.hooks.notify``); notifications follow them.
+        self.surface = "python"
+        self.notifier: Any = None
         from cairn.graph.session.runlock import RunLock
 
         self._run_lock = RunLock(self.store, self.id)
@@ -194,7 +207,8 @@ class Session(DecisionsMixin, RewindMixin, WaitingMixin, ExtensionsMixin):
     ) -> Session:
         """Reopen a stored session (in this or a new process). Short id prefixes work.
 
-        ``extensions``: ``mcp_servers``, ``mcp_config``, ``trust_project_mcp``, ``defer_threshold``.
+        ``extensions``: ``mcp_servers``, ``mcp_config``, ``trust_project_mcp``, ``defer_threshold``,
+        ``hooks``, ``trust_project_hooks``.
         """
         store = open_store(db)
         record = store.sessions.get(session_id)
@@ -269,6 +283,13 @@ class Session(DecisionsMixin, RewindMixin, WaitingMixin, ExtensionsMixin):
         except Exception:
             self._forget_if_empty()  # a failed start leaves no empty session behind
             raise
+        if self.hooks_engine is not None:  # -- hooks (issue 32): SessionStart, UserPromptSubmit
+            from cairn.graph.session.hooks_run import before_prompt
+
+            text, blocked = before_prompt(self, text, on_event)
+            if blocked is not None:
+                self._forget_if_empty()
+                return blocked
         from cairn.graph.session.runs import run_head
 
         self._ensure_indexed()
@@ -426,6 +447,10 @@ class Session(DecisionsMixin, RewindMixin, WaitingMixin, ExtensionsMixin):
 
     def close(self, *, keep_background: bool = False) -> None:
         """Stop background shell tasks (unless kept) and MCP servers, and close the database."""
+        if self.hooks_engine is not None:  # -- hooks (issue 32)
+            from cairn.graph.session.hooks_run import session_end
+
+            session_end(self)
         self.close_tools(keep_background=keep_background)
         self.store.close()
 
@@ -649,10 +674,19 @@ class Session(DecisionsMixin, RewindMixin, WaitingMixin, ExtensionsMixin):
                     self.store.sessions.update(self.id, status="awaiting_approval")
                     break
                 result = run_graph(self, dict(FRESH_RUN), stream=stream, on_event=on_event)
+            if self.hooks_engine is not None:  # -- hooks (issue 32): Stop may send the model back to work
+                from cairn.graph.session.hooks_run import after_run
+
+                rerun = lambda p: run_graph(self, p, stream=stream, on_event=on_event)  # noqa: E731
+                result = after_run(self, result, rerun, on_event)
             if wait[0]:
                 from cairn.graph.session.waiting import wait_for_decisions
 
                 result = wait_for_decisions(self, result, timeout=wait[1], stream=stream, on_event=on_event)
+            if self._run_depth == 1:  # -- hooks (issue 32): notify when it waits, failed or took long
+                from cairn.graph.session.hooks_run import notify_after_run
+
+                notify_after_run(self, result, on_event)
             return result
 
     def _staged_prompt(self, state: Any) -> str | None:

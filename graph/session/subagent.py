@@ -230,6 +230,10 @@ class SubagentManager:
                 info["diff"] = worktree.diff_summary(path, info["base"])
                 self.parent.store.sessions.set_agent(child_id, json.dumps(info))
             self._emit(SubagentEnd(child_id, result.status, usage=result.usage))
+            if getattr(self.parent, "hooks_engine", None) is not None:  # -- hooks (issue 32)
+                from cairn.graph.session.hooks_run import subagent_stop
+
+                subagent_stop(self.parent, child_id, result)
         except Exception as exc:  # reported to the model as the tool's error
             box["error"] = f"{type(exc).__name__}: {exc}"
             self._emit(SubagentEnd(child_id, "error", error=box["error"]))
