@@ -36,7 +36,8 @@ TERMINAL_STATUSES = frozenset({"success", "error", "cancelled"})
 GATED_STATUSES = ("awaiting_approval", "interrupted")
 
 
-_NETWORK_FIELDS = ("network", "network_offer")
+#: Fields left out of a call's JSON while empty, so outputs made before them keep their shape.
+_OMITTED_WHEN_EMPTY = ("network", "network_offer", "hooks")
 
 
 class ToolCallInfo(BaseModel):
@@ -83,13 +84,13 @@ class ToolCallInfo(BaseModel):
     hooks: list[dict[str, Any]] = Field(default_factory=list)
 
     @model_serializer(mode="wrap")
-    def _without_unset_network(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        """The network fields appear only when set, so JSON outputs made before them (stream-json,
-        ``cairn show --json``) keep their shape for every call that has no network."""
+    def _without_empty_new_fields(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """Network grants and hook runs appear only when a call has them, so JSON outputs made
+        before them (stream-json, ``cairn show --json``) keep their shape for every other call."""
         data = handler(self)
-        for key in _NETWORK_FIELDS:
-            if data.get(key) is None:
-                data.pop(key, None)
+        for key in _OMITTED_WHEN_EMPTY:
+            if key in data and not data[key]:
+                del data[key]
         return data
 
     def to_state(self) -> dict[str, Any]:

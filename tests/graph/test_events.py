@@ -126,6 +126,8 @@ def test_kinds_are_unique_and_old_names():
         "subagent_event",
         "subagent_end",
         "waiting",
+        "hook",
+        "notification",
         "decision_refused",
     }
 
