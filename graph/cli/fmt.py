@@ -115,11 +115,16 @@ def result_text(call: dict[str, Any]) -> str:
     return ""
 
 
-def usage_line(usage: dict[str, int], elapsed_s: float) -> str:
+def usage_line(usage: dict[str, Any], elapsed_s: float) -> str:
     parts = [f"{usage.get('input_tokens', 0):,} in", f"{usage.get('output_tokens', 0):,} out"]
     calls = usage.get("model_calls", 0)
     if calls:
         parts.append(f"{calls} model call{'s' if calls != 1 else ''}")
+    from cairn.graph.cost.report import cost_text  # issue 34 hook-in: the run's cost
+
+    cost = cost_text(usage)
+    if cost is not None:
+        parts.append(cost)
     parts.append(f"{elapsed_s:.1f} s")
     return " · ".join(parts)
 

@@ -178,7 +178,7 @@ def pause_hint(result: Any, resume: Any, *, in_memory: bool = False) -> list[str
             f"  {resume('--retry', 'all')}",
             f"  {resume('--cancel', 'all')}",
         ]
-    if result.status in ("error", "max_steps", "loop", "incomplete", "no_answer"):
+    if result.status in ("error", "max_steps", "loop", "incomplete", "no_answer", "budget"):
         why = {"error": "failed", "max_steps": "stopped at --max-steps"}.get(
             result.status, f"paused: {result.error}"
         )

@@ -42,6 +42,7 @@ from langgraph.runtime import Runtime
 from cairn.graph.agent_reports import undelivered_reports
 from cairn.graph.compaction import prepare as compaction
 from cairn.graph.context import AgentContext
+from cairn.graph.cost.spend import after_model, over_budget
 from cairn.graph.messages import message_text
 from cairn.graph.state import AgentState, ToolCallInfo, dump_calls
 from cairn.graph.tool_selection import activate_called
@@ -62,6 +63,9 @@ def reasoning(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, An
             "pending_tool_calls": [],
             "completed_tool_calls": [],
         }
+    budget_pause = over_budget(state, ctx)  # issue 34 hook-in: a run's money budget
+    if budget_pause is not None:
+        return budget_pause
     if state.get("paused") == "loop":  # tool_routing noticed a loop: the person decides
         return {"paused": "loop", "pending_tool_calls": [], "completed_tool_calls": []}
     if ctx.cancel.is_set():  # stopped between steps: do not spend a model call
@@ -163,6 +167,7 @@ def reasoning(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, An
         "activated_tools": activated,
         "context": compaction.after_model(prepared, usage),
         "delivered_agents": delivered,
+        **after_model(state, ctx, message),  # issue 34 hook-in: the call's usage in the ledgers
     }
 
 

@@ -71,6 +71,8 @@ class Session(DecisionsMixin, RewindMixin, WaitingMixin, ExtensionsMixin):
         mcp_config: Iterable[str | os.PathLike[str]] = (),
         trust_project_mcp: bool = False,
         defer_threshold: int | None = None,
+        pricing: Any = None,
+        max_cost: float | None = None,
         _store: Store | None = None,
         _exclude_tools: tuple[str, ...] = (),
         _extensions: bool = True,
@@ -85,6 +87,13 @@ class Session(DecisionsMixin, RewindMixin, WaitingMixin, ExtensionsMixin):
         self.max_steps = max_steps
         #: Token budget (input + output over the session's life); ``None``: unbounded.
         self.max_tokens = max_tokens
+        # issue 34 hook-in: prices ([pricing], ``pricing=``) and the per-run money budget
+        # (``max_cost=``, else [budget] max_cost_per_run); see cairn.graph.cost.
+        from cairn.graph.cost.config import session_cost_setup
+
+        self.pricing, self.max_cost, self.budget_config = session_cost_setup(
+            self.workspace.root, pricing, max_cost
+        )
         #: An identical call repeated this many times pauses the run (status "loop").
         self.repeat_limit = max(1, repeat_limit)
         # The tool profile: chosen now when it can be without the network (see ``tool_profile``).
