@@ -118,6 +118,16 @@ def typo_of_command(argv: list[str]) -> tuple[str, str] | None:
     return None
 
 
+def _amount(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = 0.0
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"expected an amount in dollars greater than 0, got {text!r}")
+    return value
+
+
 def _positive_int(text: str) -> int:
     try:
         value = int(text)
@@ -149,6 +159,13 @@ def common_flags() -> argparse.ArgumentParser:
     group.add_argument("--approval", choices=MODES, metavar="MODE", help=f"approval mode: {'|'.join(MODES)}")
     group.add_argument(
         "--max-steps", type=_positive_int, metavar="N", help="model calls per run (default 100)"
+    )
+    group.add_argument(  # issue 34 hook-in
+        "--max-cost",
+        type=_amount,
+        metavar="AMOUNT",
+        help="US dollars a run may spend; then it pauses with status budget (resumable). "
+        "Default: [budget] max_cost_per_run",
     )
     group.add_argument(
         "--tools",

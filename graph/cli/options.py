@@ -28,6 +28,8 @@ class Options:
     mcp_config: tuple[str, ...] = ()
     trust_project_mcp: bool = False
     context_window: int | None = None
+    #: ``--max-cost``: dollars a run may spend (issue 34).
+    max_cost: float | None = None
     #: Flags the person typed (repeated in the ``cairn resume`` hint; env vars persist by themselves).
     explicit: tuple[str, ...] = ()
 
@@ -50,7 +52,11 @@ class Options:
         context_window = getattr(ns, "context_window", None)
         if context_window:
             explicit += ["--context-window", str(context_window)]
+        max_cost = getattr(ns, "max_cost", None)
+        if max_cost:
+            explicit += ["--max-cost", str(max_cost)]
         return cls(
+            max_cost=max_cost,
             model=ns.model or os.environ.get("CAIRN_MODEL") or None,
             base_url=ns.base_url or os.environ.get("OPENAI_BASE_URL") or None,
             db=db,
@@ -68,7 +74,8 @@ class Options:
 
     def session_kwargs(self) -> dict[str, object]:
         """What every Session the CLI opens gets from the extension flags."""
-        return {"mcp_config": self.mcp_config, "trust_project_mcp": self.trust_project_mcp}
+        extra = {"max_cost": self.max_cost} if self.max_cost is not None else {}
+        return {"mcp_config": self.mcp_config, "trust_project_mcp": self.trust_project_mcp, **extra}
 
     def apply_env(self) -> None:
         """``--base-url`` reaches the model factory through ``OPENAI_BASE_URL`` (this process only).

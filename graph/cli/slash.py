@@ -18,6 +18,7 @@ HELP = """\
   /rewind redo       undo the last rewind
   u                  (at this prompt, after a run that changed files) undo the newest change
   /compact [FOCUS]   summarize older turns now to free context (FOCUS: what the summary must keep)
+  /cost              what this session spent, by model and by sub-agent
   /exit              leave (also Ctrl-D); the session can be resumed later
   Ctrl-C             stop the running tool or answer; twice to exit
   line ending in \\   continue the message on the next line
@@ -75,6 +76,10 @@ def handle(command: str, repl: Any) -> str | None:
         rewind_menu(repl, rest)
     elif name == "/compact":
         compact(repl, rest or None)
+    elif name == "/cost":  # issue 34 hook-in
+        from cairn.graph.cli.cost_cmd import show_cost
+
+        show_cost(repl)
     else:
         custom = find_custom(repl, name)
         if custom is not None:

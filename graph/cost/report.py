@@ -7,7 +7,7 @@ from typing import Any
 
 from cairn.graph.cost.ledger import Ledger, ledger_cost, merge, subtract
 from cairn.graph.cost.prices import CURRENCY, Pricing
-from cairn.graph.cost.spend import children_ledger, stored_spend
+from cairn.graph.cost.spend import children_ledger, run_ledger, stored_spend
 
 
 def total_ledger(store: Any, thread_id: str, values: Mapping[str, Any]) -> Ledger:
@@ -16,13 +16,26 @@ def total_ledger(store: Any, thread_id: str, values: Mapping[str, Any]) -> Ledge
 
 
 def run_cost_fields(
-    store: Any, thread_id: str, values: Mapping[str, Any], before: Ledger | None, pricing: Pricing | None
+    store: Any,
+    thread_id: str,
+    values: Mapping[str, Any],
+    before: Ledger | None,
+    pricing: Pricing | None,
+    max_cost: float | None = None,
 ) -> dict[str, Any]:
-    """``usage`` keys for a run: ``cost`` (and ``price_unknown``) of what it spent since ``before``."""
+    """``usage`` keys for a run: ``cost`` (and ``price_unknown``) of what it spent since
+    ``before``; with a budget, ``budget`` and ``budget_left`` (of the run's budget)."""
+    pricing = pricing or Pricing()
     if before is None:
-        return {"cost": 0.0}
-    spent = subtract(total_ledger(store, thread_id, values), before)
-    return ledger_cost(spent, pricing or Pricing()).usage_fields()
+        out: dict[str, Any] = {"cost": 0.0}
+    else:
+        spent = subtract(total_ledger(store, thread_id, values), before)
+        out = ledger_cost(spent, pricing).usage_fields()
+    if max_cost is not None:
+        run, _ = run_ledger(values, store, thread_id)
+        out["budget"] = max_cost
+        out["budget_left"] = round(max(0.0, max_cost - ledger_cost(run, pricing).amount), 6)
+    return out
 
 
 def session_cost(
@@ -81,7 +94,11 @@ def cost_text(usage: Mapping[str, Any]) -> str | None:
     if usage.get("cost") is None:
         return "price unknown"
     text = money(usage["cost"])
-    return f"{text} + price unknown ({', '.join(unknown)})" if unknown else text
+    if unknown:
+        text = f"{text} + price unknown ({', '.join(unknown)})"
+    if usage.get("budget_left") is not None:
+        text += f" ({money(usage['budget_left'])} of the run's {money(usage.get('budget'))} budget left)"
+    return text
 
 
 def cost_lines(report: Mapping[str, Any]) -> list[str]:

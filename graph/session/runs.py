@@ -187,7 +187,14 @@ def build_result(
     from cairn.graph.cost.report import run_cost_fields  # issue 34 hook-in: usage.cost
 
     usage.update(
-        run_cost_fields(session.store, session.id, values, spend_before, getattr(session, "pricing", None))
+        run_cost_fields(
+            session.store,
+            session.id,
+            values,
+            spend_before,
+            getattr(session, "pricing", None),
+            getattr(session, "max_cost", None),
+        )
     )
     head = values.get("head")
     tail = (

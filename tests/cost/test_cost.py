@@ -149,3 +149,23 @@ def test_subagent_budget_pauses_the_subagent(ws, tmp_path, db_location):
     assert round(agent["cost"], 4) == CHILD_COSTS[0], "the sub-agent stopped before its second call"
     assert r.status == "done"
     s.close()
+
+
+def test_slash_cost_lists_spend_by_model_and_budget(ws, db_location):
+    import io
+    from types import SimpleNamespace
+
+    from rich.console import Console
+
+    from cairn.graph.cli import slash
+
+    s = Session(ws, model=_script(), db=db_location, max_cost=5)
+    out = io.StringIO()
+    repl = SimpleNamespace(session=s, console=Console(file=out, width=200))
+    s.send("read a.txt")
+    slash.handle("/cost", repl)
+    text = out.getvalue()
+    assert "session cost: $0.8500 (USD)" in text
+    assert "gpt-4o: $0.8500 · 300,000 in (40,000 cached) · 15,000 out · 2 calls" in text
+    assert "budget per run: $5.00" in text
+    s.close()
