@@ -96,13 +96,19 @@ def reasoning(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, An
         }
     activated = list(state.get("activated_tools") or [])
     model = ctx.bound_model(mode, activated)
+    # issue 34 hook-in: the model call's ``chat`` span (None when telemetry is off)
+    traced = ctx.telemetry.model_call(ctx.model, prepared.messages) if ctx.telemetry is not None else None
     try:
         message, stopped, failed = _reply(model, prepared.messages, ctx)
     except Exception as exc:
+        if traced is not None:
+            traced.fail(exc)
         retry = compaction.on_model_error(prepared, exc)
         if retry is None:
             raise
         return {"head": head, "delivered_agents": delivered, **retry}
+    if traced is not None:
+        traced.end(message, ctx.pricing)
     if failed is not None:  # (issue 31) echoed the prompt twice, or no answer even after a nudge
         counters = dict(state.get("counters") or {})
         counters["model_calls"] = counters.get("model_calls", 0) + 1

@@ -103,6 +103,9 @@ def run_graph(
     from cairn.graph.cost.report import total_ledger  # issue 34 hook-in: the run's cost
 
     spend_before = total_ledger(store, session.id, values)
+    from cairn.graph.telemetry.hooks import start_run  # issue 34 hook-in: the run's spans
+
+    recorder = start_run(session, context)
     store.sessions.update(session.id, status="running")
     if session.mode != "plan" and session.snapshotter is not None:
         session.snapshotter.warm()
@@ -117,9 +120,11 @@ def run_graph(
                 store.inbox.clear(session.id, staged)
             if steps % PRUNE_EVERY_STEPS == 0:
                 _prune(session)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:
         # The last checkpoint and the journal are intact: continue_() recovers.
         store.sessions.update(session.id, status="interrupted")
+        if recorder is not None:
+            recorder.end(error=exc)
         raise
     except Exception as exc:
         from cairn.graph.models import describe_model_error
@@ -129,6 +134,8 @@ def run_graph(
         session, started, counters_before, since_head=since_head, error=error, spend_before=spend_before
     )
     store.sessions.update(session.id, status=result.status)
+    if recorder is not None:
+        recorder.end(result)
     _prune(session)
     return result
 

@@ -94,6 +94,10 @@ class Session(DecisionsMixin, RewindMixin, WaitingMixin, ExtensionsMixin):
         self.pricing, self.max_cost, self.budget_config = session_cost_setup(
             self.workspace.root, pricing, max_cost
         )
+        from cairn.graph.telemetry import for_workspace
+
+        #: OpenTelemetry (``cairn.graph.telemetry``); None when off (nothing of it imported).
+        self.telemetry = for_workspace(self.workspace.root)
         #: An identical call repeated this many times pauses the run (status "loop").
         self.repeat_limit = max(1, repeat_limit)
         # The tool profile: chosen now when it can be without the network (see ``tool_profile``).

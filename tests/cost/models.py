@@ -32,6 +32,8 @@ CHILD_COSTS = (0.021, 0.0075)
 class ParentAndAgentModel(BaseChatModel):
     """The parent asks a read-only sub-agent (the ``task`` tool), which greps, then answers."""
 
+    model_name: str = "gpt-4o"
+
     @property
     def _llm_type(self) -> str:
         return "cost-test"
