@@ -22,6 +22,7 @@ SUBCOMMANDS = (
     "demo",
     "mcp",
     "agents",
+    "export",  # issue 34
 )
 MODES = ("default", "accept-edits", "plan", "bypass")
 OUTPUT_FORMATS = ("text", "json", "stream-json")
@@ -38,6 +39,7 @@ VALUE_OPTIONS = frozenset(
         "--output-format",
         "--tools",
         "--mcp-config",
+        "--max-cost",  # issue 34
     }
     | {"-p", "--print", "--wait-timeout"}
 )
@@ -45,7 +47,7 @@ VALUE_OPTIONS = frozenset(
 EXIT_CODES = """\
 exit codes:
   0    done
-  1    error (model failure...; the session stays resumable), or stopped at --max-steps
+  1    error (model failure...; the session stays resumable), or stopped at --max-steps / --max-cost
   2    usage or configuration error (bad flags, no model configured, unknown session)
   3    paused: tool calls await approval (cairn resume ID --approve/--reject ...)
   4    paused: tool calls were interrupted (cairn resume ID --retry/--cancel ...)
@@ -59,6 +61,7 @@ commands:
   cairn decide ID --approve … record decisions for a run waiting elsewhere (cairn -p … --wait)
   cairn sessions [--all]      list sessions of this workspace
   cairn show [ID | --last]    transcript and every tool call of a session
+  cairn export ID [--format md|json|html] [--out FILE]   a shareable transcript (secrets redacted)
   cairn rewind ID [CALL_ID | --turn N]   undo the agent's changes back to a call or turn
   cairn policy check ...      what the policy would do with a call, and which rule and record decide
   cairn policy programs [NAME]   what runs without asking, per program (--json)
@@ -367,6 +370,27 @@ def rewind_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def export_parser() -> argparse.ArgumentParser:  # issue 34
+    parser = argparse.ArgumentParser(
+        prog="cairn export",
+        description="A session as a shareable transcript: messages, tool calls with their lifecycle, "
+        "diffs, approvals and costs. Secrets known to the environment filter are redacted.",
+        parents=[common_flags()],
+    )
+    parser.add_argument(
+        "session_id", nargs="?", metavar="SESSION_ID", help="id or unique prefix (default: the latest here)"
+    )
+    parser.add_argument("--last", action="store_true", help="the most recent session of this workspace")
+    parser.add_argument(
+        "--format",
+        choices=("md", "json", "html"),
+        default="md",
+        help="md (default), json, or html (one self-contained page)",
+    )
+    parser.add_argument("--out", metavar="FILE", help="write to FILE (default: standard output)")
+    return parser
+
+
 def demo_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="cairn demo",
@@ -419,4 +443,5 @@ PARSERS = {
     "demo": demo_parser,
     "mcp": mcp_parser,
     "agents": agents_parser,
+    "export": export_parser,  # issue 34
 }

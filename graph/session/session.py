@@ -403,6 +403,13 @@ class Session(DecisionsMixin, RewindMixin, WaitingMixin, ExtensionsMixin):
             )
         return out
 
+    def export(self, format: str = "md") -> str:
+        """The session as a shareable transcript: ``md``, ``json`` or self-contained ``html``,
+        secrets the environment filter knows redacted (issue 34 hook-in: cairn.graph.export)."""
+        from cairn.graph.export import export_session
+
+        return export_session(self.store, self.id, format, pricing=self.pricing)
+
     @property
     def state(self) -> dict[str, Any]:
         return dict(self._snapshot().values)

@@ -201,7 +201,9 @@ class RunRecorder:
         if call.get("reason"):
             span.set_attribute("cairn.reason", str(call["reason"])[:300])
         if decision:
-            verdict = decision.split(":", 1)[0]
+            verdict = decision.split(":", 1)[0].split(" (", 1)[
+                0
+            ]  # "approved always (rule)" → "approved always"
         elif asked is not None:
             verdict = "approved"
         else:
