@@ -47,7 +47,7 @@ LAYERS: list[tuple[str, str, int]] = [
     ("cairn.graph.models", "models", 2),
     ("cairn.graph.cost", "cost", 2),  # issue 34
     ("cairn.graph.telemetry", "telemetry", 3),  # issue 34
-    ("cairn.graph.export", "export", 7),  # issue 34
+    ("cairn.graph.export", "export", 4),  # issue 34
     ("cairn.graph.display", "display", 3),
     ("cairn.graph.compaction", "compaction", 3),
     ("cairn.graph.nodes", "nodes", 4),
