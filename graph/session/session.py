@@ -403,6 +403,41 @@ class Session(DecisionsMixin, RewindMixin, WaitingMixin, ExtensionsMixin):
             )
         return out
 
+    def fork(self, at: str | None = None, *, turn: int | None = None, model: Any = None) -> Session:
+        """A new session from an earlier checkpoint (``at``: an id from ``checkpoints()``) or from
+        just before your ``turn``-th message; this one is left untouched and nothing mutable is
+        shared (its own store connection, transcript and state).  The workspace is not rewound
+        (``rewind`` does that).  Issue 34 hook-in: cairn.graph.session.fork."""
+        import copy
+
+        from cairn.graph.session.fork import fork_into, fork_point
+
+        snap = fork_point(self, at, turn)
+        shared = self.store if self.store.location == ":memory:" else None  # one in-memory database
+        forked = type(self)(
+            self.workspace.root,
+            model=model if model is not None else self._model_spec,
+            db=None if shared is not None else self.store.location,
+            mode=self.mode,
+            rules=self._extra_rules,
+            tools=self.extra_tools,
+            max_steps=self.max_steps,
+            max_tokens=self.max_tokens,
+            pricing=copy.deepcopy(self.pricing),
+            max_cost=self.max_cost,
+            _store=shared,
+        )
+        try:
+            fork_into(self, forked, snap)
+            if snap is not None:  # the index says where the copy stands, and whose fork it is
+                record = self.store.sessions.get(self.id)
+                title = f"fork of {record.title}" if record is not None and record.title else None
+                forked.store.sessions.update(forked.id, status=forked._status_now().status, title=title)
+        except Exception:
+            forked.close()
+            raise
+        return forked
+
     def export(self, format: str = "md") -> str:
         """The session as a shareable transcript: ``md``, ``json`` or self-contained ``html``,
         secrets the environment filter knows redacted (issue 34 hook-in: cairn.graph.export)."""
