@@ -40,6 +40,8 @@ VALUE_OPTIONS = frozenset(
         "--tools",
         "--mcp-config",
         "--max-cost",  # issue 34
+        "--at",
+        "--turn",
     }
     | {"-p", "--print", "--wait-timeout"}
 )
@@ -259,6 +261,18 @@ def resume_parser() -> argparse.ArgumentParser:
     _decision_flags(parser)
     _wait_flags(parser)
     _output_format(parser)
+    fork = parser.add_argument_group("fork (issue 34)")
+    fork.add_argument(
+        "--fork",
+        action="store_true",
+        help="continue in a new session copied from this one (the original stays as it is; files are "
+        "not rewound: cairn rewind does that)",
+    )
+    where = fork.add_mutually_exclusive_group()
+    where.add_argument("--at", metavar="CHECKPOINT", help="with --fork: from this checkpoint")
+    where.add_argument(
+        "--turn", type=_positive_int, metavar="N", help="with --fork: from just before your N-th message"
+    )
     return parser
 
 

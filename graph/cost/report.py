@@ -38,6 +38,30 @@ def run_cost_fields(
     return out
 
 
+def merge_usage(usages: list[Mapping[str, Any]]) -> dict[str, Any]:
+    """The usage of several runs as one: counts and ``cost`` summed (``None`` only when every run's
+    was), ``price_unknown`` united, ``budget``/``budget_left`` the last run's."""
+    out: dict[str, Any] = {}
+    unknown: list[str] = []
+    costs: list[float | None] = []
+    for usage in usages:
+        for key, value in usage.items():
+            if key == "cost":
+                costs.append(value)
+            elif key == "price_unknown":
+                unknown += [m for m in value if m not in unknown]
+            elif key in ("budget", "budget_left"):
+                out[key] = value
+            elif isinstance(value, int | float):
+                out[key] = out.get(key, 0) + value
+    if costs:
+        known = [c for c in costs if c is not None]
+        out["cost"] = round(sum(known), 6) if known else None
+    if unknown:
+        out["price_unknown"] = unknown
+    return out
+
+
 def session_cost(
     store: Any, thread_id: str, values: Mapping[str, Any], pricing: Pricing | None
 ) -> dict[str, Any]:

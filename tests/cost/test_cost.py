@@ -169,3 +169,28 @@ def test_slash_cost_lists_spend_by_model_and_budget(ws, db_location):
     assert "gpt-4o: $0.8500 · 300,000 in (40,000 cached) · 15,000 out · 2 calls" in text
     assert "budget per run: $5.00" in text
     s.close()
+
+
+def test_usage_of_several_runs_adds_costs_not_budgets():
+    from cairn.graph.cost.report import merge_usage
+
+    merged = merge_usage(
+        [
+            {"input_tokens": 5, "cost": None, "price_unknown": ["x"], "budget": 1.0, "budget_left": 0.5},
+            {
+                "input_tokens": 7,
+                "cost": 0.25,
+                "price_unknown": ["x", "y"],
+                "budget": 1.0,
+                "budget_left": 0.25,
+            },
+        ]
+    )
+    assert merged == {
+        "input_tokens": 12,
+        "cost": 0.25,
+        "price_unknown": ["x", "y"],
+        "budget": 1.0,
+        "budget_left": 0.25,
+    }
+    assert merge_usage([{"cost": None}, {"cost": None}])["cost"] is None
