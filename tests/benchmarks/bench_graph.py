@@ -261,7 +261,9 @@ def telemetry_overhead(tmp: Path, n: int) -> None:
             where = tmp / f"otel-{attempt}-{on}"
             where.mkdir()
             if on:
-                telemetry.configure(span_exporter=InMemorySpanExporter(), metric_reader=InMemoryMetricReader())
+                telemetry.configure(
+                    span_exporter=InMemorySpanExporter(), metric_reader=InMemoryMetricReader()
+                )
             try:
                 run = run_cairn(n, where)
             finally:
