@@ -16,6 +16,7 @@ import threading
 from typing import Any, TextIO
 
 from cairn.graph.cli import fmt
+from cairn.graph.session.result import USAGE_KEYS
 from cairn.tools.file_ops.names import escape_data, escape_text
 
 #: Keys dropped from call dicts in stream-json (person-facing rich data, as in json output).
@@ -140,7 +141,7 @@ def _standing(session: Any) -> dict[str, Any]:
         "result": "",
         "pending": [c.model_dump(mode="json", exclude={"metadata"}) for c in session.pending()],
         "tool_calls": [],
-        "usage": {"input_tokens": 0, "output_tokens": 0, "model_calls": 0},
+        "usage": dict.fromkeys(USAGE_KEYS, 0),
         "error": None,
         "elapsed_s": 0.0,
     }

@@ -64,6 +64,8 @@ _TABLE: dict[str, tuple[float, float | None, float]] = {
     "deepseek-reasoner": (0.55, 0.14, 2.19),
 }
 BUILTIN: dict[str, Price] = {name: Price(i, o, c) for name, (i, c, o) in _TABLE.items()}
+#: ``script:FILE`` replays a conversation: no provider, nothing to pay.
+BUILTIN["scripted"] = Price(0.0, 0.0, 0.0)
 
 
 def normalize(model: str) -> str:

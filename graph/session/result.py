@@ -9,7 +9,7 @@ from pydantic import BaseModel, Field
 from cairn.graph.state import ToolCallInfo
 
 #: The keys ``usage`` always has in JSON output (docs/cli.md), zero when nothing ran.
-USAGE_KEYS = ("input_tokens", "output_tokens", "model_calls")
+USAGE_KEYS = ("input_tokens", "output_tokens", "model_calls", "cost")  # cost: issue 34
 
 RunStatus = Literal[
     "done",

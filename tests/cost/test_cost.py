@@ -39,6 +39,7 @@ def test_price_lookup_by_name_prefix_and_overrides():
     assert pricing.price("gpt-4o-2024-08-06") == pricing.price("gpt-4o")
     assert pricing.price("openai/gpt-4o-mini").input == 0.15  # the longest name wins
     assert pricing.price("gpt-4omni") is None and pricing.price("llama-local") is None
+    assert pricing.price("scripted") == Price(0.0, 0.0, 0.0)  # a replayed script costs nothing
     custom = parse_pricing(
         [{"llama-local": {"input": 1, "output": 2}}], {"gpt-4o": {"input": 1, "output": 1}}
     )
