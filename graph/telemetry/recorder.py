@@ -10,7 +10,6 @@ parents (tool calls run on worker threads).  A sub-agent's run is a child of its
 
 from __future__ import annotations
 
-import json
 import threading
 import time
 from typing import Any
@@ -18,6 +17,7 @@ from typing import Any
 from opentelemetry import trace
 from opentelemetry.trace import SpanKind, Status, StatusCode
 
+from cairn.graph.telemetry.chat import PROVIDERS, ModelCall, content
 from cairn.graph.telemetry.instruments import Telemetry, next_trace_id, session_trace_id
 
 #: Open ``execute_tool`` spans by (session id, call id): sub-agents' runs find their parent here.
@@ -25,93 +25,6 @@ _open_tools: dict[tuple[str, str], Any] = {}
 #: When a call started waiting for a person, by (session id, call id) (this process).
 _asked_at: dict[tuple[str, str], float] = {}
 _lock = threading.Lock()
-#: How much of a content attribute is exported (with ``log_content``).
-CONTENT_LIMIT = 16_000
-PROVIDERS = {"ChatOpenAI": "openai", "ScriptedChatModel": "cairn.scripted"}
-
-
-def _content(value: Any) -> str:
-    text = value if isinstance(value, str) else json.dumps(value, default=str, ensure_ascii=False)
-    return text[:CONTENT_LIMIT]
-
-
-class ModelCall:
-    """A ``chat`` span under way; ``end(message)`` or ``fail(exc)`` closes it."""
-
-    def __init__(self, recorder: RunRecorder, model: str, provider: str, prompt: list[Any]) -> None:
-        self.recorder = recorder
-        self.model = model
-        self.provider = provider
-        self.started = time.perf_counter()
-        tele = recorder.tele
-        attributes: dict[str, Any] = {
-            "gen_ai.operation.name": "chat",
-            "gen_ai.request.model": model,
-            "gen_ai.provider.name": provider,
-            "gen_ai.conversation.id": recorder.session_id,
-        }
-        if tele.log_content and prompt:
-            last = prompt[-1]
-            attributes["gen_ai.input.messages"] = _content(
-                [{"role": getattr(last, "type", "user"), "content": getattr(last, "text", str(last))}]
-            )
-        self.span = tele.tracer.start_span(
-            f"chat {model}", kind=SpanKind.CLIENT, context=recorder.context, attributes=attributes
-        )
-
-    def _metric_attributes(self, response_model: str | None) -> dict[str, Any]:
-        out = {
-            "gen_ai.operation.name": "chat",
-            "gen_ai.request.model": self.model,
-            "gen_ai.provider.name": self.provider,
-        }
-        if response_model:
-            out["gen_ai.response.model"] = response_model
-        return out
-
-    def end(self, message: Any, pricing: Any = None) -> None:
-        """Close the span with the reply's model, usage and (when priced) cost."""
-        from cairn.graph.cost.ledger import usage_tokens
-        from cairn.graph.cost.prices import Pricing
-
-        tele, span = self.recorder.tele, self.span
-        meta = getattr(message, "response_metadata", None) or {}
-        usage = getattr(message, "usage_metadata", None) or {}
-        response_model = meta.get("model_name") or meta.get("model")
-        if response_model:
-            span.set_attribute("gen_ai.response.model", str(response_model))
-        if meta.get("finish_reason"):
-            span.set_attribute("gen_ai.response.finish_reasons", [str(meta["finish_reason"])])
-        tokens_in, tokens_out = int(usage.get("input_tokens") or 0), int(usage.get("output_tokens") or 0)
-        span.set_attribute("gen_ai.usage.input_tokens", tokens_in)
-        span.set_attribute("gen_ai.usage.output_tokens", tokens_out)
-        cached = (usage.get("input_token_details") or {}).get("cache_read")
-        if cached:
-            span.set_attribute("gen_ai.usage.cache_read.input_tokens", int(cached))
-        price = (pricing or Pricing()).price(str(response_model or self.model))
-        if price is not None:
-            span.set_attribute("cairn.cost.usd", price.cost(*usage_tokens(usage)))
-        calls = getattr(message, "tool_calls", None) or []
-        span.set_attribute("cairn.tool_calls", len(calls))
-        if tele.log_content:
-            span.set_attribute(
-                "gen_ai.output.messages",
-                _content(
-                    [{"role": "assistant", "content": getattr(message, "text", ""), "tool_calls": calls}]
-                ),
-            )
-        span.end()
-        attrs = self._metric_attributes(str(response_model) if response_model else None)
-        tele.duration.record(time.perf_counter() - self.started, attrs)
-        tele.token_usage.record(tokens_in, {**attrs, "gen_ai.token.type": "input"})
-        tele.token_usage.record(tokens_out, {**attrs, "gen_ai.token.type": "output"})
-
-    def fail(self, exc: BaseException) -> None:
-        self.span.set_status(Status(StatusCode.ERROR, str(exc)[:300]))
-        self.span.set_attribute("error.type", type(exc).__name__)
-        self.span.end()
-        attrs = {**self._metric_attributes(None), "error.type": type(exc).__name__}
-        self.recorder.tele.duration.record(time.perf_counter() - self.started, attrs)
 
 
 class RunRecorder:
@@ -171,7 +84,7 @@ class RunRecorder:
             "gen_ai.conversation.id": self.session_id,
         }
         if self.tele.log_content:
-            attributes["gen_ai.tool.call.arguments"] = _content(call.get("arguments") or {})
+            attributes["gen_ai.tool.call.arguments"] = content(call.get("arguments") or {})
         span = self.tele.tracer.start_span(
             f"execute_tool {name}", kind=SpanKind.INTERNAL, context=self.context, attributes=attributes
         )
@@ -213,7 +126,7 @@ class RunRecorder:
         if asked is not None:
             span.set_attribute("cairn.approval.wait_s", round(time.time() - asked, 3))
         if self.tele.log_content and call.get("result") is not None:
-            span.set_attribute("gen_ai.tool.call.result", _content(call["result"]))
+            span.set_attribute("gen_ai.tool.call.result", content(call["result"]))
         if status in ("error", "interrupted"):
             span.set_status(Status(StatusCode.ERROR, str(call.get("error_msg") or status)[:300]))
             span.set_attribute("error.type", status)
