@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import threading
 import time
+from datetime import datetime
 from typing import Any
 
 from opentelemetry import trace
@@ -54,6 +55,7 @@ class RunRecorder:
             next_trace_id.reset(token)
         self.context = trace.set_span_in_context(self.span)
         self._tools: dict[str, tuple[Any, float]] = {}
+        _note_waiting(session)
 
     # -- model calls (from ``reasoning``) --------------------------------------------------
     def model_call(self, model: Any, prompt: list[Any]) -> ModelCall:
@@ -162,6 +164,22 @@ class RunRecorder:
             span.set_attribute("cairn.status", "interrupted")
             span.set_status(Status(StatusCode.ERROR, type(error).__name__))
         span.end()
+
+
+def _note_waiting(session: Any) -> None:
+    """Calls the stored session waits on a person for (paused in this or an earlier process):
+    since when, from the checkpoint that paused it, for ``cairn.approval.wait_s``."""
+    try:
+        snap = session._snapshot()
+        if "human_approval" not in tuple(snap.next) or not snap.created_at:
+            return
+        since = datetime.fromisoformat(str(snap.created_at)).timestamp()
+    except Exception:  # telemetry never breaks a run
+        return
+    with _lock:
+        for call in snap.values.get("pending_tool_calls") or []:
+            if call.get("status") == "awaiting_approval":
+                _asked_at.setdefault((session.id, str(call.get("call_id"))), since)
 
 
 def _agent_name(session_id: str) -> str:

@@ -44,9 +44,15 @@ def recorded():
     telemetry.disable()
 
 
-def _run(ws, db):
+def _run(ws, db, *, new_process: bool = False):
     s = Session(ws, model=ParentAndAgentModel(), db=db)
     assert s.send("where is target?").status == "awaiting_approval"
+    if new_process:  # the approval comes from another process: what this one noted is gone
+        from cairn.graph.telemetry import recorder
+
+        recorder._asked_at.clear()
+        s.close()
+        s = Session.resume(s.id, db=db, model=ParentAndAgentModel())
     assert s.approve().status == "done"
     s.close()
     return s.id
@@ -162,3 +168,11 @@ def test_config_from_settings_and_environment():
     assert parse_telemetry([{}], {"OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT": "true"}).log_content
     with pytest.raises(ValueError, match="unknown keys"):
         parse_telemetry([{"endpont": "x"}], {})
+
+
+def test_approval_wait_is_known_in_another_process(ws, db_location, recorded):
+    spans, _ = recorded()
+    _run(ws, db_location, new_process=True)
+    [agent_call] = [s for s in spans.get_finished_spans() if s.name == "execute_tool agent"]
+    assert agent_call.attributes["cairn.decided_by"] == "person"
+    assert 0 <= agent_call.attributes["cairn.approval.wait_s"] < 120
