@@ -15,7 +15,9 @@ from cairn.graph.messages import message_text
 
 #: Child statuses after which nothing more happens without a resume.  (A child awaiting
 #: approval is not finished: its calls wait at the parent, see ``child_approvals``.)
-FINISHED = frozenset({"done", "error", "max_steps", "loop", "interrupted", "incomplete", "no_answer"})
+FINISHED = frozenset(
+    {"done", "error", "max_steps", "loop", "interrupted", "incomplete", "no_answer", "budget"}
+)
 
 
 def agent_info(record: Any) -> dict[str, Any]:

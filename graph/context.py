@@ -60,6 +60,13 @@ class AgentContext:
     hooks: Any = None
     #: Bound models by (model, profile, tools); a Session passes one dict for all its runs.
     _bound: dict[Any, Any] = field(default_factory=dict)
+    # -- issue 34 hook-in: money (cairn.graph.cost) and telemetry (cairn.graph.telemetry) --
+    #: Dollars one run may spend (``cairn.graph.cost.spend``); ``None``: unbounded.
+    max_cost: float | None = None
+    #: ``cairn.graph.cost.Pricing`` of the session (None: the built-in table).
+    pricing: Any = None
+    #: The run's ``cairn.graph.telemetry`` recorder; ``None`` when telemetry is off.
+    telemetry: Any = None
 
     def emit(self, event: Event) -> None:
         """Hand ``event`` (a class of ``cairn.graph.events``) to the surface, if one listens."""

@@ -133,10 +133,23 @@ class AgentState(TypedDict, total=False):
     context: dict[str, Any]
     #: A compaction to run before the next model call: ``{"id", "kind", "focus"}``.
     compact_request: dict[str, Any] | None
+    # -- issue 34 hook-in (cairn.graph.cost.spend): usage ledgers {model: {tokens..., calls}} --
+    #: The session's own model usage.
+    spend: dict[str, Any]
+    #: This run's usage (its own model calls and its sub-agents'), for ``max_cost``.
+    run_spend: dict[str, Any] | None
+    #: Sub-agents' usage already counted into ``run_spend``.
+    agents_spend: dict[str, Any]
 
 
 #: A new run (a message, or continuing a paused one) starts its step count and repeat memory anew.
-FRESH_RUN: dict[str, Any] = {"run_steps": 0, "paused": None, "pause_reason": None, "loop_memory": None}
+FRESH_RUN: dict[str, Any] = {
+    "run_steps": 0,
+    "paused": None,
+    "pause_reason": None,
+    "loop_memory": None,
+    "run_spend": None,  # issue 34 hook-in: each run has its own money budget
+}
 
 
 def calls(items: list[dict[str, Any]] | None) -> list[ToolCallInfo]:

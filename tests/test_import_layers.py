@@ -53,6 +53,9 @@ LAYERS: list[tuple[str, str, int]] = [
     ("cairn.policy", "policy", 1),
     *((f"cairn.graph.{name}", "graph core", 2) for name in GRAPH_CORE),
     ("cairn.graph.models", "models", 2),
+    ("cairn.graph.cost", "cost", 2),  # issue 34
+    ("cairn.graph.telemetry", "telemetry", 3),  # issue 34
+    ("cairn.graph.export", "export", 4),  # issue 34
     ("cairn.graph.display", "display", 3),
     ("cairn.graph.compaction", "compaction", 3),
     ("cairn.graph.hooks", "hooks", 3),

@@ -127,7 +127,7 @@ def _unexpected(exc: Exception, *, verbose: bool) -> int:
 
 def _writes(command: str | None, ns: object) -> bool:
     """Whether ``command`` writes to the session store (a read-only one is then refused)."""
-    if command in ("sessions", "show"):
+    if command in ("sessions", "show", "export"):
         return False
     if command == "agents":
         return getattr(ns, "action", "list") != "list"
@@ -141,7 +141,7 @@ def _dispatch(command: str | None, ns: object) -> int:
 
     opts = Options.from_args(ns)  # type: ignore[arg-type]
     if command != "demo" and not getattr(ns, "version", False):
-        readers = ("sessions", "show", "rewind", "agents")
+        readers = ("sessions", "show", "rewind", "agents", "export")
         opts.check_storage(create=command not in readers, writes=_writes(command, ns))
     if command is None:
         from cairn.graph.cli.run import run_main
@@ -179,6 +179,11 @@ def _dispatch(command: str | None, ns: object) -> int:
         from cairn.graph.cli.hooks_cmd import run_hooks
 
         return run_hooks(ns, opts)
+
+    if command == "export":  # issue 34
+        from cairn.graph.cli.export_cmd import run_export
+
+        return run_export(ns, opts)
     from cairn.graph.cli.demo import run_demo
 
     return run_demo(ns, opts)

@@ -24,6 +24,7 @@ SUBCOMMANDS = (
     "agents",
     "acp",  # ACP hook-in (issue 33): `cairn acp`, dispatched in cairn.graph.cli.main
     "hooks",
+    "export",  # issue 34
 )
 MODES = ("default", "accept-edits", "plan", "bypass")
 OUTPUT_FORMATS = ("text", "json", "stream-json")
@@ -40,6 +41,9 @@ VALUE_OPTIONS = frozenset(
         "--output-format",
         "--tools",
         "--mcp-config",
+        "--max-cost",  # issue 34
+        "--at",
+        "--turn",
     }
     | {"-p", "--print", "--wait-timeout"}
 )
@@ -47,7 +51,7 @@ VALUE_OPTIONS = frozenset(
 EXIT_CODES = """\
 exit codes:
   0    done
-  1    error (model failure...; the session stays resumable), or stopped at --max-steps
+  1    error (model failure...; the session stays resumable), or stopped at --max-steps / --max-cost
   2    usage or configuration error (bad flags, no model configured, unknown session)
   3    paused: tool calls await approval (cairn resume ID --approve/--reject ...)
   4    paused: tool calls were interrupted (cairn resume ID --retry/--cancel ...)
@@ -61,6 +65,7 @@ commands:
   cairn decide ID --approve … record decisions for a run waiting elsewhere (cairn -p … --wait)
   cairn sessions [--all]      list sessions of this workspace
   cairn show [ID | --last]    transcript and every tool call of a session
+  cairn export ID [--format md|json|html] [--out FILE]   a shareable transcript (secrets redacted)
   cairn rewind ID [CALL_ID | --turn N]   undo the agent's changes back to a call or turn
   cairn policy check ...      what the policy would do with a call, and which rule and record decide
   cairn policy programs [NAME]   what runs without asking, per program (--json)
@@ -122,6 +127,16 @@ def typo_of_command(argv: list[str]) -> tuple[str, str] | None:
     return None
 
 
+def _amount(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = 0.0
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"expected an amount in dollars greater than 0, got {text!r}")
+    return value
+
+
 def _positive_int(text: str) -> int:
     try:
         value = int(text)
@@ -153,6 +168,13 @@ def common_flags() -> argparse.ArgumentParser:
     group.add_argument("--approval", choices=MODES, metavar="MODE", help=f"approval mode: {'|'.join(MODES)}")
     group.add_argument(
         "--max-steps", type=_positive_int, metavar="N", help="model calls per run (default 100)"
+    )
+    group.add_argument(  # issue 34 hook-in
+        "--max-cost",
+        type=_amount,
+        metavar="AMOUNT",
+        help="US dollars a run may spend; then it pauses with status budget (resumable). "
+        "Default: [budget] max_cost_per_run",
     )
     group.add_argument(
         "--tools",
@@ -248,6 +270,18 @@ def resume_parser() -> argparse.ArgumentParser:
     _decision_flags(parser)
     _wait_flags(parser)
     _output_format(parser)
+    fork = parser.add_argument_group("fork (issue 34)")
+    fork.add_argument(
+        "--fork",
+        action="store_true",
+        help="continue in a new session copied from this one (the original stays as it is; files are "
+        "not rewound: cairn rewind does that)",
+    )
+    where = fork.add_mutually_exclusive_group()
+    where.add_argument("--at", metavar="CHECKPOINT", help="with --fork: from this checkpoint")
+    where.add_argument(
+        "--turn", type=_positive_int, metavar="N", help="with --fork: from just before your N-th message"
+    )
     return parser
 
 
@@ -359,6 +393,27 @@ def rewind_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def export_parser() -> argparse.ArgumentParser:  # issue 34
+    parser = argparse.ArgumentParser(
+        prog="cairn export",
+        description="A session as a shareable transcript: messages, tool calls with their lifecycle, "
+        "diffs, approvals and costs. Secrets known to the environment filter are redacted.",
+        parents=[common_flags()],
+    )
+    parser.add_argument(
+        "session_id", nargs="?", metavar="SESSION_ID", help="id or unique prefix (default: the latest here)"
+    )
+    parser.add_argument("--last", action="store_true", help="the most recent session of this workspace")
+    parser.add_argument(
+        "--format",
+        choices=("md", "json", "html"),
+        default="md",
+        help="md (default), json, or html (one self-contained page)",
+    )
+    parser.add_argument("--out", metavar="FILE", help="write to FILE (default: standard output)")
+    return parser
+
+
 def demo_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="cairn demo",
@@ -430,4 +485,5 @@ PARSERS = {
     "mcp": mcp_parser,
     "agents": agents_parser,
     "hooks": hooks_parser,
+    "export": export_parser,  # issue 34
 }

@@ -107,6 +107,8 @@ class Driver:
             self.renderer.note(f"  paused: {result.error}; /continue goes on, or say what to do", "yellow")
         elif result.status == "no_answer":
             self.renderer.note(f"  no answer: {result.error}; /continue asks the model again", "yellow")
+        elif result.status == "budget":  # issue 34 hook-in
+            self.renderer.note(f"  budget: {result.error}; /continue goes on", "yellow")
         elif result.status == "incomplete":
             self.renderer.note(f"  incomplete: {result.error}; /continue asks the model to go on", "yellow")
         if result.usage.get("model_calls") or result.elapsed_s >= 0.5:

@@ -75,11 +75,16 @@ def size_note(text: str) -> str:
     return f"{lines} line{'s' if lines != 1 else ''}, {human_size(len(text.encode('utf-8', 'replace')))}"
 
 
-def usage_line(usage: dict[str, int], elapsed_s: float) -> str:
+def usage_line(usage: dict[str, Any], elapsed_s: float) -> str:
     parts = [f"{usage.get('input_tokens', 0):,} in", f"{usage.get('output_tokens', 0):,} out"]
     calls = usage.get("model_calls", 0)
     if calls:
         parts.append(f"{calls} model call{'s' if calls != 1 else ''}")
+    from cairn.graph.cost.report import cost_text  # issue 34 hook-in: the run's cost
+
+    cost = cost_text(usage)
+    if cost is not None:
+        parts.append(cost)
     parts.append(f"{elapsed_s:.1f} s")
     return " · ".join(parts)
 

@@ -30,6 +30,8 @@ class Options:
     trust_project_mcp: bool = False
     trust_project_hooks: bool = False  # -- hooks (issue 32)
     context_window: int | None = None
+    #: ``--max-cost``: dollars a run may spend (issue 34).
+    max_cost: float | None = None
     #: Flags the person typed (repeated in the ``cairn resume`` hint; env vars persist by themselves).
     explicit: tuple[str, ...] = ()
 
@@ -55,7 +57,11 @@ class Options:
         context_window = getattr(ns, "context_window", None)
         if context_window:
             explicit += ["--context-window", str(context_window)]
+        max_cost = getattr(ns, "max_cost", None)
+        if max_cost:
+            explicit += ["--max-cost", str(max_cost)]
         return cls(
+            max_cost=max_cost,
             model=ns.model or None,  # unset: default_model_spec() ($CAIRN_MODEL, $OPENAI_MODEL ...)
             base_url=ns.base_url or os.environ.get("OPENAI_BASE_URL") or None,
             db=db,
@@ -81,6 +87,8 @@ class Options:
             "trust_project_mcp": self.trust_project_mcp,
             "trust_project_hooks": self.trust_project_hooks,  # -- hooks (issue 32)
         }
+        if self.max_cost is not None:  # issue 34: --max-cost
+            kwargs["max_cost"] = self.max_cost
         if self.tools:
             kwargs["tool_profile"] = self.tools
         if self.context_window:

@@ -17,6 +17,7 @@ from typing import Any, TextIO
 
 from cairn.graph import events as ev
 from cairn.graph.cli import fmt
+from cairn.graph.session.result import USAGE_KEYS
 from cairn.tools.file_ops.names import escape_data, escape_text
 
 #: Keys dropped from call dicts in stream-json (person-facing rich data, as in json output).
@@ -161,7 +162,7 @@ def _standing(session: Any) -> dict[str, Any]:
         "result": "",
         "pending": [c.model_dump(mode="json", exclude={"metadata"}) for c in session.pending()],
         "tool_calls": [],
-        "usage": {"input_tokens": 0, "output_tokens": 0, "model_calls": 0},
+        "usage": dict.fromkeys(USAGE_KEYS, 0),
         "error": None,
         "elapsed_s": 0.0,
     }
@@ -199,7 +200,7 @@ def pause_hint(result: Any, resume: Any, *, in_memory: bool = False) -> list[str
             f"  {resume('--retry', 'all')}",
             f"  {resume('--cancel', 'all')}",
         ]
-    if result.status in ("error", "max_steps", "loop", "incomplete", "no_answer"):
+    if result.status in ("error", "max_steps", "loop", "incomplete", "no_answer", "budget"):
         why = {"error": "failed", "max_steps": "stopped at --max-steps"}.get(
             result.status, f"paused: {result.error}"
         )

@@ -87,6 +87,10 @@ def open_session(ns: argparse.Namespace, opts: Options) -> Any:
     attach_notifier(session, "headless")
     for done in session.recovered:  # a rewind a crash had cut short, completed now
         print(done.summary(), file=sys.stderr)
+    if getattr(ns, "fork", False) or getattr(ns, "at", None) or getattr(ns, "turn", None):  # issue 34
+        from cairn.graph.cli.fork_cmd import fork_session
+
+        session = fork_session(session, ns)
     spec = session.model_spec
     if spec:
         preflight_model(spec)
@@ -177,10 +181,9 @@ def merge(runs: list[Any]) -> Any:
         for call in run.tool_calls:
             by_id.pop(call.call_id, None)  # a later state of the same call replaces the earlier one
             by_id[call.call_id] = call
-    usage: dict[str, int] = {}
-    for run in runs:
-        for key, value in run.usage.items():
-            usage[key] = usage.get(key, 0) + value
+    from cairn.graph.cost.report import merge_usage  # issue 34 hook-in: costs add up, budgets do not
+
+    usage = merge_usage([run.usage for run in runs])
     return runs[-1].model_copy(
         update={
             "tool_calls": list(by_id.values()),

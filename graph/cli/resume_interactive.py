@@ -38,7 +38,7 @@ def resume_interactive(session: Any, opts: Options, ns: argparse.Namespace) -> i
         elif session.status in CUT_OFF:
             ui.renderer.note("The last run was cut off; continuing it (finished tool calls are not re-run).")
             driver.continue_()
-        elif session.status in ("error", "max_steps", "loop", "incomplete", "no_answer"):
+        elif session.status in ("error", "max_steps", "loop", "incomplete", "no_answer", "budget"):
             ui.renderer.note("The last run stopped early; /continue tries again.", "yellow")
     except EOFError:
         ui.console.print()

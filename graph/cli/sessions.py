@@ -22,6 +22,7 @@ _STATUS_COLOR = {
     "loop": "33",
     "incomplete": "33",
     "no_answer": "33",
+    "budget": "33",  # issue 34
 }
 
 

@@ -10,7 +10,7 @@ import gc
 import json
 import os
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from rich.text import Text
@@ -37,6 +37,8 @@ class Shown:
     rewinds: list[dict[str, Any]]
     tasks: list[dict[str, Any]]
     children: list[Any]
+    #: issue 34: the session's spend (``cairn.graph.cost.report.session_cost``).
+    cost: dict[str, Any] = field(default_factory=dict)
 
 
 def load(session_id: str, opts: Options) -> Shown:
@@ -65,8 +67,19 @@ def load(session_id: str, opts: Options) -> Shown:
         rewinds = rewinds_json(store, sid, message_json)
         tasks = list(values.get("tasks") or [])
         children = store.sessions.children(sid)
+        from cairn.graph.cli.cost_cmd import stored_cost  # issue 34 hook-in
+
         return Shown(
-            sid, record.workspace, record.status, record.mode, history, calls, rewinds, tasks, children
+            sid,
+            record.workspace,
+            record.status,
+            record.mode,
+            history,
+            calls,
+            rewinds,
+            tasks,
+            children,
+            cost=stored_cost(store, sid, values, record.workspace),
         )
     finally:
         store.close()
@@ -177,6 +190,7 @@ def _show(ns: Any, opts: Options) -> int:
             "rewinds": shown.rewinds,
             "tasks": shown.tasks,
             "children": [c.to_dict() for c in shown.children],
+            "cost": shown.cost,  # issue 34
         }
         sys.stdout.write(dump_json(doc) + "\n")
         return 0
@@ -224,6 +238,9 @@ def _print_to(console: Any, shown: Shown, *, verbose: bool) -> None:
     if not os.path.isdir(shown.workspace):
         head.append(" (workspace no longer exists)", style="yellow")
     console.print(head, soft_wrap=True)
+    from cairn.graph.cli.cost_cmd import cost_summary  # issue 34 hook-in: what it cost
+
+    console.print(Text(cost_summary(shown.cost), style="dim"), soft_wrap=True)
     for message in shown.history:
         kind = role(message)
         if kind == "user":

@@ -19,6 +19,7 @@ HELP = """\
   u                  (at this prompt, after a run that changed files) undo the newest change
   /compact [FOCUS]   summarize older turns now to free context (FOCUS: what the summary must keep)
   /hooks             the hooks that run at each step, from where, trusted or not
+  /cost              what this session spent, by model and by sub-agent
   /exit              leave (also Ctrl-D); the session can be resumed later
   Ctrl-C             stop the running tool or answer; twice to exit
   line ending in \\   continue the message on the next line
@@ -81,6 +82,10 @@ def handle(command: str, repl: Any) -> str | None:
         from cairn.graph.cli.hooks_cmd import show_hooks
 
         show_hooks(repl)
+    elif name == "/cost":  # issue 34 hook-in
+        from cairn.graph.cli.cost_cmd import show_cost
+
+        show_cost(repl)
     else:
         custom = find_custom(repl, name)
         if custom is not None:

@@ -40,6 +40,7 @@ STATUS_STYLE: dict[str, tuple[str, str, str]] = {
     "loop": ("#92400e", "#fef3c7", "■"),
     "incomplete": ("#92400e", "#fef3c7", "■"),
     "no_answer": ("#92400e", "#fef3c7", "■"),
+    "budget": ("#92400e", "#fef3c7", "■"),  # issue 34
 }
 _DENIED = ("Denied by policy", "A person edited this call, but the edited call is denied")
 RISK_STYLE = {"LOW": ("#166534", "#dcfce7"), "MEDIUM": ("#92400e", "#fef3c7"), "HIGH": ("#991b1b", "#fee2e2")}

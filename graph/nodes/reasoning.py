@@ -42,6 +42,7 @@ from langgraph.runtime import Runtime
 from cairn.graph.agent_reports import undelivered_reports
 from cairn.graph.compaction import prepare as compaction
 from cairn.graph.context import AgentContext
+from cairn.graph.cost.spend import after_model, over_budget
 from cairn.graph.events import Message, Token, ToolEnd
 from cairn.graph.messages import message_text
 from cairn.graph.state import AgentState, ToolCallInfo, dump_calls
@@ -63,6 +64,9 @@ def reasoning(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, An
             "pending_tool_calls": [],
             "completed_tool_calls": [],
         }
+    budget_pause = over_budget(state, ctx)  # issue 34 hook-in: a run's money budget
+    if budget_pause is not None:
+        return budget_pause
     if state.get("paused") == "loop":  # tool_routing noticed a loop: the person decides
         return {"paused": "loop", "pending_tool_calls": [], "completed_tool_calls": []}
     if ctx.cancel.is_set():  # stopped between steps: do not spend a model call
@@ -93,13 +97,19 @@ def reasoning(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, An
         }
     activated = list(state.get("activated_tools") or [])
     model = ctx.bound_model(mode, activated)
+    # issue 34 hook-in: the model call's ``chat`` span (None when telemetry is off)
+    traced = ctx.telemetry.model_call(ctx.model, prepared.messages) if ctx.telemetry is not None else None
     try:
         message, stopped, failed = _reply(model, prepared.messages, ctx)
     except Exception as exc:
+        if traced is not None:
+            traced.fail(exc)
         retry = compaction.on_model_error(prepared, exc)
         if retry is None:
             raise
         return {"head": head, "delivered_agents": delivered, **retry}
+    if traced is not None:
+        traced.end(message, ctx.pricing)
     if failed is not None:  # (issue 31) echoed the prompt twice, or no answer even after a nudge
         counters = dict(state.get("counters") or {})
         counters["model_calls"] = counters.get("model_calls", 0) + 1
@@ -165,6 +175,7 @@ def reasoning(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, An
         "activated_tools": activated,
         "context": compaction.after_model(prepared, usage),
         "delivered_agents": delivered,
+        **after_model(state, ctx, message),  # issue 34 hook-in: the call's usage in the ledgers
     }
 
 

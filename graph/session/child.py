@@ -22,6 +22,9 @@ def open_child(parent: SessionHost, record: Any, info: dict[str, Any]) -> Any:
         mode=record.mode,
         max_steps=int(info.get("max_steps") or parent.max_steps),
         max_tokens=info.get("max_tokens"),
+        # issue 34 hook-in: the parent's prices, the sub-agent's own money budget
+        pricing=getattr(parent, "pricing", None),
+        max_cost=info.get("max_cost"),
         tools=getattr(parent, "extra_tools", ()),
         session_id=record.session_id,
         _store=parent.store,

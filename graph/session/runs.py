@@ -61,6 +61,9 @@ def make_context(session: SessionHost, stream: bool, on_event: EventCallback | N
         ),
         _bound=session.bound_models,
         hooks=getattr(session, "hooks_engine", None),  # -- hooks (issue 32)
+        # issue 34 hook-in: money and telemetry (cairn.graph.cost, cairn.graph.telemetry)
+        max_cost=getattr(session, "max_cost", None),
+        pricing=getattr(session, "pricing", None),
     )
     # Skills, custom commands and the deferred tools' names belong to this session, not to the
     # constant system prompt: they go in the session context, after the rest of it.
@@ -102,6 +105,12 @@ def run_graph(
     # a few ms after a send) must still stop it.  ``Session._run`` clears it when its run ends.
     context = make_context(session, stream, on_event)
     store = session.store
+    from cairn.graph.cost.report import total_ledger  # issue 34 hook-in: the run's cost
+
+    spend_before = total_ledger(store, session.id, values)
+    from cairn.graph.telemetry.hooks import start_run  # issue 34 hook-in: the run's spans
+
+    recorder = start_run(session, context)
     store.sessions.update(session.id, status="running")
     if session.mode != "plan" and session.snapshotter is not None:
         session.snapshotter.warm()
@@ -116,16 +125,22 @@ def run_graph(
                 store.inbox.clear(session.id, staged)
             if steps % PRUNE_EVERY_STEPS == 0:
                 _prune(session)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:
         # The last checkpoint and the journal are intact: continue_() recovers.
         store.sessions.update(session.id, status="interrupted")
+        if recorder is not None:
+            recorder.end(error=exc)
         raise
     except Exception as exc:
         from cairn.graph.models import describe_model_error
 
         error = describe_model_error(exc)
-    result = build_result(session, started, counters_before, since_head=since_head, error=error)
+    result = build_result(
+        session, started, counters_before, since_head=since_head, error=error, spend_before=spend_before
+    )
     store.sessions.update(session.id, status=result.status)
+    if recorder is not None:
+        recorder.end(result)
     _prune(session)
     return result
 
@@ -144,8 +159,10 @@ def build_result(
     *,
     since_head: str | None,
     error: str | None = None,
+    spend_before: dict[str, Any] | None = None,
 ) -> RunResult:
-    """Where the session stands; ``since_head`` bounds which calls belong to this run."""
+    """Where the session stands; ``since_head`` bounds which calls belong to this run
+    and ``spend_before`` (the usage ledger at its start) what it cost."""
     snap = session._snapshot()
     values = snap.values
     own = [c for c in calls(values.get("pending_tool_calls")) if c.status in GATED_STATUSES]
@@ -164,6 +181,8 @@ def build_result(
         status, error = "incomplete", values.get("pause_reason") or "the answer was cut off"
     elif values.get("paused") == "no_answer":  # empty final reply, even after a nudge (issue 31)
         status, error = "no_answer", values.get("pause_reason") or "the model gave no answer"
+    elif values.get("paused") == "budget":  # issue 34: the run's money budget is spent
+        status, error = "budget", values.get("pause_reason") or "the run's budget is spent"
     elif values.get("paused") == "stopped":
         status = "interrupted"  # the person stopped the model's answer (or the run between steps)
     elif unfinished_steps(snap):
@@ -177,6 +196,18 @@ def build_result(
         "output_tokens": counters.get("tokens_out", 0) - base.get("tokens_out", 0),
         "model_calls": counters.get("model_calls", 0) - base.get("model_calls", 0),
     }
+    from cairn.graph.cost.report import run_cost_fields  # issue 34 hook-in: usage.cost
+
+    usage.update(
+        run_cost_fields(
+            session.store,
+            session.id,
+            values,
+            spend_before,
+            getattr(session, "pricing", None),
+            getattr(session, "max_cost", None),
+        )
+    )
     head = values.get("head")
     tail = (
         session.store.transcript.tail(

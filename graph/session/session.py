@@ -76,6 +76,8 @@ class Session(DecisionsMixin, RewindMixin, WaitingMixin, ExtensionsMixin):
         overrides: Mapping[str, Mapping[str, Any]] | None = None,
         hooks: dict[str, Any] | None = None,
         trust_project_hooks: bool = False,
+        pricing: Any = None,
+        max_cost: float | None = None,
         _store: Store | None = None,
         _exclude_tools: tuple[str, ...] = (),
         _extensions: bool = True,
@@ -95,6 +97,17 @@ class Session(DecisionsMixin, RewindMixin, WaitingMixin, ExtensionsMixin):
         self.max_steps = max_steps
         #: Token budget (input + output over the session's life); ``None``: unbounded.
         self.max_tokens = max_tokens
+        # issue 34 hook-in: prices ([pricing], ``pricing=``) and the per-run money budget
+        # (``max_cost=``, else [budget] max_cost_per_run); see cairn.graph.cost.
+        from cairn.graph.cost.config import session_cost_setup
+
+        self.pricing, self.max_cost, self.budget_config = session_cost_setup(
+            self.workspace.root, pricing, max_cost
+        )
+        from cairn.graph.telemetry import for_workspace
+
+        #: OpenTelemetry (``cairn.graph.telemetry``); None when off (nothing of it imported).
+        self.telemetry = for_workspace(self.workspace.root)
         #: An identical call repeated this many times pauses the run (status "loop").
         self.repeat_limit = max(1, repeat_limit)
         # The tool profile: chosen now when it can be without the network (see ``tool_profile``).
@@ -419,6 +432,48 @@ class Session(DecisionsMixin, RewindMixin, WaitingMixin, ExtensionsMixin):
                 }
             )
         return out
+
+    def fork(self, at: str | None = None, *, turn: int | None = None, model: Any = None) -> Session:
+        """A new session from an earlier checkpoint (``at``: an id from ``checkpoints()``) or from
+        just before your ``turn``-th message; this one is left untouched and nothing mutable is
+        shared (its own store connection, transcript and state).  The workspace is not rewound
+        (``rewind`` does that).  Issue 34 hook-in: cairn.graph.session.fork."""
+        import copy
+
+        from cairn.graph.session.fork import fork_into, fork_point
+
+        snap = fork_point(self, at, turn)
+        shared = self.store if self.store.location == ":memory:" else None  # one in-memory database
+        forked = type(self)(
+            self.workspace.root,
+            model=model if model is not None else self._model_spec,
+            db=None if shared is not None else self.store.location,
+            mode=self.mode,
+            rules=self._extra_rules,
+            tools=self.extra_tools,
+            max_steps=self.max_steps,
+            max_tokens=self.max_tokens,
+            pricing=copy.deepcopy(self.pricing),
+            max_cost=self.max_cost,
+            _store=shared,
+        )
+        try:
+            fork_into(self, forked, snap)
+            if snap is not None:  # the index says where the copy stands, and whose fork it is
+                record = self.store.sessions.get(self.id)
+                title = f"fork of {record.title}" if record is not None and record.title else None
+                forked.store.sessions.update(forked.id, status=forked._status_now().status, title=title)
+        except Exception:
+            forked.close()
+            raise
+        return forked
+
+    def export(self, format: str = "md") -> str:
+        """The session as a shareable transcript: ``md``, ``json`` or self-contained ``html``,
+        secrets the environment filter knows redacted (issue 34 hook-in: cairn.graph.export)."""
+        from cairn.graph.export import export_session
+
+        return export_session(self.store, self.id, format, pricing=self.pricing)
 
     @property
     def state(self) -> dict[str, Any]:

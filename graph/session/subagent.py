@@ -154,6 +154,8 @@ class SubagentManager:
             "model": request.get("model"),
             "max_steps": request.get("max_steps") or steps,
             "max_tokens": request.get("max_tokens") or tokens,
+            # issue 34 hook-in: each sub-agent's money budget ([budget] max_cost_per_agent, else the run's)
+            "max_cost": request.get("max_cost") or _agent_max_cost(parent),
         }
         read_only = request.get("read_only")
         info["read_only"] = (kind != "worktree") if read_only is None else bool(read_only)
@@ -254,6 +256,12 @@ class SubagentManager:
                 self._emit(SubagentEvent.of(child_id, event))
 
         return forward
+
+
+def _agent_max_cost(parent: Any) -> float | None:
+    config = getattr(parent, "budget_config", None)
+    per_agent = getattr(config, "max_cost_per_agent", None)
+    return per_agent if per_agent is not None else getattr(parent, "max_cost", None)
 
 
 def _started(child_id: str) -> str:
