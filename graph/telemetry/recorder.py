@@ -18,6 +18,7 @@ from typing import Any
 from opentelemetry import trace
 from opentelemetry.trace import SpanKind, Status, StatusCode
 
+from cairn.graph import events as ev
 from cairn.graph.telemetry.chat import PROVIDERS, ModelCall, content
 from cairn.graph.telemetry.instruments import Telemetry, next_trace_id, session_trace_id
 
@@ -63,18 +64,39 @@ class RunRecorder:
 
     # -- tool calls (from the run's events) -------------------------------------------------
     def wrap(self, on_event: Any) -> Any:
-        def observe(kind: str, payload: dict[str, Any]) -> None:
+        """The run's event callback (typed events, :mod:`cairn.graph.events`) with the tool spans
+        opened and closed on the way."""
+
+        def observe(event: ev.Event) -> None:
             try:
-                if kind == "tool_start":
-                    self._tool_start(payload.get("call") or {})
-                elif kind == "tool_end":
-                    self._tool_end(payload.get("call") or {})
+                self.observe(event)
             except Exception:  # telemetry never breaks a run
                 pass
             if on_event is not None:
-                on_event(kind, payload)
+                on_event(event)
 
         return observe
+
+    def observe(self, event: ev.Event) -> None:
+        match event:
+            case ev.ToolStart(call=call):
+                self._tool_start(call or {})
+            case ev.ToolEnd(call=call):
+                self._tool_end(call or {})
+            case (
+                ev.Token()
+                | ev.Message()
+                | ev.ToolProgress()
+                | ev.Compacted()
+                | ev.SubagentStart()
+                | ev.SubagentEvent()
+                | ev.SubagentEnd()
+                | ev.Waiting()
+                | ev.DecisionRefused()
+                | ev.HookRan()
+                | ev.Notification()
+            ):
+                pass  # spans are per run, model call and tool call
 
     def _tool_start(self, call: dict[str, Any]) -> None:
         call_id, name = str(call.get("call_id")), str(call.get("tool_name"))

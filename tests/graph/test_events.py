@@ -20,6 +20,7 @@ FRONTENDS = [
     ("notebook/stream.py", "__call__"),
     ("cli/output.py", "stream_json_line"),
     ("acp/updates.py", "translate"),
+    ("telemetry/recorder.py", "observe"),
 ]
 #: One instance of each kind, with the values a run gives them.
 SAMPLES: list[ev.Event] = [
