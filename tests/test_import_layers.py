@@ -53,18 +53,18 @@ LAYERS: list[tuple[str, str, int]] = [
     ("cairn.policy", "policy", 1),
     *((f"cairn.graph.{name}", "graph core", 2) for name in GRAPH_CORE),
     ("cairn.graph.models", "models", 2),
-    ("cairn.graph.cost", "cost", 2),  # issue 34
-    ("cairn.graph.telemetry", "telemetry", 3),  # issue 34
-    ("cairn.graph.export", "export", 4),  # issue 34
+    ("cairn.graph.core.cost", "cost", 2),  # issue 34
+    ("cairn.graph.core.telemetry", "telemetry", 3),  # issue 34
+    ("cairn.graph.core.export", "export", 4),  # issue 34
     ("cairn.graph.display", "display", 3),
-    ("cairn.graph.compaction", "compaction", 3),
-    ("cairn.graph.hooks", "hooks", 3),
+    ("cairn.graph.core.compaction", "compaction", 3),
+    ("cairn.graph.core.hooks", "hooks", 3),
     ("cairn.graph.nodes", "nodes", 4),
     ("cairn.graph.build", "build", 5),
     ("cairn.graph.session", "session", 6),
-    ("cairn.graph.acp", "acp", 6.5),  # ACP hook-in (issue 33): the editor's server, started by the CLI
-    ("cairn.graph.notebook", "notebook", 7),
-    ("cairn.graph.cli", "cli", 7),
+    ("cairn.graph.apps.acp", "acp", 6.5),  # ACP hook-in (issue 33): the editor's server, started by the CLI
+    ("cairn.graph.apps.notebook", "notebook", 7),
+    ("cairn.graph.apps.cli", "cli", 7),
     ("cairn.graph", "graph package", 8),
     ("cairn", "cairn", 9),
 ]
@@ -180,7 +180,7 @@ def test_the_source_tree_is_found():
     edges = import_graph()
     assert "cairn.graph.session.session" in edges
     assert "cairn.graph.nodes.reasoning" in edges
-    assert "cairn.graph.state" in edges["cairn.graph.nodes.reasoning"]
+    assert "cairn.graph.core.state" in edges["cairn.graph.nodes.reasoning"]
 
 
 def test_no_import_cycles():
@@ -204,4 +204,4 @@ def test_the_checks_catch_a_cycle_and_an_upward_import():
     assert cycles(edges) == [["a", "b", "c"]]
     assert unit_of("cairn.graph.nodes.reasoning") == ("nodes", 4)
     assert unit_of("cairn.graph.session.runs")[1] > unit_of("cairn.graph.build")[1]
-    assert unit_of("cairn.graph.state") == ("graph core", 2)
+    assert unit_of("cairn.graph.core.state") == ("graph core", 2)

@@ -13,13 +13,13 @@ import json
 import re
 from typing import TYPE_CHECKING, Any
 
-from cairn.graph.call_args import args_summary
+from cairn.graph.core.call_args import args_summary
 from cairn.graph.display.markdown import MAX_SHOWN_CHARS, fence, md_code, md_inline
 from cairn.tools.file_ops.names import escape_text
 from cairn.tools.output import truncate_middle
 
 if TYPE_CHECKING:
-    from cairn.graph.state import ToolCallInfo
+    from cairn.graph.core.state import ToolCallInfo
 
 #: status -> (text colour, background, icon). The seven call statuses, ``denied`` (a call the
 #: policy refused: status ``cancelled``), then the run-only ones. The icons are in every common

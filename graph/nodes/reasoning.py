@@ -39,14 +39,14 @@ from langchain_core.messages import (
 from langchain_core.messages.ai import add_ai_message_chunks
 from langgraph.runtime import Runtime
 
-from cairn.graph.agent_reports import undelivered_reports
-from cairn.graph.compaction import prepare as compaction
-from cairn.graph.context import AgentContext
-from cairn.graph.cost.spend import after_model, over_budget
-from cairn.graph.events import Message, Token, ToolEnd
-from cairn.graph.messages import message_text
-from cairn.graph.state import AgentState, ToolCallInfo, dump_calls
-from cairn.graph.tool_selection import activate_called
+from cairn.graph.core.agent_reports import undelivered_reports
+from cairn.graph.core.compaction import prepare as compaction
+from cairn.graph.core.context import AgentContext
+from cairn.graph.core.cost.spend import after_model, over_budget
+from cairn.graph.core.events import Message, Token, ToolEnd
+from cairn.graph.core.messages import message_text
+from cairn.graph.core.state import AgentState, ToolCallInfo, dump_calls
+from cairn.graph.core.tool_selection import activate_called
 from cairn.tools.base import ToolResult
 
 
@@ -86,7 +86,7 @@ def reasoning(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, An
     system: list[BaseMessage] = []
     if ctx.system_prompt is not None:
         system.append(SystemMessage(ctx.system_prompt(mode)))
-    # Context budget (cairn.graph.compaction): the prompt as sent, or a compaction first.
+    # Context budget (cairn.graph.core.compaction): the prompt as sent, or a compaction first.
     prepared = compaction.prepare_prompt(state, ctx, head, system)
     if prepared.compact is not None:
         return {
@@ -216,10 +216,10 @@ def _reply(
 
     At most one extra call for each failure: an echo of the prompt (the model is told), a call
     over its time budget (another seed and temperature), an empty answer (the nudge)."""
+    from cairn.graph.core.prompts import empty_reply_nudge
     from cairn.graph.models import call_limits as limits_of
     from cairn.graph.models.runaway import EchoGuard, RunawayReply, runaway_note
     from cairn.graph.models.turn_end import cut_off
-    from cairn.graph.prompts import empty_reply_nudge
 
     limits = ctx.call_limits or limits_of.call_limits()
     window = getattr(ctx.budget, "window", None)

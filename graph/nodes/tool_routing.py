@@ -15,10 +15,10 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from cairn import policy
-from cairn.graph import loops
-from cairn.graph.context import AgentContext
-from cairn.graph.events import ToolEnd
-from cairn.graph.state import AgentState, ToolCallInfo, calls, dump_calls
+from cairn.graph.core import loops
+from cairn.graph.core.context import AgentContext
+from cairn.graph.core.events import ToolEnd
+from cairn.graph.core.state import AgentState, ToolCallInfo, calls, dump_calls
 from cairn.tools.base import ToolResult
 
 MAX_PREVIEW_CHARS = 20_000
@@ -75,7 +75,7 @@ def tool_routing(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str,
         call.network, call.network_offer = list(verdict.network) or None, list(verdict.network_offer) or None
         decision = str(verdict.decision)
         if ctx.hooks is not None:  # -- hooks (issue 32): PreToolUse may deny/ask/allow/rewrite
-            from cairn.graph.hooks.tool_hooks import pre_tool_use
+            from cairn.graph.core.hooks.tool_hooks import pre_tool_use
 
             decision = pre_tool_use(
                 ctx, call, decision, lambda args, c=call: _judge(c, args, ctx, mode, rules)
@@ -98,7 +98,7 @@ def tool_routing(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str,
             call.status = "awaiting_approval"
             call.preview = _preview_text(dry)
             if ctx.hooks is not None:  # -- hooks (issue 32): PermissionRequest may decide the wait
-                from cairn.graph.hooks.tool_hooks import permission_request
+                from cairn.graph.core.hooks.tool_hooks import permission_request
 
                 if permission_request(ctx, call) == "deny":
                     completed.append(call)
@@ -195,7 +195,7 @@ def sandbox_gaps(ctx: AgentContext) -> dict[str, tuple[str, ...]] | None:
 
 
 def _policy_name(call: ToolCallInfo, ctx: AgentContext) -> str:
-    from cairn.graph.rules import policy_name
+    from cairn.graph.core.rule_setup import policy_name
 
     tool = ctx.registry.get(call.tool_name)
     return policy_name(tool) if tool is not None else call.tool_name

@@ -21,8 +21,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from cairn.graph.agent_reports import agent_info, child_values
-from cairn.graph.state import ToolCallInfo, calls
+from cairn.graph.core.agent_reports import agent_info, child_values
+from cairn.graph.core.state import ToolCallInfo, calls
 from cairn.tools.agent import AWAITING_AGENT
 
 if TYPE_CHECKING:

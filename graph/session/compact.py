@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from cairn.graph.compaction.prepare import request
-from cairn.graph.compaction.view import marker_info
+from cairn.graph.core.compaction.prepare import request
+from cairn.graph.core.compaction.view import marker_info
 
 
 def run_manual_compaction(session: Any, focus: str | None, on_event: Any = None) -> dict[str, Any]:

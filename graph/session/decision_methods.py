@@ -7,13 +7,13 @@ from typing import TYPE_CHECKING, Any
 
 from langgraph.types import Command
 
+from cairn.graph.core.state import FRESH_RUN, GATED_STATUSES, calls, unfinished_steps
 from cairn.graph.session.child_approvals import resumable_agent_calls, split, undecided
 from cairn.graph.session.decisions import normalize_decisions
 from cairn.graph.session.errors import SessionError
-from cairn.graph.state import FRESH_RUN, GATED_STATUSES, calls, unfinished_steps
 
 if TYPE_CHECKING:
-    from cairn.graph.context import EventCallback
+    from cairn.graph.core.context import EventCallback
     from cairn.graph.session.result import RunResult
 
 

@@ -6,8 +6,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from cairn.errors import CairnError
+from cairn.graph.core.state import ToolCallInfo
 from cairn.graph.nodes.human_approval import CallDecision
-from cairn.graph.state import ToolCallInfo
 from cairn.tools import ToolRegistry, ToolResult
 
 
@@ -89,9 +89,9 @@ def killed_in_flight(session: Any) -> list[ToolCallInfo]:
     first (``decide``), then applies the decision.  A session another process is running has
     no killed calls: its ``executing`` calls are running.
     """
+    from cairn.graph.core.state import calls, unfinished_steps
     from cairn.graph.nodes.tool_execution import INTERRUPTED_BY_CRASH
     from cairn.graph.session.runlock import SessionBusy
-    from cairn.graph.state import calls, unfinished_steps
 
     snap = session._snapshot()
     if snap.interrupts or "tool_execution" not in unfinished_steps(snap):

@@ -13,7 +13,7 @@ import os
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from cairn.graph.settings import Settings
+from cairn.graph.core.settings import Settings
 from cairn.tools import ToolRegistry, Workspace
 from cairn.tools.mcp_servers import McpManager, config_hash, load_server_specs, mcp_tools
 from cairn.tools.mcp_servers.trust import is_approved, record_approval

@@ -18,7 +18,7 @@ import copy
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
-from cairn.graph.messages import is_person_message
+from cairn.graph.core.messages import is_person_message
 from cairn.graph.session.errors import SessionError
 
 if TYPE_CHECKING:

@@ -13,11 +13,11 @@ from typing import Any
 
 from langchain_core.messages import HumanMessage
 
-from cairn.graph.events import HookRan, Notification
-from cairn.graph.hooks.engine import HookEngine
-from cairn.graph.hooks.outcome import Fired
+from cairn.graph.core.events import HookRan, Notification
+from cairn.graph.core.hooks.engine import HookEngine
+from cairn.graph.core.hooks.outcome import Fired
+from cairn.graph.core.state import FRESH_RUN
 from cairn.graph.session.result import RunResult
-from cairn.graph.state import FRESH_RUN
 
 #: A Stop hook that keeps blocking continues the run at most this many times.
 MAX_STOP_ROUNDS = 3
@@ -25,7 +25,7 @@ MAX_STOP_ROUNDS = 3
 
 def build_engine(session: Any, python_hooks: Any, *, trust_project_hooks: bool) -> HookEngine | None:
     """The session's engine, or None when no hook is configured anywhere (the fast path)."""
-    from cairn.graph.hooks.loading import load_config, project_profile
+    from cairn.graph.core.hooks.loading import load_config, project_profile
 
     root = session.workspace.root
     config = load_config(root, python_hooks)
@@ -148,8 +148,8 @@ def notify_after_run(session: Any, result: RunResult, on_event: Any) -> None:
     Fires the ``Notification`` hook, emits a ``notification`` event (notebooks show a badge) and
     uses the session's ``notifier`` (the interactive CLI's terminal channels) — for the
     surfaces ``[notifications]`` enables (headless runs only with ``headless = true``)."""
-    from cairn.graph.hooks.loading import load_notifications
-    from cairn.graph.hooks.notify import notice_for
+    from cairn.graph.core.hooks.loading import load_notifications
+    from cairn.graph.core.hooks.notify import notice_for
 
     config = session.__dict__.get("_notifications")
     if config is None:

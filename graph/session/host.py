@@ -28,7 +28,7 @@ class SessionHost(Protocol):
     pinned_tools: frozenset[str]
     extensions: Any
     event_sink: Any
-    #: The session's ``cairn.graph.settings.Settings`` (sub-agents inherit them).
+    #: The session's ``cairn.graph.core.settings.Settings`` (sub-agents inherit them).
     settings: Any
     #: Models with tools bound, kept across runs (``AgentContext.bound_model``).
     bound_models: dict[Any, Any]

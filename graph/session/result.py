@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from cairn.graph.state import ToolCallInfo
+from cairn.graph.core.state import ToolCallInfo
 
 #: The keys ``usage`` always has in JSON output (docs/cli.md), zero when nothing ran.
 USAGE_KEYS = ("input_tokens", "output_tokens", "model_calls", "cost")  # cost: issue 34

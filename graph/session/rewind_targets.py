@@ -15,7 +15,7 @@ from langchain_core.messages import AIMessage, BaseMessage
 from cairn.checkpoints.code_rewind import CallSnapshots, call_snapshots, files_changed_by
 from cairn.checkpoints.shadow_repo import SnapshotError
 from cairn.checkpoints.snapshot_log import SnapshotRecord
-from cairn.graph.messages import is_person_message
+from cairn.graph.core.messages import is_person_message
 from cairn.graph.session.errors import SessionError
 
 if TYPE_CHECKING:

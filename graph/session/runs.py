@@ -7,12 +7,12 @@ from typing import TYPE_CHECKING, Any
 
 from langchain_core.messages import AIMessage
 
-from cairn.graph.calllog import assemble_calls
-from cairn.graph.context import AgentContext, EventCallback
-from cairn.graph.messages import is_person_message, message_text
+from cairn.graph.core.calllog import assemble_calls
+from cairn.graph.core.context import AgentContext, EventCallback
+from cairn.graph.core.messages import is_person_message, message_text
+from cairn.graph.core.state import GATED_STATUSES, calls, unfinished_steps
 from cairn.graph.session.child_approvals import with_child_asks
 from cairn.graph.session.result import RunResult
-from cairn.graph.state import GATED_STATUSES, calls, unfinished_steps
 
 if TYPE_CHECKING:
     from cairn.graph.session.host import SessionHost
@@ -22,9 +22,9 @@ PRUNE_EVERY_STEPS = 64
 
 
 def make_context(session: SessionHost, stream: bool, on_event: EventCallback | None) -> AgentContext:
+    from cairn.graph.core.prompts import build_session_context, build_system_prompt
+    from cairn.graph.core.tool_selection import deferred_prompt
     from cairn.graph.models.call_limits import call_limits
-    from cairn.graph.prompts import build_session_context, build_system_prompt
-    from cairn.graph.tool_selection import deferred_prompt
     from cairn.tools.memory import load_memory
 
     profile = session.tool_profile
@@ -61,7 +61,7 @@ def make_context(session: SessionHost, stream: bool, on_event: EventCallback | N
         ),
         _bound=session.bound_models,
         hooks=getattr(session, "hooks_engine", None),  # -- hooks (issue 32)
-        # issue 34 hook-in: money and telemetry (cairn.graph.cost, cairn.graph.telemetry)
+        # issue 34 hook-in: money and telemetry (cairn.graph.core.cost, cairn.graph.core.telemetry)
         max_cost=getattr(session, "max_cost", None),
         pricing=getattr(session, "pricing", None),
     )
@@ -105,10 +105,10 @@ def run_graph(
     # a few ms after a send) must still stop it.  ``Session._run`` clears it when its run ends.
     context = make_context(session, stream, on_event)
     store = session.store
-    from cairn.graph.cost.report import total_ledger  # issue 34 hook-in: the run's cost
+    from cairn.graph.core.cost.report import total_ledger  # issue 34 hook-in: the run's cost
 
     spend_before = total_ledger(store, session.id, values)
-    from cairn.graph.telemetry.hooks import start_run  # issue 34 hook-in: the run's spans
+    from cairn.graph.core.telemetry.hooks import start_run  # issue 34 hook-in: the run's spans
 
     recorder = start_run(session, context)
     store.sessions.update(session.id, status="running")
@@ -196,7 +196,7 @@ def build_result(
         "output_tokens": counters.get("tokens_out", 0) - base.get("tokens_out", 0),
         "model_calls": counters.get("model_calls", 0) - base.get("model_calls", 0),
     }
-    from cairn.graph.cost.report import run_cost_fields  # issue 34 hook-in: usage.cost
+    from cairn.graph.core.cost.report import run_cost_fields  # issue 34 hook-in: usage.cost
 
     usage.update(
         run_cost_fields(

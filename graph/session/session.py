@@ -24,15 +24,15 @@ from typing import Any, ClassVar
 from langchain_core.messages import BaseMessage, HumanMessage
 
 from cairn.checkpoints import Store, open_store
-from cairn.graph.events import EventCallback, event_callback
+from cairn.graph.core.events import EventCallback, event_callback
+from cairn.graph.core.settings import Settings, load_settings
+from cairn.graph.core.state import FRESH_RUN, GATED_STATUSES, ToolCallInfo, calls, unfinished_steps
 from cairn.graph.session.decision_methods import DecisionsMixin
 from cairn.graph.session.errors import SessionError
 from cairn.graph.session.extensions import Extensions, ExtensionsMixin
 from cairn.graph.session.result import RunResult
 from cairn.graph.session.rewind_methods import RewindMixin
 from cairn.graph.session.waiting import WaitingMixin
-from cairn.graph.settings import Settings, load_settings
-from cairn.graph.state import FRESH_RUN, GATED_STATUSES, ToolCallInfo, calls, unfinished_steps
 from cairn.tools import ToolRegistry, ToolServices, Workspace, create_default_tools
 
 MODES = ("default", "accept-edits", "plan", "bypass")
@@ -48,7 +48,7 @@ class Session(DecisionsMixin, RewindMixin, WaitingMixin, ExtensionsMixin):
 
     #: Where ``stream=True`` without ``on_event`` sends events. ``None``: the caller shows them.
     #: Inside a Jupyter kernel the notebook package sets it to stream into the cell
-    #: (``cairn.graph.notebook.connect``, called by ``from cairn import Session``).
+    #: (``cairn.graph.apps.notebook.connect``, called by ``from cairn import Session``).
     default_event_sink: ClassVar[Callable[[], EventCallback | None] | None] = None
 
     def __init__(
@@ -87,7 +87,7 @@ class Session(DecisionsMixin, RewindMixin, WaitingMixin, ExtensionsMixin):
         self.workspace = workspace if isinstance(workspace, Workspace) else Workspace(workspace)
         if not self.workspace.root.is_dir():
             raise ValueError(f"workspace {str(self.workspace.root)!r} is not a directory")
-        # Settings: loaded once (or given); the keyword arguments are overrides (graph/settings.py).
+        # Settings: loaded once (or given); the keyword arguments are overrides (graph/core/settings.py).
         given = {"tools": {"profile": tool_profile, "defer_threshold": defer_threshold}}
         given["context"] = {"window": context_window}
         given["storage"] = {"snapshot_max_file_bytes": snapshot_max_file_bytes}
@@ -98,15 +98,15 @@ class Session(DecisionsMixin, RewindMixin, WaitingMixin, ExtensionsMixin):
         #: Token budget (input + output over the session's life); ``None``: unbounded.
         self.max_tokens = max_tokens
         # issue 34 hook-in: prices ([pricing], ``pricing=``) and the per-run money budget
-        # (``max_cost=``, else [budget] max_cost_per_run); see cairn.graph.cost.
-        from cairn.graph.cost.config import session_cost_setup
+        # (``max_cost=``, else [budget] max_cost_per_run); see cairn.graph.core.cost.
+        from cairn.graph.core.cost.config import session_cost_setup
 
         self.pricing, self.max_cost, self.budget_config = session_cost_setup(
             self.workspace.root, pricing, max_cost
         )
-        from cairn.graph.telemetry import for_workspace
+        from cairn.graph.core.telemetry import for_workspace
 
-        #: OpenTelemetry (``cairn.graph.telemetry``); None when off (nothing of it imported).
+        #: OpenTelemetry (``cairn.graph.core.telemetry``); None when off (nothing of it imported).
         self.telemetry = for_workspace(self.workspace.root)
         #: An identical call repeated this many times pauses the run (status "loop").
         self.repeat_limit = max(1, repeat_limit)
@@ -140,9 +140,9 @@ class Session(DecisionsMixin, RewindMixin, WaitingMixin, ExtensionsMixin):
         self.registry = ToolRegistry(t for t in builtins if t.name not in _exclude_tools)
         self._services.registry = self.registry
         pinned = [self.registry.register(tool).name for tool in tools or ()]
-        #: Tools passed as Python objects: always bound, never deferred (``cairn.graph.tool_selection``).
+        #: Tools passed as Python objects: always bound, never deferred (``cairn.graph.core.tool_selection``).
         self.pinned_tools = frozenset(pinned)
-        from cairn.graph.sandboxing import clear_placeholder_leftovers
+        from cairn.graph.core.sandbox_setup import clear_placeholder_leftovers
 
         clear_placeholder_leftovers(self.workspace.root)  # a killed run's, before .mcp.json is read
         # MCP servers start now, in the background; their tools join the registry before the first run.
@@ -179,7 +179,7 @@ class Session(DecisionsMixin, RewindMixin, WaitingMixin, ExtensionsMixin):
         self.hooks_args = {"hooks": hooks, "trust_project_hooks": trust_project_hooks}
         self._hooks_started = False
         #: Where the session runs ("interactive", "headless", "python") and the terminal notifier
-        #: the CLI attaches (``cairn.graph.hooks.notify``); notifications follow them.
+        #: the CLI attaches (``cairn.graph.core.hooks.notify``); notifications follow them.
         self.surface = "python"
         self.notifier: Any = None
         from cairn.graph.session.runlock import RunLock
@@ -384,7 +384,7 @@ class Session(DecisionsMixin, RewindMixin, WaitingMixin, ExtensionsMixin):
 
     def tool_calls(self) -> list[ToolCallInfo]:
         """Every call of the session with its lifecycle status, in the order the model made them."""
-        from cairn.graph.calllog import session_tool_calls
+        from cairn.graph.core.calllog import session_tool_calls
 
         return session_tool_calls(self.store, self.id, self._snapshot().values)
 
@@ -397,7 +397,7 @@ class Session(DecisionsMixin, RewindMixin, WaitingMixin, ExtensionsMixin):
             return self.store.transcript.read(self.id, values.get("head"))
         from langchain_core.messages import SystemMessage
 
-        from cairn.graph.compaction.prepare import prepare_prompt
+        from cairn.graph.core.compaction.prepare import prepare_prompt
         from cairn.graph.session.runs import make_context
 
         ctx = make_context(self, False, None)
@@ -470,8 +470,8 @@ class Session(DecisionsMixin, RewindMixin, WaitingMixin, ExtensionsMixin):
 
     def export(self, format: str = "md") -> str:
         """The session as a shareable transcript: ``md``, ``json`` or self-contained ``html``,
-        secrets the environment filter knows redacted (issue 34 hook-in: cairn.graph.export)."""
-        from cairn.graph.export import export_session
+        secrets the environment filter knows redacted (issue 34 hook-in: cairn.graph.core.export)."""
+        from cairn.graph.core.export import export_session
 
         return export_session(self.store, self.id, format, pricing=self.pricing)
 
@@ -564,8 +564,8 @@ class Session(DecisionsMixin, RewindMixin, WaitingMixin, ExtensionsMixin):
     def rules(self) -> Any:
         self._load_extension_tools()
         if self._rules is None:
-            from cairn.graph.compaction.spill import spill_rules
-            from cairn.graph.rules import session_rules
+            from cairn.graph.core.compaction.spill import spill_rules
+            from cairn.graph.core.rule_setup import session_rules
 
             rules = session_rules(self.settings.rules(), self._extra_rules, self.registry)
             for rule in spill_rules(self.spill_dir):  # the model may read its stored big outputs
@@ -577,7 +577,7 @@ class Session(DecisionsMixin, RewindMixin, WaitingMixin, ExtensionsMixin):
     def sandbox(self) -> Any:
         """The session's ``SandboxSetup``: settings, the backend detected, the state (on/off/unavailable)."""
         if self._sandbox is None:
-            from cairn.graph.sandboxing import SandboxSetup, warn_once
+            from cairn.graph.core.sandbox_setup import SandboxSetup, warn_once
 
             self._sandbox = SandboxSetup.detect(self.workspace.root, self.settings.sandbox.as_policy())
             self._services.network_hosts = self._sandbox.settings.network_hosts  # the egress proxy's
@@ -586,14 +586,14 @@ class Session(DecisionsMixin, RewindMixin, WaitingMixin, ExtensionsMixin):
 
     def sandbox_report(self, *, backend: str = "all", timeout: float = 300.0) -> dict[str, Any]:
         """What the shell sandbox enforces on this machine, measured: ``cairn sandbox check
-        --json`` (see :mod:`cairn.graph.cli.sandbox_probes`), run in a process of its own because the
+        --json`` (see :mod:`cairn.graph.apps.cli.commands.sandbox_probes`), run in a process of its own because the
         probes set ``HOME`` to a temporary directory while they run."""
         import json
         import subprocess
         import sys
 
         done = subprocess.run(
-            [sys.executable, "-m", "cairn.graph.cli", "sandbox", "check", "--json", "--backend", backend],
+            [sys.executable, "-m", "cairn.graph.apps.cli", "sandbox", "check", "--json", "--backend", backend],
             cwd=self.workspace.root,
             stdin=subprocess.DEVNULL,
             capture_output=True,
@@ -610,7 +610,7 @@ class Session(DecisionsMixin, RewindMixin, WaitingMixin, ExtensionsMixin):
     @property
     def spill_dir(self) -> Any:
         """Where tool outputs too big for the prompt are stored whole."""
-        from cairn.graph.compaction.spill import spill_dir
+        from cairn.graph.core.compaction.spill import spill_dir
 
         return spill_dir(self.store.location, self.id)
 
@@ -618,8 +618,8 @@ class Session(DecisionsMixin, RewindMixin, WaitingMixin, ExtensionsMixin):
     def budget(self) -> Any:
         """The context budget (window, thresholds); the window is resolved on first use."""
         if self._budget is None:
-            from cairn.graph.compaction.budget import ContextBudget
-            from cairn.graph.compaction.windows import model_identity, resolve_window
+            from cairn.graph.core.compaction.budget import ContextBudget
+            from cairn.graph.core.compaction.windows import model_identity, resolve_window
 
             model = self.model
             tuning = self.settings.context.model_dump(exclude={"window"}, exclude_none=True)
@@ -638,10 +638,10 @@ class Session(DecisionsMixin, RewindMixin, WaitingMixin, ExtensionsMixin):
 
     @property
     def tool_profile(self) -> str:
-        """ "lean" (six core tools, short schemas, compact prompt) or "full" (cairn.graph.profiles).
+        """ "lean" (six core tools, short schemas, compact prompt) or "full" (cairn.graph.core.profiles).
         ``auto`` with no window given is decided here, on first use, by the resolved window."""
         if self._tool_profile is None:
-            from cairn.graph.profiles import choose_profile
+            from cairn.graph.core.profiles import choose_profile
 
             self._tool_profile = choose_profile(None, None, self.context_window)
         return self._tool_profile

@@ -21,8 +21,8 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from cairn.graph.agent_reports import agent_info, standing, undelivered_reports
-from cairn.graph.events import Event, SubagentEnd, SubagentEvent, SubagentStart, ToolEnd, ToolStart
+from cairn.graph.core.agent_reports import agent_info, standing, undelivered_reports
+from cairn.graph.core.events import Event, SubagentEnd, SubagentEvent, SubagentStart, ToolEnd, ToolStart
 from cairn.graph.session import worktree
 from cairn.graph.session.budgets import agent_budgets
 from cairn.graph.session.waiting import asking_ids, recorded_for

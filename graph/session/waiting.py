@@ -16,7 +16,7 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any
 
-from cairn.graph.events import DecisionRefused, EventCallback, Waiting, event_callback
+from cairn.graph.core.events import DecisionRefused, EventCallback, Waiting, event_callback
 from cairn.graph.session.errors import SessionError
 from cairn.graph.session.result import RunResult
 

@@ -7,8 +7,8 @@ import asyncio
 import pytest
 from acp import RequestError
 
-from cairn.graph.acp.agent import CairnAgent
-from cairn.graph.acp.session_config import AcpSettings
+from cairn.graph.apps.acp.agent import CairnAgent
+from cairn.graph.apps.acp.session_config import AcpSettings
 
 
 def test_loading_an_unknown_session_is_resource_not_found(db_location, workspace):

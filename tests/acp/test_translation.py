@@ -18,12 +18,12 @@ from acp.schema import (
     TextResourceContents,
 )
 
-from cairn.graph import events as ev
-from cairn.graph.acp import permissions
-from cairn.graph.acp.prompt_blocks import prompt_text
-from cairn.graph.acp.session_config import mcp_servers_config
-from cairn.graph.acp.updates import CallView, stop_reason, translate
-from cairn.graph.cli import main
+from cairn.graph.apps.acp import permissions
+from cairn.graph.apps.acp.prompt_blocks import prompt_text
+from cairn.graph.apps.acp.session_config import mcp_servers_config
+from cairn.graph.apps.acp.updates import CallView, stop_reason, translate
+from cairn.graph.apps.cli import main
+from cairn.graph.core import events as ev
 
 
 def test_first_sight_of_a_call_is_a_tool_call_then_updates(tmp_path):

@@ -253,7 +253,7 @@ def telemetry_overhead(tmp: Path, n: int) -> None:
     from opentelemetry.sdk.metrics.export import InMemoryMetricReader
     from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-    from cairn.graph import telemetry
+    from cairn.graph.core import telemetry
 
     cycles: dict[bool, list[float]] = {False: [], True: []}
     for attempt in range(2):

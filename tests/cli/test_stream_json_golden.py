@@ -20,7 +20,7 @@ import pytest
 from langchain_core.messages import AIMessage
 
 from cairn import Session
-from cairn.graph.cli.output import HeadlessOutput
+from cairn.graph.apps.cli.output import HeadlessOutput
 from cairn.graph.models.scripted import ScriptedChatModel
 from tests.graph.agent_model import AgentsModel, call
 

@@ -9,7 +9,7 @@ import pytest
 from langchain_core.messages import AIMessage, ToolMessage
 
 from cairn import Session
-from cairn.graph.compaction.view import is_marker, marker_info
+from cairn.graph.core.compaction.view import is_marker, marker_info
 from cairn.graph.models import create_model
 from cairn.graph.models.script import ScriptTurn
 from tests.compaction.conftest import read_turn

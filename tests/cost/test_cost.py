@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from cairn import Session
-from cairn.graph.cli import fmt
-from cairn.graph.cost import Price, Pricing, parse_pricing
-from cairn.graph.cost.config import parse_budget
-from cairn.graph.cost.report import cost_lines, session_cost
+from cairn.graph.apps.cli.tui import fmt
+from cairn.graph.core.cost import Price, Pricing, parse_pricing
+from cairn.graph.core.cost.config import parse_budget
+from cairn.graph.core.cost.report import cost_lines, session_cost
 from cairn.graph.models.scripted import ScriptedChatModel
 from tests.cost.models import CHILD_COSTS, PARENT_COSTS, ParentAndAgentModel
 
@@ -158,7 +158,7 @@ def test_slash_cost_lists_spend_by_model_and_budget(ws, db_location):
 
     from rich.console import Console
 
-    from cairn.graph.cli import slash
+    from cairn.graph.apps.cli.tui import slash
 
     s = Session(ws, model=_script(), db=db_location, max_cost=5)
     out = io.StringIO()
@@ -173,7 +173,7 @@ def test_slash_cost_lists_spend_by_model_and_budget(ws, db_location):
 
 
 def test_usage_of_several_runs_adds_costs_not_budgets():
-    from cairn.graph.cost.report import merge_usage
+    from cairn.graph.core.cost.report import merge_usage
 
     merged = merge_usage(
         [

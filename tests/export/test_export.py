@@ -65,7 +65,7 @@ def test_html_is_self_contained_and_escaped(session):
 
 
 def test_password_urls_are_redacted():
-    from cairn.graph.export.redact import Redactor
+    from cairn.graph.core.export.redact import Redactor
 
     redactor = Redactor.from_environment({"DB_PASSWORD": "hunter2hunter2", "HOME": "/home/someone"})
     out = redactor.apply({"a": ["postgresql://me:pw123@db/x", "pw hunter2hunter2 in /home/someone"]})

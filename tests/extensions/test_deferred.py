@@ -8,8 +8,8 @@ from __future__ import annotations
 import pytest
 
 from cairn import Session
+from cairn.graph.core.tool_selection import CORE_TOOLS
 from cairn.graph.models import create_model
-from cairn.graph.tool_selection import CORE_TOOLS
 from tests.extensions.conftest import stdio_server
 from tests.support.fixtures import openai_server
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from cairn import Session
+from cairn.graph.core.settings import load_settings
 from cairn.graph.models.scripted import ScriptedChatModel
-from cairn.graph.settings import load_settings
 from cairn.tools.mcp_servers import McpConfigError, load_server_specs, parse_servers, tool_name
 from cairn.tools.workspace import Workspace
 from tests.extensions.conftest import stdio_server

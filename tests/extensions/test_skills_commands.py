@@ -169,7 +169,7 @@ def test_save_memory_asks_then_writes_under_the_heading(workspace):
     finally:
         s.close()
     # The next session's context carries it (CONTEXT.md is an instruction file).
-    from cairn.graph.prompts import build_session_context
+    from cairn.graph.core.prompts import build_session_context
 
     assert "- tests run with make test" in build_session_context(ws)
 

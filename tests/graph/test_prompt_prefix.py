@@ -10,8 +10,8 @@ import json
 import pytest
 
 from cairn import Session
+from cairn.graph.core.profiles import LEAN_TOOLS
 from cairn.graph.models import create_model
-from cairn.graph.profiles import LEAN_TOOLS
 from tests.support.fixtures import make_openai_server  # noqa: F401  (fixture)
 
 pytestmark = pytest.mark.usefixtures("db_location")  # each test on SQLite and PostgreSQL (CAIRN_DB)

@@ -8,9 +8,9 @@ from __future__ import annotations
 import json
 
 from cairn import Session
-from cairn.graph.cli import main
+from cairn.graph.apps.cli import main
+from cairn.graph.core.profiles import LEAN_TOOLS
 from cairn.graph.models import create_model
-from cairn.graph.profiles import LEAN_TOOLS
 from tests.support.fixtures import make_openai_server  # noqa: F401  (fixture)
 
 SCRIPT = [

@@ -104,7 +104,7 @@ def test_a_call_awaiting_approval_keeps_an_undecodable_name(tmp_path, db_locatio
 
 def _cairn(args: list[bytes], *, stdin: bytes | None = None) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": str(ROOT), "LC_ALL": "C.UTF-8"}
-    cmd = [os.fsencode(sys.executable), b"-m", b"cairn.graph.cli", *args]
+    cmd = [os.fsencode(sys.executable), b"-m", b"cairn.graph.apps.cli", *args]
     return subprocess.run(cmd, cwd=ROOT, env=env, input=stdin, capture_output=True, timeout=120)
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from cairn.graph.hooks.config import HooksConfigError, parse_hooks
-from cairn.graph.hooks.matching import display_name, matches
+from cairn.graph.core.hooks.config import HooksConfigError, parse_hooks
+from cairn.graph.core.hooks.matching import display_name, matches
 
 
 def test_both_sources_and_claude_codes_nested_shape():

@@ -8,7 +8,7 @@ from types import SimpleNamespace
 import pytest
 from rich.console import Console
 
-from cairn.graph.cli.hooks_cmd import ask_project_hooks, attach_notifier, show_hooks
+from cairn.graph.apps.cli.commands.hooks import ask_project_hooks, attach_notifier, show_hooks
 from tests.hooks.conftest import LOG, toml_str
 
 pytestmark = pytest.mark.sqlite_only("the CLI's hook handling does not depend on the store")
@@ -47,7 +47,7 @@ def test_slash_hooks_lists_sources_and_trust(hh):
 
 @pytest.mark.parametrize(("answer", "profile"), [("y", "workspace-write"), ("o", "off"), ("n", None)])
 def test_the_trust_question_records_the_choice(hh, answer, profile):
-    from cairn.graph.hooks.trust import approved_profile
+    from cairn.graph.core.hooks.trust import approved_profile
 
     cmd = hh.script("h.py", LOG.format(marks=str(hh.marks)))
     hh.project_settings(f"[[hooks.SessionEnd]]\ncommand = {toml_str(cmd)}\n")

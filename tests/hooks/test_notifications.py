@@ -10,8 +10,13 @@ import time
 
 import pytest
 
-from cairn.graph.hooks.config import HooksConfigError
-from cairn.graph.hooks.notify import NotificationsConfig, TerminalNotifier, notice_for, parse_notifications
+from cairn.graph.core.hooks.config import HooksConfigError
+from cairn.graph.core.hooks.notify import (
+    NotificationsConfig,
+    TerminalNotifier,
+    notice_for,
+    parse_notifications,
+)
 from tests.graph.conftest import effect
 from tests.hooks.conftest import LOG, toml_str
 
@@ -95,7 +100,7 @@ def test_headless_runs_do_not_notify_unless_asked(hh):
 
 
 def test_notebook_stream_shows_a_badge_line():
-    from cairn.graph.notebook.stream import CellStream
+    from cairn.graph.apps.notebook.stream import CellStream
 
     out = io.StringIO()
     stream = CellStream(rich=False, file=out)

@@ -7,9 +7,9 @@ import shlex
 import sys
 import time
 
-from cairn.graph.hooks.config import HookSpec
-from cairn.graph.hooks.outcome import interpret
-from cairn.graph.hooks.runner import MAX_OUTPUT, run_command
+from cairn.graph.core.hooks.config import HookSpec
+from cairn.graph.core.hooks.outcome import interpret
+from cairn.graph.core.hooks.runner import MAX_OUTPUT, run_command
 
 
 def _hook(code: str, timeout: float = 10) -> HookSpec:

@@ -90,7 +90,7 @@ def test_session_end_fires_on_close(hh):
 
 
 def test_project_hooks_are_held_until_trusted(hh):
-    from cairn.graph.hooks.trust import record_approval
+    from cairn.graph.core.hooks.trust import record_approval
 
     _hook(hh, "PreToolUse", "proj.py", "", where="project")
     s = hh.session([{"tool_calls": [effect("a")]}, {"content": "ok"}])
@@ -154,7 +154,7 @@ def test_trusted_project_hooks_run_in_the_workspace_write_sandbox(place):
 
 
 def test_deleting_a_session_drops_its_hook_journal(hh):
-    from cairn.graph.hooks.tool_hooks import hook_journal
+    from cairn.graph.core.hooks.tool_hooks import hook_journal
 
     cmd = hh.script("pre.py", "json.load(sys.stdin)\n")
     hh.user_settings(f"[[hooks.PreToolUse]]\ncommand = {toml_str(cmd)}\n")

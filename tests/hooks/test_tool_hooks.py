@@ -94,8 +94,8 @@ def test_user_hook_allow_lifts_an_ask(hh):
 
 
 def test_project_hook_allow_is_ignored(hh):
-    from cairn.graph.hooks.loading import load_config
-    from cairn.graph.hooks.trust import record_approval
+    from cairn.graph.core.hooks.loading import load_config
+    from cairn.graph.core.hooks.trust import record_approval
 
     _claude_hook(hh, "project")
     config = load_config(hh.ws)
@@ -198,7 +198,7 @@ def test_permission_request_hook_can_decide_a_wait(hh):
 
 
 def test_python_callables_work_like_commands(hh):
-    from cairn.graph.hooks import HookBlock
+    from cairn.graph.core.hooks import HookBlock
 
     seen = []
 
@@ -279,7 +279,7 @@ def test_continue_false_refuses_the_call_and_system_message_is_shown(hh):
     s = hh.session([{"tool_calls": [effect("a")]}, {"content": "ok"}])
     s.send("go", on_event=lambda kind, payload: events.append((kind, payload)))
     assert hh.runs() == [] and "freeze in effect" in messages(s)["call_a"].content
-    from cairn.graph.hooks.display import hook_line
+    from cairn.graph.core.hooks.display import hook_line
 
     [run] = [p for k, p in events if k == "hook"]
     assert "release freeze until Monday" in hook_line(run)

@@ -1,4 +1,4 @@
-"""cairn.graph.notebook.widgets: approval buttons (against a minimal stand-in for ipywidgets) and the
+"""cairn.graph.apps.notebook.widgets: approval buttons (against a minimal stand-in for ipywidgets) and the
 fallback without ipywidgets."""
 
 from __future__ import annotations
@@ -8,10 +8,10 @@ import types
 
 import pytest
 
+from cairn.graph.apps.notebook import approval_widget
+from cairn.graph.core.state import ToolCallInfo
 from cairn.graph.display import PendingView
-from cairn.graph.notebook import approval_widget
 from cairn.graph.session.result import RunResult
-from cairn.graph.state import ToolCallInfo
 
 
 class Widget:

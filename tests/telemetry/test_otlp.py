@@ -14,8 +14,8 @@ import pytest
 pytest.importorskip("opentelemetry.proto", reason="the otel extra (and opentelemetry-proto) is not installed")
 
 from cairn import Session
-from cairn.graph import telemetry
-from cairn.graph.telemetry.instruments import session_trace_id
+from cairn.graph.core import telemetry
+from cairn.graph.core.telemetry.instruments import session_trace_id
 from tests.cost.models import ParentAndAgentModel
 from tests.telemetry.receiver import Receiver
 

@@ -13,8 +13,8 @@ from opentelemetry.sdk.metrics.export import InMemoryMetricReader
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from cairn import Session
-from cairn.graph import telemetry
-from cairn.graph.telemetry.instruments import session_trace_id
+from cairn.graph.core import telemetry
+from cairn.graph.core.telemetry.instruments import session_trace_id
 from tests.cost.models import ParentAndAgentModel
 
 CONTENT_KEYS = (
@@ -48,7 +48,7 @@ def _run(ws, db, *, new_process: bool = False):
     s = Session(ws, model=ParentAndAgentModel(), db=db)
     assert s.send("where is target?").status == "awaiting_approval"
     if new_process:  # the approval comes from another process: what this one noted is gone
-        from cairn.graph.telemetry import recorder
+        from cairn.graph.core.telemetry import recorder
 
         recorder._asked_at.clear()
         s.close()
@@ -147,7 +147,7 @@ def test_off_costs_nothing_and_imports_nothing(ws, tmp_path):
         "from cairn.graph.models.scripted import ScriptedChatModel as M; "
         f"s = Session({str(ws)!r}, model=M.from_turns(['hi']), db={str(tmp_path / 'c.db')!r}); "
         "r = s.send('x'); assert r.status == 'done' and s.telemetry is None; "
-        "print(sorted(m for m in sys.modules if m.startswith('cairn.graph.telemetry.')))"
+        "print(sorted(m for m in sys.modules if m.startswith('cairn.graph.core.telemetry.')))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
@@ -156,7 +156,7 @@ def test_off_costs_nothing_and_imports_nothing(ws, tmp_path):
 
 
 def test_config_from_settings_and_environment():
-    from cairn.graph.telemetry import parse_telemetry
+    from cairn.graph.core.telemetry import parse_telemetry
 
     assert not parse_telemetry([{}, {}], {}).enabled
     on = parse_telemetry([{}], {"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:4318"})

@@ -24,7 +24,7 @@ from cairn.tools.services import ToolServices
 
 class WriteRefused(CairnError):
     """A write that must not happen; the message is for the model. ``help`` is more detail the
-    graph adds when the model fails the same way twice in a row (``cairn.graph.loops``)."""
+    graph adds when the model fails the same way twice in a row (``cairn.graph.core.loops``)."""
 
     def __init__(self, message: str, help: str | None = None) -> None:
         super().__init__(message)
