@@ -110,7 +110,7 @@ def test_in_memory_sessions_get_no_resume_commands():
 
 
 def test_a_relative_db_is_absolute_in_resume_commands(tmp_path, monkeypatch):
-    from cairn.graph.apps.cli.args import main_parser
+    from cairn.graph.apps.cli.parsers import main_parser
 
     monkeypatch.chdir(tmp_path)
     opts = Options.from_args(main_parser().parse_args(["--db", "rel/c.db", "-p", "x"]))

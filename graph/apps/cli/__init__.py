@@ -13,8 +13,9 @@ __all__ = ["main"]
 
 def main(argv: list[str] | None = None) -> int:
     """Parse ``argv`` (default: ``sys.argv[1:]``), run the command, return the exit code."""
-    from cairn.graph.apps.cli.args import PARSERS, main_parser, split_command, typo_of_command
+    from cairn.graph.apps.cli.commands import dispatch
     from cairn.graph.apps.cli.exits import CTRL_C, USAGE, CliError
+    from cairn.graph.apps.cli.grammar import split_command, typo_of_command
 
     argv = list(sys.argv[1:] if argv is None else argv)
     command, rest = split_command(argv)
@@ -31,25 +32,7 @@ def main(argv: list[str] | None = None) -> int:
             )
             return USAGE
     try:
-        if command == "policy":
-            from cairn.graph.apps.cli.commands.policy import run_policy
-
-            return run_policy(rest)
-        if command == "models":
-            from cairn.graph.apps.cli.commands.models import run_models
-
-            return run_models(rest)
-        if command == "sandbox":
-            from cairn.graph.apps.cli.commands.sandbox import run_sandbox
-
-            return run_sandbox(rest)
-        if command == "acp":  # ACP hook-in (issue 33): the editor's agent server
-            from cairn.graph.apps.cli.commands.acp import run_acp
-
-            return run_acp(rest)
-        parser = PARSERS[command]() if command else main_parser()
-        ns = parser.parse_args(rest)
-        return _dispatch(command, ns)
+        return dispatch(command, rest)
     except CliError as exc:
         print(f"cairn: error: {exc}", file=sys.stderr)
         return exc.code
@@ -99,9 +82,7 @@ def _plain_warnings() -> None:
     original = warnings.showwarning
 
     def show(message, category, filename, lineno, file=None, line=None):  # type: ignore[no-untyped-def]
-        from cairn.graph.core.sandbox_setup import SandboxWarning
-
-        if issubclass(category, SandboxWarning):
+        if category.__name__ == "SandboxWarning":
             print(f"cairn: {message}", file=file or sys.stderr)
             return
         original(message, category, filename, lineno, file, line)
@@ -116,74 +97,13 @@ def _unexpected(exc: Exception, *, verbose: bool) -> int:
         import traceback
 
         traceback.print_exc()
-    from cairn.errors import ConfigError
-
-    config = isinstance(exc, ConfigError)
+    config = type(exc).__name__ in (
+        "StorageConfigError",
+        "PolicyConfigError",
+        "ModelConfigError",
+        "McpConfigError",
+    )
     print(f"cairn: error: {exc}" if config else f"cairn: error: {type(exc).__name__}: {exc}", file=sys.stderr)
     if not verbose and not config:
         print("(run again with -v for the traceback)", file=sys.stderr)
     return USAGE if config else ERROR
-
-
-def _writes(command: str | None, ns: object) -> bool:
-    """Whether ``command`` writes to the session store (a read-only one is then refused)."""
-    if command in ("sessions", "show", "export"):
-        return False
-    if command == "agents":
-        return getattr(ns, "action", "list") != "list"
-    if command == "rewind":
-        return not getattr(ns, "dry_run", False)
-    return True
-
-
-def _dispatch(command: str | None, ns: object) -> int:
-    from cairn.graph.apps.cli.options import Options
-
-    opts = Options.from_args(ns)  # type: ignore[arg-type]
-    if command != "demo" and not getattr(ns, "version", False):
-        readers = ("sessions", "show", "rewind", "agents", "export")
-        opts.check_storage(create=command not in readers, writes=_writes(command, ns))
-    if command is None:
-        from cairn.graph.apps.cli.commands.run import run_main
-
-        return run_main(ns, opts)
-    if command == "resume":
-        from cairn.graph.apps.cli.commands.resume import run_resume
-
-        return run_resume(ns, opts)
-    if command == "decide":
-        from cairn.graph.apps.cli.commands.decide import run_decide
-
-        return run_decide(ns, opts)
-    if command == "sessions":
-        from cairn.graph.apps.cli.commands.sessions import run_sessions
-
-        return run_sessions(ns, opts)
-    if command == "show":
-        from cairn.graph.apps.cli.commands.show import run_show
-
-        return run_show(ns, opts)
-    if command == "rewind":
-        from cairn.graph.apps.cli.commands.rewind import run_rewind
-
-        return run_rewind(ns, opts)
-    if command == "mcp":
-        from cairn.graph.apps.cli.commands.mcp import run_mcp
-
-        return run_mcp(ns, opts)
-    if command == "agents":
-        from cairn.graph.apps.cli.commands.agents import run_agents
-
-        return run_agents(ns, opts)
-    if command == "hooks":  # -- hooks (issue 32)
-        from cairn.graph.apps.cli.commands.hooks import run_hooks
-
-        return run_hooks(ns, opts)
-
-    if command == "export":  # issue 34
-        from cairn.graph.apps.cli.commands.export import run_export
-
-        return run_export(ns, opts)
-    from cairn.graph.apps.cli.commands.demo import run_demo
-
-    return run_demo(ns, opts)
