@@ -1,6 +1,6 @@
 """``cairn sandbox check [--backend NAME] [--json]``: what the shell sandbox enforces on this machine.
 
-Runs harmless probes under each working backend and profile (:mod:`cairn.graph.apps.cli.commands.sandbox_probes`)
+Runs harmless probes under each working backend and profile (:mod:`cairn.graph.apps.cli.commands.sandbox_report`)
 and prints a table: one row per guarantee, ``enforced``, ``not guaranteed -> asks`` or
 ``NOT ENFORCED``.  Exit code 0 when nothing is ``NOT ENFORCED``, 1 otherwise.
 """
@@ -30,7 +30,7 @@ def run_sandbox(argv: list[str]) -> int:
     )
     check.add_argument("--json", action="store_true", help="the report as JSON")
     ns = parser.parse_args(argv)
-    from cairn.graph.apps.cli.commands.sandbox_probes import BACKENDS, render, run_check
+    from cairn.graph.apps.cli.commands.sandbox_report import BACKENDS, render, run_check
 
     report = run_check(BACKENDS if ns.backend == "all" else (ns.backend,))
     if ns.json:

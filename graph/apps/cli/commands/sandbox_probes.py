@@ -1,25 +1,18 @@
-"""``cairn sandbox check``: what each sandbox backend really enforces on this machine, measured.
+"""``cairn sandbox check``'s probes: one harmless probe per guarantee, run through ``bash``.
 
-For every working backend (bubblewrap, Landlock) and profile (``read-only``,
-``workspace-write``) it runs one harmless probe per guarantee of
-:data:`cairn.tools.shell.sandbox.guarantees.GUARANTEES` through the ``bash`` tool, under the
-spec a session would build, in a temporary workspace and a temporary HOME it creates outside
-``/tmp`` (the sandbox's private ``/tmp`` would hide a fake home there and make a probe pass for
-the wrong reason).  Probes only write marker files, read secrets planted for them, connect to
+Each probe of :data:`cairn.tools.shell.sandbox.guarantees.GUARANTEES` runs under the spec a
+session would build, in a temporary workspace and a temporary HOME created outside ``/tmp``
+(the sandbox's private ``/tmp`` would hide a fake home there and make a probe pass for the
+wrong reason).  Probes only write marker files, read secrets planted for them, connect to
 listeners this process opens on ``127.0.0.1`` or in the temporary HOME, and start sleepers that
-are counted and stopped.
-
-Each cell is ``enforced`` (the probe was refused), ``not guaranteed -> asks`` (it was not, and the
-backend lists the guarantee as missing, so the policy asks instead of running unattended), or
-``NOT ENFORCED`` (it was not, and nothing asks: a bug).  The temporary HOME reaches the spec
-(``build_spec(home=...)``) and the commands (the shell's ``env_overrides``); this process's own
-environment is never changed.
+are counted and stopped.  ``sandbox_report`` runs them per backend and profile and judges them.
+The temporary HOME reaches the spec (``build_spec(home=...)``) and the commands (the shell's
+``env_overrides``); this process's own environment is never changed.
 """
 
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import os
 import shutil
 import socket
@@ -28,79 +21,19 @@ import tempfile
 import time
 import uuid
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from cairn.tools.shell.sandbox.guarantees import GUARANTEES
 
-BACKENDS = ("bwrap", "landlock")
-PROFILES = ("read-only", "workspace-write")
-ENFORCED, ASKS, NOT_ENFORCED = "enforced", "not guaranteed -> asks", "NOT ENFORCED"
-#: The control (the same probe without a sandbox) was refused too: the probe proves nothing here.
-INCONCLUSIVE = "probe inconclusive"
 #: The process bound the probe sets (the default, 1024, would need a thousand sleepers).
 PROBE_MAX_PROCESSES = 32
 _SECRET = "cairn-check-fake-secret"
 
 
 @dataclass
-class BackendReport:
-    name: str
-    available: bool
-    problem: str | None = None
-    #: profile -> guarantees the backend says it lacks here (the policy asks for those).
-    missing: dict[str, list[str]] = field(default_factory=dict)
-    #: profile -> guarantee -> ENFORCED / ASKS / NOT_ENFORCED.
-    results: dict[str, dict[str, str]] = field(default_factory=dict)
-    #: profile -> guarantee -> what the probe saw (when it was not refused).
-    details: dict[str, dict[str, str]] = field(default_factory=dict)
-
-
-def run_check(backends: tuple[str, ...] = BACKENDS, *, base_dir: str | None = None) -> dict[str, Any]:
-    """Probe each backend in ``backends``; the report as plain data (``--json`` prints it)."""
-    from cairn.tools.shell.sandbox.detect import detect_backend, missing_guarantees
-
-    reports = []
-    with _place(base_dir) as place:  # the same probes without a sandbox must get through
-        control = {
-            g: refused is False
-            for g, (refused, _) in _probe_all(place, detect_backend("none"), "off").items()
-        }
-    for name in backends:
-        status = detect_backend(name)
-        report = BackendReport(name, status.available, status.problem)
-        if status.available:
-            report.missing = {p: list(g) for p, g in missing_guarantees(name).items()}
-            for profile in PROFILES:
-                with _place(base_dir) as place:
-                    seen = _probe_all(place, status, profile)
-                gaps = set(report.missing.get(profile, ()))
-                report.results[profile] = {
-                    g: INCONCLUSIVE
-                    if not control[g] or refused is None
-                    else ENFORCED
-                    if refused
-                    else (ASKS if g in gaps else NOT_ENFORCED)
-                    for g, (refused, _) in seen.items()
-                }
-                report.details[profile] = {g: what for g, (refused, what) in seen.items() if not refused}
-        reports.append(report)
-    return {
-        "guarantees": GUARANTEES,
-        "control": control,
-        "backends": {r.name: dataclasses.asdict(r) for r in reports},
-        "ok": all(
-            cell in (ENFORCED, ASKS)
-            for r in reports
-            for cells in r.results.values()
-            for cell in cells.values()
-        ),
-    }
-
-
-@dataclass
-class _Place:
+class Place:
     base: Path
     ws: Path
     home: Path
@@ -109,9 +42,9 @@ class _Place:
 
 
 @contextlib.contextmanager
-def _place(base_dir: str | None) -> Iterator[_Place]:
+def probe_place(base_dir: str | None) -> Iterator[Place]:
     base = Path(os.path.realpath(tempfile.mkdtemp(prefix="cairn-check-", dir=base_dir or _scratch())))
-    place = _Place(base, base / "ws", base / "home", base / "outside", f"cairn-check-{uuid.uuid4().hex[:10]}")
+    place = Place(base, base / "ws", base / "home", base / "outside", f"cairn-check-{uuid.uuid4().hex[:10]}")
     for d in (place.ws / ".git" / "hooks", place.ws / "sub", place.home, place.outside, base / place.token):
         d.mkdir(parents=True, exist_ok=True)
     (place.ws / ".git" / "config").write_text("[core]\n")
@@ -130,7 +63,7 @@ def _scratch() -> str:
     return os.getcwd()
 
 
-def _probe_all(place: _Place, status: Any, profile: str) -> dict[str, tuple[bool | None, str]]:
+def probe_all(place: Place, status: Any, profile: str) -> dict[str, tuple[bool | None, str]]:
     """Per guarantee: (refused, what the probe saw); ``None``: the probe could not run here."""
     from cairn.graph.core.sandbox_setup import build_spec
     from cairn.policy.sandbox import SandboxSettings
@@ -175,27 +108,27 @@ _NEEDS_PYTHON = frozenset(
 )
 
 
-def _write_outside(place: _Place, run: Run) -> tuple[bool, str]:
+def _write_outside(place: Place, run: Run) -> tuple[bool, str]:
     marker = place.outside / "marker"
     run(f"printf x > {marker}")
     return not marker.exists(), f"wrote {marker}"
 
 
-def _protected_absent(place: _Place, run: Run) -> tuple[bool, str]:
+def _protected_absent(place: Place, run: Run) -> tuple[bool, str]:
     names = (".envrc", "AGENTS.md", ".vscode/tasks.json", ".git/config.worktree")
     run("; ".join(f'mkdir -p "$(dirname {n})"; printf x > {n}' for n in names))
     made = [n for n in names if (place.ws / n).is_file()]
     return not made, f"created {', '.join(made)}"
 
 
-def _protected_present(place: _Place, run: Run) -> tuple[bool, str]:
+def _protected_present(place: Place, run: Run) -> tuple[bool, str]:
     run("printf x >> .git/config; printf 'exit 0' > .git/hooks/pre-commit")
     changed = (place.ws / ".git" / "config").read_text() != "[core]\n"
     hook = (place.ws / ".git" / "hooks" / "pre-commit").exists()
     return not (changed or hook), "changed .git/config or wrote .git/hooks/pre-commit"
 
 
-def _hard_link(place: _Place, run: Run) -> tuple[bool, str]:
+def _hard_link(place: Place, run: Run) -> tuple[bool, str]:
     target = place.outside / "linked"
     target.write_text("original\n")
     os.link(target, place.ws / "sub" / "linked")
@@ -203,14 +136,14 @@ def _hard_link(place: _Place, run: Run) -> tuple[bool, str]:
     return target.read_text() == "original\n", f"wrote through a hard link to {target}"
 
 
-def _home_secret(place: _Place, run: Run) -> tuple[bool, str]:
+def _home_secret(place: Place, run: Run) -> tuple[bool, str]:
     for name in (".pgpass", ".bash_history"):
         (place.home / name).write_text(f"{_SECRET}-{name}\n")
     out = run('cat "$HOME/.pgpass" "$HOME/.bash_history"')
     return _SECRET not in out, "read ~/.pgpass or ~/.bash_history"
 
 
-def _workspace_env(place: _Place, run: Run) -> tuple[bool, str]:
+def _workspace_env(place: Place, run: Run) -> tuple[bool, str]:
     (place.ws / ".env").write_text(f"API_KEY={_SECRET}\n")
     return _SECRET not in run("cat .env"), "read the workspace's .env"
 
@@ -248,40 +181,40 @@ def _reached(sock: socket.socket) -> bool:
         return False
 
 
-def _unix_socket_home(place: _Place, run: Run) -> tuple[bool, str]:
+def _unix_socket_home(place: Place, run: Run) -> tuple[bool, str]:
     path = str(place.home / "agent.sock")
     with _listener(socket.AF_UNIX, socket.SOCK_STREAM, path) as sock:
         run(_connect_py(path, "unix"))
         return not _reached(sock), f"connected to {path}"
 
 
-def _abstract_socket(place: _Place, run: Run) -> tuple[bool, str]:
+def _abstract_socket(place: Place, run: Run) -> tuple[bool, str]:
     name = "\0" + place.token
     with _listener(socket.AF_UNIX, socket.SOCK_STREAM, name) as sock:
         run(_connect_py(name, "unix"))
         return not _reached(sock), f"connected to @{place.token}"
 
 
-def _tcp_localhost(place: _Place, run: Run) -> tuple[bool, str]:
+def _tcp_localhost(place: Place, run: Run) -> tuple[bool, str]:
     with _listener(socket.AF_INET, socket.SOCK_STREAM, ("127.0.0.1", 0)) as sock:
         run(_connect_py(f"127.0.0.1:{sock.getsockname()[1]}", "tcp"))
         return not _reached(sock), "connected to a listener on 127.0.0.1"
 
 
-def _udp_localhost(place: _Place, run: Run) -> tuple[bool, str]:
+def _udp_localhost(place: Place, run: Run) -> tuple[bool, str]:
     with _listener(socket.AF_INET, socket.SOCK_DGRAM, ("127.0.0.1", 0)) as sock:
         run(_connect_py(f"127.0.0.1:{sock.getsockname()[1]}", "udp"))
         return not _reached(sock), "a datagram reached a listener on 127.0.0.1"
 
 
-def _marked_sleep(place: _Place) -> str:
+def _marked_sleep(place: Place) -> str:
     sleep = place.base / place.token / "sleep"
     if not sleep.exists():
         sleep.symlink_to(os.path.realpath(shutil.which("sleep") or "/bin/sleep"))
     return str(sleep)
 
 
-def _process_bound(place: _Place, run: Run) -> tuple[bool, str]:
+def _process_bound(place: Place, run: Run) -> tuple[bool, str]:
     limit = PROBE_MAX_PROCESSES * 2
     script = place.base / place.token / "spawn.py"
     script.write_text(
@@ -302,7 +235,7 @@ def _process_bound(place: _Place, run: Run) -> tuple[bool, str]:
     return count < limit, f"started {count} processes with a bound of {PROBE_MAX_PROCESSES}"
 
 
-def _survivor(place: _Place, run: Run) -> tuple[bool, str]:
+def _survivor(place: Place, run: Run) -> tuple[bool, str]:
     script = place.base / place.token / "survive.py"
     script.write_text(
         "import os, sys\n"
@@ -322,7 +255,7 @@ def _survivor(place: _Place, run: Run) -> tuple[bool, str]:
     return not left, f"{left} process(es) outlived the command"
 
 
-def _agent_environ(place: _Place, run: Run) -> tuple[bool, str]:
+def _agent_environ(place: Place, run: Run) -> tuple[bool, str]:
     try:
         with open("/proc/self/environ", "rb") as fh:
             first = fh.read().split(b"\0", 1)[0].decode("utf-8", "replace")
@@ -332,7 +265,7 @@ def _agent_environ(place: _Place, run: Run) -> tuple[bool, str]:
     return not first or first not in out, "read the agent's /proc/PID/environ"
 
 
-def _stop_marked(place: _Place) -> int:
+def _stop_marked(place: Place) -> int:
     """Kill the probe's own marked sleepers that are still running (by pid); how many there were."""
     found = 0
     for entry in os.listdir("/proc"):
@@ -350,7 +283,7 @@ def _stop_marked(place: _Place) -> int:
     return found
 
 
-_PROBES: dict[str, Callable[[_Place, Run], tuple[bool, str]]] = {
+_PROBES: dict[str, Callable[[Place, Run], tuple[bool, str]]] = {
     "write-outside": _write_outside,
     "protected-absent": _protected_absent,
     "protected-present": _protected_present,
@@ -366,42 +299,3 @@ _PROBES: dict[str, Callable[[_Place, Run], tuple[bool, str]]] = {
     "agent-environ": _agent_environ,
 }
 assert set(_PROBES) == set(GUARANTEES)
-
-
-def render(report: dict[str, Any]) -> list[str]:
-    """The report as a table for people: one row per guarantee, one column per backend/profile."""
-    columns = [
-        (name, profile)
-        for name, data in report["backends"].items()
-        if data["available"]
-        for profile in PROFILES
-    ]
-    head = ["guarantee", "no sandbox (control)", *(f"{name} {profile}" for name, profile in columns)]
-    rows = [
-        [
-            text,
-            "gets through" if report["control"][g] else "refused",
-            *(report["backends"][name]["results"][profile][g] for name, profile in columns),
-        ]
-        for g, text in report["guarantees"].items()
-    ]
-    widths = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head))]
-    lines = [
-        "  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip()
-        for row in [head, *rows]
-    ]
-    lines.insert(1, "  ".join("-" * w for w in widths))
-    lines.append("")
-    for name, data in report["backends"].items():
-        if not data["available"]:
-            lines.append(f"{name}: not available here ({data['problem']})")
-            continue
-        missing = sorted({g for gs in data["missing"].values() for g in gs})
-        if missing:
-            lines.append(f"{name}: not guaranteed here, so the policy asks instead: {', '.join(missing)}")
-        else:
-            lines.append(f"{name}: every guarantee holds here")
-        for profile, details in data["details"].items():
-            for g, what in details.items():
-                lines.append(f"  {profile} {g}: {what}")
-    return lines
