@@ -6,8 +6,9 @@
 - ``plan``: where to cut without separating a tool call from its result (pure), and the checks.
 - ``view``: what the model is sent, from the append-only transcript and the latest marker.
 - ``summary``: the fixed summary template and the deterministic fallback.
-- ``node``: the ``compaction`` graph node, journaled and crash-safe.
 - ``prepare``: what ``reasoning`` calls before and after its model call.
-(``Session.compact`` lives in ``cairn.graph.session.compact``.)
 - ``spill``: big tool outputs stored whole, head and tail in the prompt.
+
+The ``compaction`` graph node (journaled, crash-safe) is ``cairn.graph.nodes.compaction``;
+``Session.compact`` lives in ``cairn.graph.session.compact``.
 """
