@@ -32,7 +32,7 @@ LOWER = {"cairn.checkpoints": 0, "cairn.tools": 0, "cairn.policy": 1}
 #: only from the layers before it; each application under ``apps/`` is a unit of its own, so
 #: the apps never import each other.
 GRAPH_LAYERS = ("models", "core", "display", "nodes", "build", "session", "apps")
-#: Old public paths kept as one-line aliases at graph/'s root (``cairn.graph.notebook``).
+#: Old public paths kept as one-line aliases at graph/'s root (notebook.py re-exports apps/notebook/).
 GRAPH_ALIASES = ("notebook",)
 GRAPH_RANK = {name: len(LOWER) + i for i, name in enumerate(GRAPH_LAYERS)}
 #: ``cairn.graph`` itself and its aliases, then ``cairn`` (the composition root).
