@@ -25,8 +25,10 @@ SOURCE_DIRS = {
     "cairn.policy": ROOT / "policy",
     "cairn.checkpoints": ROOT / "checkpoints",
 }
-#: The lower packages, below everything in graph/ (tools never imports policy).
+#: The lower packages, below everything in graph/ (tools never imports policy).  Below them all,
+#: the modules in cairn/ itself other than ``__init__`` (the base layer: every layer may use it).
 LOWER = {"cairn.checkpoints": 0, "cairn.tools": 0, "cairn.policy": 1}
+BASE_RANK = -1
 #: graph/'s layers, lowest first: each is a folder of graph/, except ``build`` (the one module
 #: at its root: it wires the nodes into the graph, so it sits above them).  A layer may import
 #: only from the layers before it; each application under ``apps/`` is a unit of its own, so
@@ -47,7 +49,7 @@ def source_modules() -> dict[str, Path]:
                 continue
             rel = path.relative_to(folder).with_suffix("")
             parts = [p for p in rel.parts if p != "__init__"]
-            if package == "cairn" and parts:  # only cairn/__init__.py lives there
+            if package == "cairn" and len(parts) > 1:  # cairn/__init__.py and the base layer
                 continue
             modules[".".join([package, *parts])] = path
     return modules
@@ -84,9 +86,11 @@ def _nearest(module: str, known: set[str]) -> str:
 def unit_of(module: str) -> tuple[str, int]:
     """(unit, rank) of a module, read from where it lives (see ``GRAPH_LAYERS``)."""
     parts = module.split(".")
+    if parts == ["cairn"]:
+        return "cairn", FACE_RANK + 1
     if parts[:2] != ["cairn", "graph"]:
         top = ".".join(parts[:2])
-        return (top.removeprefix("cairn."), LOWER[top]) if top in LOWER else ("cairn", FACE_RANK + 1)
+        return (top.removeprefix("cairn."), LOWER[top]) if top in LOWER else ("base", BASE_RANK)
     if len(parts) == 2 or parts[2] in GRAPH_ALIASES:
         return "graph package", FACE_RANK
     layer = parts[2]
@@ -98,7 +102,9 @@ def unit_of(module: str) -> tuple[str, int]:
 def graph_entries() -> set[str]:
     """The folders (with Python modules) and root modules of graph/, ``__init__`` aside."""
     folder = SOURCE_DIRS["cairn.graph"]
-    dirs = {p.name for p in folder.iterdir() if p.is_dir() and p.name != "__pycache__" and any(p.rglob("*.py"))}
+    dirs = {
+        p.name for p in folder.iterdir() if p.is_dir() and p.name != "__pycache__" and any(p.rglob("*.py"))
+    }
     return dirs | {p.stem for p in folder.glob("*.py")} - {"__init__"}
 
 
@@ -195,9 +201,20 @@ def test_the_checks_catch_a_cycle_and_an_upward_import():
     assert cycles(edges) == [["a", "b", "c"]]
     assert unit_of("cairn.graph.nodes.reasoning") == ("nodes", GRAPH_RANK["nodes"])
     assert unit_of("cairn.graph.core.compaction.view") == ("core", GRAPH_RANK["core"])
-    assert unit_of("cairn.graph.session.runs")[1] > unit_of("cairn.graph.build")[1] > unit_of("cairn.graph.nodes")[1]
-    assert unit_of("cairn.graph.core.state")[1] > unit_of("cairn.graph.models.factory")[1] > unit_of("cairn.policy")[1]
+    assert (
+        unit_of("cairn.graph.session.runs")[1]
+        > unit_of("cairn.graph.build")[1]
+        > unit_of("cairn.graph.nodes")[1]
+    )
+    assert (
+        unit_of("cairn.graph.core.state")[1]
+        > unit_of("cairn.graph.models.factory")[1]
+        > unit_of("cairn.policy")[1]
+    )
     # the applications are separate units of one rank: cli may not import notebook
     assert unit_of("cairn.graph.apps.cli.tui.render") == ("apps.cli", GRAPH_RANK["apps"])
     assert unit_of("cairn.graph.apps.notebook")[0] != unit_of("cairn.graph.apps.cli")[0]
     assert unit_of("cairn.graph.apps.server")[1] > unit_of("cairn.graph.session")[1]
+    # cairn/ itself: __init__ is the composition root on top, any other module the base below all
+    assert unit_of("cairn")[1] > unit_of("cairn.graph")[1]
+    assert unit_of("cairn.errors") == ("base", BASE_RANK) and unit_of("cairn.tools")[1] > BASE_RANK
