@@ -32,8 +32,10 @@ BASE_RANK = -1
 #: graph/'s layers, lowest first: each is a folder of graph/, except ``build`` (the one module
 #: at its root: it wires the nodes into the graph, so it sits above them).  A layer may import
 #: only from the layers before it; each application under ``apps/`` is a unit of its own, so
-#: the apps never import each other.
+#: the apps never import each other, except that the command line (``LAUNCHER``) may start
+#: another (``cairn acp`` runs the editor server).
 GRAPH_LAYERS = ("models", "core", "display", "nodes", "build", "session", "apps")
+LAUNCHER = "cli"
 #: Old public paths kept as one-line aliases at graph/'s root (notebook.py re-exports apps/notebook/).
 GRAPH_ALIASES = ("notebook",)
 GRAPH_RANK = {name: len(LOWER) + i for i, name in enumerate(GRAPH_LAYERS)}
@@ -83,7 +85,7 @@ def _nearest(module: str, known: set[str]) -> str:
     return module
 
 
-def unit_of(module: str) -> tuple[str, int]:
+def unit_of(module: str) -> tuple[str, float]:
     """(unit, rank) of a module, read from where it lives (see ``GRAPH_LAYERS``)."""
     parts = module.split(".")
     if parts == ["cairn"]:
@@ -95,7 +97,7 @@ def unit_of(module: str) -> tuple[str, int]:
         return "graph package", FACE_RANK
     layer = parts[2]
     if layer == "apps" and len(parts) > 3:
-        return f"apps.{parts[3]}", GRAPH_RANK[layer]
+        return f"apps.{parts[3]}", GRAPH_RANK[layer] + (0.5 if parts[3] == LAUNCHER else 0)
     return layer, GRAPH_RANK[layer]
 
 
@@ -212,8 +214,11 @@ def test_the_checks_catch_a_cycle_and_an_upward_import():
         > unit_of("cairn.policy")[1]
     )
     # the applications are separate units of one rank: cli may not import notebook
-    assert unit_of("cairn.graph.apps.cli.tui.render") == ("apps.cli", GRAPH_RANK["apps"])
-    assert unit_of("cairn.graph.apps.notebook")[0] != unit_of("cairn.graph.apps.cli")[0]
+    assert unit_of("cairn.graph.apps.notebook") == ("apps.notebook", GRAPH_RANK["apps"])
+    assert unit_of("cairn.graph.apps.server") == ("apps.server", GRAPH_RANK["apps"])
+    # ... and the command line may start another app (cairn acp), never the other way round
+    assert unit_of("cairn.graph.apps.cli.tui.render")[1] > unit_of("cairn.graph.apps.acp.command")[1]
+    assert unit_of("cairn.graph.apps.cli")[1] < unit_of("cairn.graph")[1]
     assert unit_of("cairn.graph.apps.server")[1] > unit_of("cairn.graph.session")[1]
     # cairn/ itself: __init__ is the composition root on top, any other module the base below all
     assert unit_of("cairn")[1] > unit_of("cairn.graph")[1]
