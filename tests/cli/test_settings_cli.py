@@ -6,8 +6,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from cairn.graph.apps.cli.parsers import main_parser
 from cairn.graph.apps.cli.options import Options
+from cairn.graph.apps.cli.parsers import main_parser
 from cairn.graph.models.scripted import ScriptedChatModel
 from cairn.graph.session.session import Session
 

@@ -16,11 +16,11 @@ GRAPH = Path(__file__).resolve().parents[2] / "graph"
 NAMES = {cls.__name__ for cls in ALL_EVENTS}
 #: Each frontend's dispatch: (file, function whose ``match`` must name every event class).
 FRONTENDS = [
-    ("cli/render.py", "on_event"),
-    ("notebook/stream.py", "__call__"),
-    ("cli/output.py", "stream_json_line"),
-    ("acp/updates.py", "translate"),
-    ("telemetry/recorder.py", "observe"),
+    ("apps/cli/tui/render.py", "on_event"),
+    ("apps/notebook/stream.py", "__call__"),
+    ("apps/cli/output.py", "stream_json_line"),
+    ("apps/acp/updates.py", "translate"),
+    ("core/telemetry/recorder.py", "observe"),
 ]
 #: One instance of each kind, with the values a run gives them.
 SAMPLES: list[ev.Event] = [
