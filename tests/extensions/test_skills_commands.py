@@ -142,7 +142,7 @@ def test_slash_command_tool(workspace):
 def test_no_skills_or_commands_no_tools(workspace):
     s = Session(workspace, model=ScriptedChatModel.from_turns([{"content": "x"}]), db=":memory:")
     try:
-        assert not {"list_skills", "read_skill", "slash_command"} & set(s.registry.names)
+        assert not {"list_skills", "read_skill", "slash_command"} & set(s.core.registry.names)
     finally:
         s.close()
 
