@@ -71,11 +71,13 @@ def reasoning(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, An
         "completed_tool_calls": dump_calls(turn.completed),
         "run_steps": _next_step(state),
         "counters": _counted(state, usage),
-        "paused": "stopped" if stopped else None,
+        "paused": None,
         "pause_reason": None,
         "activated_tools": turn.activated,
         "context": compaction.after_model(prepared, usage),
     }
+    if stopped:  # the person stopped the reply: the text they saw is kept, no call runs
+        return _paused("stopped", None, update)
     if turn.cut is not None and not turn.completed:  # a cut answer without calls
         return _paused("incomplete", turn.cut, update)
     return update
