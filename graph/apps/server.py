@@ -69,7 +69,7 @@ def _session(thread_id: str) -> Any:
 def _context(config: RunnableConfig) -> Any:
     from cairn.graph.session.runs import make_context
 
-    return make_context(_session(config["configurable"]["thread_id"]), False, None)
+    return make_context(_session(config["configurable"]["thread_id"]).core, False, None)
 
 
 def _wrap(name: str, node: Any) -> Any:

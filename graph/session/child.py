@@ -7,16 +7,16 @@ from typing import TYPE_CHECKING, Any
 from cairn.tools.agent import AGENT_TOOL_NAMES
 
 if TYPE_CHECKING:
-    from cairn.graph.session.host import SessionHost
+    from cairn.graph.session.core import SessionCore
 
 
-def open_child(parent: SessionHost, record: Any, info: dict[str, Any]) -> Any:
-    """The child as a Session of the parent's class, sharing the parent's store.
+def open_child(parent: SessionCore, record: Any, info: dict[str, Any], session_class: type) -> Any:
+    """The child as a Session of the parent's class (``session_class``), sharing the parent's store.
 
     Without the agent tools (no recursion).  Its model is the requested one, else the
     parent's model object (so scripted and custom models are inherited as they are).
     """
-    return type(parent)(
+    return session_class(
         record.workspace,
         model=child_model(parent.model, info.get("model")),
         mode=record.mode,
@@ -25,7 +25,7 @@ def open_child(parent: SessionHost, record: Any, info: dict[str, Any]) -> Any:
         # issue 34 hook-in: the parent's prices, the sub-agent's own money budget
         pricing=getattr(parent, "pricing", None),
         max_cost=info.get("max_cost"),
-        tools=getattr(parent, "extra_tools", ()),
+        tools=parent.extra_tools,
         session_id=record.session_id,
         _store=parent.store,
         _exclude_tools=AGENT_TOOL_NAMES,

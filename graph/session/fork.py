@@ -22,7 +22,7 @@ from cairn.graph.core.messages import is_person_message
 from cairn.graph.session.errors import SessionError
 
 if TYPE_CHECKING:
-    from cairn.graph.session.host import SessionHost
+    from cairn.graph.session.core import SessionCore
 
 #: Where a fork may start (``snapshot.next``) and the node its state is written as, so the
 #: copied graph goes on from the same place.
@@ -31,11 +31,11 @@ FORKABLE = {(): "reasoning", ("reasoning",): "observation", ("human_approval",):
 NOT_INHERITED = ("spend", "run_spend", "agents_spend", "compact_request")
 
 
-def fork_point(session: SessionHost, at: str | None, turn: int | None) -> Any:
+def fork_point(session: SessionCore, at: str | None, turn: int | None) -> Any:
     """The LangGraph snapshot to fork from (None: before the first message)."""
     if at is not None and turn is not None:
         raise SessionError("fork from a checkpoint or a turn, not both")
-    graph, config = session._graph, session._config()
+    graph, config = session.graph, session.config()
     if at is not None:
         wanted = {"configurable": {**config["configurable"], "checkpoint_id": at}}
         saved = graph.checkpointer.get_tuple(wanted)
@@ -57,8 +57,8 @@ def fork_point(session: SessionHost, at: str | None, turn: int | None) -> Any:
     raise SessionError(f"session {session.id} has no end of turn {turn - 1} to fork from")
 
 
-def fork_into(session: SessionHost, target: Any, snap: Any) -> None:
-    """Write the fork's transcript and state into ``target`` (a fresh Session)."""
+def fork_into(session: SessionCore, target: SessionCore, snap: Any) -> None:
+    """Write the fork's transcript and state into ``target`` (a fresh session's core)."""
     if snap is None:
         return
     where = tuple(snap.next)
@@ -79,8 +79,8 @@ def fork_into(session: SessionHost, target: Any, snap: Any) -> None:
     for path, mtime_ns, size, sha256 in reads:
         record = SimpleNamespace(path=path, mtime_ns=mtime_ns, size=size, sha256=sha256)
         target.store.file_reads.save(target.id, record)
-    target._services.reads.seed(target.store.file_reads.load(target.id))
-    target._graph.update_state(target._config(), values, as_node=FORKABLE[where])
+    target.services.reads.seed(target.store.file_reads.load(target.id))
+    target.graph.update_state(target.config(), values, as_node=FORKABLE[where])
 
 
 def _remap(value: Any, mapping: dict[str, str]) -> Any:

@@ -34,7 +34,7 @@ def build_engine(session: Any, python_hooks: Any, *, trust_project_hooks: bool) 
     profile = project_profile(config, root, trust_flag=trust_project_hooks)
 
     def env() -> dict[str, str]:
-        return session._services.shell.environment(str(root))[0]
+        return session.services.shell.environment(str(root))[0]
 
     def launcher(name: str) -> Any:
         spec = session.sandbox.spec(name)
@@ -42,7 +42,7 @@ def build_engine(session: Any, python_hooks: Any, *, trust_project_hooks: bool) 
             return None
         from cairn.tools.shell.sandbox.backend import Private
 
-        shell = session._services.shell
+        shell = session.services.shell
         status = shell.sandbox_backend
         if status.backend is None:
             raise OSError(f"no sandbox backend works here ({status.problem})")
@@ -87,10 +87,10 @@ def prompt_submit(session: Any, text: str, on_event: Any) -> tuple[str, RunResul
 def session_start(session: Any, on_event: Any) -> str | None:
     """``SessionStart`` once per Session object: context for the model (added to the next prompt)."""
     engine: HookEngine | None = session.hooks_engine
-    if engine is None or session._hooks_started or not engine.has("SessionStart"):
+    if engine is None or session.hooks_started or not engine.has("SessionStart"):
         return None
-    session._hooks_started = True
-    source = "resume" if session._snapshot().values.get("head") else "startup"
+    session.hooks_started = True
+    source = "resume" if session.snapshot().values.get("head") else "startup"
     fired = engine.fire(
         "SessionStart", engine.base_payload("SessionStart", session.mode) | {"source": source}
     )
@@ -120,7 +120,7 @@ def after_run(session: Any, result: RunResult, rerun: Any, on_event: Any) -> Run
         if fired.decision != "block" or round_ == MAX_STOP_ROUNDS:
             return result
         reason = fired.reason or "a Stop hook asks you to go on"
-        head = run_head(session, session._snapshot())
+        head = run_head(session, session.snapshot())
         head = session.store.transcript.append(session.id, head, [HumanMessage(f"[Stop hook] {reason}")])
         result = rerun({"head": head, **FRESH_RUN})
     return result

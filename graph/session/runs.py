@@ -15,13 +15,13 @@ from cairn.graph.session.child_approvals import with_child_asks
 from cairn.graph.session.result import RunResult
 
 if TYPE_CHECKING:
-    from cairn.graph.session.host import SessionHost
+    from cairn.graph.session.core import SessionCore
 
 #: Long runs prune intermediate checkpoints as they go, so storage stays linear.
 PRUNE_EVERY_STEPS = 64
 
 
-def make_context(session: SessionHost, stream: bool, on_event: EventCallback | None) -> AgentContext:
+def make_context(session: SessionCore, stream: bool, on_event: EventCallback | None) -> AgentContext:
     from cairn.graph.core.prompts import build_session_context, build_system_prompt
     from cairn.graph.core.tool_selection import deferred_prompt
     from cairn.graph.models.call_limits import call_limits
@@ -76,7 +76,7 @@ def make_context(session: SessionHost, stream: bool, on_event: EventCallback | N
     return context
 
 
-def run_head(session: SessionHost, snapshot: Any) -> str | None:
+def run_head(session: SessionCore, snapshot: Any) -> str | None:
     """The transcript head the stored run stands at.
 
     Usually the state's ``head``.  A run killed after its input checkpoint but before its input
@@ -84,7 +84,7 @@ def run_head(session: SessionHost, snapshot: Any) -> str | None:
     the state still shows the previous head, and the message that started the run is after it.
     """
     if "__start__" in unfinished_steps(snapshot):
-        saved = session._graph.checkpointer.get_tuple(session._config())
+        saved = session.graph.checkpointer.get_tuple(session.config())
         start = (saved.checkpoint.get("channel_values") or {}).get("__start__") if saved else None
         if isinstance(start, dict) and start.get("head"):
             return start["head"]
@@ -92,11 +92,11 @@ def run_head(session: SessionHost, snapshot: Any) -> str | None:
 
 
 def run_graph(
-    session: SessionHost, payload: Any, *, stream: bool, on_event: EventCallback | None
+    session: SessionCore, payload: Any, *, stream: bool, on_event: EventCallback | None
 ) -> RunResult:
     """Run until done or paused; a failure (model down, bug) pauses resumably with the error."""
     started = time.perf_counter()
-    snapshot = session._snapshot()
+    snapshot = session.snapshot()
     values = snapshot.values
     counters_before = dict(values.get("counters") or {})
     staged = payload.get("head") if isinstance(payload, dict) else None
@@ -114,11 +114,11 @@ def run_graph(
     store.sessions.update(session.id, status="running")
     if session.mode != "plan" and session.snapshotter is not None:
         session.snapshotter.warm()
-    session._services.warm(writing=session.mode != "plan")
+    session.services.warm(writing=session.mode != "plan")
     error: str | None = None
     try:
-        updates = session._graph.stream(
-            payload, session._config(), context=context, durability="sync", stream_mode="updates"
+        updates = session.graph.stream(
+            payload, session.config(), context=context, durability="sync", stream_mode="updates"
         )
         for steps, _ in enumerate(updates, start=1):
             if steps == 1 and staged:  # a checkpoint holds the prompt now (cairn.checkpoints.inbox)
@@ -145,7 +145,7 @@ def run_graph(
     return result
 
 
-def _prune(session: SessionHost) -> None:
+def _prune(session: SessionCore) -> None:
     try:
         session.store.prune(session.id)
     except Exception:  # pruning is housekeeping; never fail a run over it
@@ -153,7 +153,7 @@ def _prune(session: SessionHost) -> None:
 
 
 def build_result(
-    session: SessionHost,
+    session: SessionCore,
     started: float | None,
     counters_before: dict[str, int] | None,
     *,
@@ -163,7 +163,7 @@ def build_result(
 ) -> RunResult:
     """Where the session stands; ``since_head`` bounds which calls belong to this run
     and ``spend_before`` (the usage ledger at its start) what it cost."""
-    snap = session._snapshot()
+    snap = session.snapshot()
     values = snap.values
     own = [c for c in calls(values.get("pending_tool_calls")) if c.status in GATED_STATUSES]
     pending = with_child_asks(session, own)  # sub-agents' calls that wait for a person

@@ -29,7 +29,7 @@ from cairn.graph.session.waiting import asking_ids, recorded_for
 from cairn.tools.agent import AWAITING_AGENT
 
 if TYPE_CHECKING:
-    from cairn.graph.session.host import SessionHost
+    from cairn.graph.session.core import SessionCore
 
 #: Sub-agent session ids are ``<parent id>-sub-<call id>``; listings hide them.
 SUBAGENT_MARK = "-sub-"
@@ -39,8 +39,10 @@ ACTIVE = ("new", "running", "awaiting_approval")
 class SubagentManager:
     """The ``ToolServices.subagents`` host of one parent session."""
 
-    def __init__(self, parent: SessionHost) -> None:
+    def __init__(self, parent: SessionCore, session_class: type) -> None:
         self.parent = parent
+        #: What a child is opened as: the parent's ``Session`` class.
+        self.session_class = session_class
         self._threads: dict[str, threading.Thread] = {}
         self._lock = threading.Lock()
         #: Background children whose thread waits for a person's decision right now.
@@ -197,7 +199,7 @@ class SubagentManager:
         try:
             record = self.parent.store.sessions.get(child_id)
             info = agent_info(record)
-            child = open_child(self.parent, record, info)
+            child = open_child(self.parent, record, info, self.session_class)
             box["child"] = child
             forward = self._forwarder(child_id)
             self._emit(SubagentStart(child_id, mode=info.get("kind"), description=info.get("description")))
@@ -206,7 +208,9 @@ class SubagentManager:
                 result = child.send(prompt, on_event=forward)
             else:
                 result = child.continue_(on_event=forward)
-            while result.status in ("awaiting_approval", "interrupted") and not child.cancel_event.is_set():
+            while (
+                result.status in ("awaiting_approval", "interrupted") and not child.core.cancel_event.is_set()
+            ):
                 if not asking_ids(result):
                     result = child.cancel("all", on_event=forward)
                     continue
@@ -218,14 +222,14 @@ class SubagentManager:
                 self._emit(SubagentEvent(child_id, "approval_request", calls=asking_ids(result)))
                 if info.get("kind") != "background":
                     box["suspended"] = True  # the parent's agent call waits, and its run pauses
-                    child.close_tools()
+                    child.core.close_tools()
                     return
                 self._asking.add(child_id)
                 try:
-                    result = child.wait(None, on_event=forward)
+                    result = child.waiting.wait(None, on_event=forward)
                 finally:
                     self._asking.discard(child_id)
-            child.close_tools()
+            child.core.close_tools()
             if info.get("branch"):
                 path = Path(info["worktree"])
                 worktree.commit_all(path, f"cairn sub-agent: {info.get('description') or child_id}")

@@ -42,7 +42,7 @@ def _scripted(ws: Path, db: str, turns: list[dict], mode: str) -> Session:
 
 def _headless(session: Session) -> Session:
     """As `cairn -p` runs it: notifications stay off in headless runs unless asked for."""
-    session.surface = "headless"
+    session.core.surface = "headless"
     return session
 
 

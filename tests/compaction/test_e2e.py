@@ -199,7 +199,7 @@ def test_a_rewind_to_before_a_compaction_sends_the_whole_history_again(project):
         assert info["summarized"] > 0
         assert "earlier assistant messages summarized" in s.history(sent=True)[2].text
         # what a rewind of the conversation does: the head moves back; state still names the marker
-        s._graph.update_state(s._config(), {"head": before})
+        s.core.graph.update_state(s.core.config(), {"head": before})
         sent = s.history(sent=True)
         assert not any("earlier assistant messages summarized" in m.text for m in sent)
         assert len(sent) == len(s.history()) + 1  # the system prompt, then every message

@@ -85,7 +85,7 @@ def test_auto_picks_lean_from_the_window_llama_cpp_reports(make_openai_server, t
     script = [read("c1"), {"content": "x is 1"}]
     small = make_openai_server(script, model_info={"meta": {"n_ctx": 16384, "n_ctx_train": 32768}})
     session = run(small, tmp_path, "small")
-    assert session.tool_profile == "lean"
+    assert session.core.tool_profile == "lean"
     session.close()
     big = make_openai_server(script, model_info={"max_model_len": 131072})
     run(big, tmp_path, "big").close()

@@ -17,7 +17,7 @@ import pytest
 from cairn import Session
 from cairn.graph.core.sandbox_setup import SandboxWarning
 from cairn.graph.models.scripted import ScriptedChatModel
-from cairn.graph.session.decisions import DecisionError
+from cairn.graph.session.decision_forms import DecisionError
 from cairn.policy.levels import Decision, RiskLevel, Verdict
 from cairn.tools.shell.sandbox import detect_backend
 

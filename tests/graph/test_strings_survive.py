@@ -147,7 +147,7 @@ def test_a_failed_start_leaves_no_empty_session(tmp_path, db_location):
     with pytest.raises(ValueError, match="empty"):
         s.send("   ")
     assert Session.list(db=db_location) == []
-    s._model = create_model("script:" + str(_script(tmp_path, [{"content": "fine"}])))
+    s.core._model = create_model("script:" + str(_script(tmp_path, [{"content": "fine"}])))
     assert s.send("hello").text == "fine"  # the same Session starts properly afterwards
     assert [x["status"] for x in Session.list(db=db_location)] == ["done"]
     s.close()

@@ -55,8 +55,8 @@ def test_the_trust_question_records_the_choice(hh, answer, profile):
     repl, out = _repl(session, answer)
     ask_project_hooks(repl)
     assert "SessionEnd [*]: " in out.getvalue() and repl.prompter.asked
-    assert session.hooks_engine.project_profile == profile
-    assert approved_profile(hh.ws, session.hooks_engine.config.project_hash) == profile
+    assert session.core.hooks_engine.project_profile == profile
+    assert approved_profile(hh.ws, session.core.hooks_engine.config.project_hash) == profile
     if profile == "off":  # trusted now, in this process: it runs at close
         session.close()
         assert [e["hook_event_name"] for e in hh.seen()] == ["SessionEnd"]
@@ -65,6 +65,6 @@ def test_the_trust_question_records_the_choice(hh, answer, profile):
 def test_attach_notifier_by_surface(hh):
     session = hh.session([{"content": "ok"}])
     attach_notifier(session, "interactive")
-    assert session.surface == "interactive" and session.notifier is not None
+    assert session.core.surface == "interactive" and session.core.notifier is not None
     attach_notifier(session, "headless")
-    assert session.surface == "headless" and session.notifier is None
+    assert session.core.surface == "headless" and session.core.notifier is None

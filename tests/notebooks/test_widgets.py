@@ -56,7 +56,7 @@ class FakeSession:
         return [c for c in self.calls if c.call_id not in self.staged]
 
     def decide(self, decisions, *, stream=False, on_event=None):
-        from cairn.graph.session.decisions import DecisionError
+        from cairn.graph.session.decision_forms import DecisionError
 
         for cid, d in decisions.items():
             if isinstance(d, dict) and "edit" in d and "bad" in d["edit"].values():

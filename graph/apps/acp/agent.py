@@ -192,7 +192,7 @@ class CairnAgent:
             from cairn.graph.apps.acp.files import EditorFiles
 
             # ACP hook-in: the Session's tool services take the editor's files (FileAccess).
-            session._services.files = EditorFiles(
+            session.core.services.files = EditorFiles(
                 self.conn,
                 bridge.id,
                 bridge.loop,

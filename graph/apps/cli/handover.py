@@ -13,7 +13,7 @@ from cairn.graph.apps.cli.exits import USAGE, CliError
 def record(session: Any, ns: argparse.Namespace) -> int:
     """Validate the flags against the paused calls, record them, say who will apply them."""
     from cairn.checkpoints.runlock import owner_label
-    from cairn.graph.session.decisions import DecisionError
+    from cairn.graph.session.decision_forms import DecisionError
     from cairn.graph.session.session import SessionError
 
     pending = session.pending()
@@ -24,7 +24,7 @@ def record(session: Any, ns: argparse.Namespace) -> int:
     except (DecisionError, SessionError) as exc:
         raise CliError(str(exc), USAGE) from exc
     what = f"recorded {len(decisions)} decision(s) for session {session.id}"
-    if session.held_elsewhere():
+    if session.waiting.held_elsewhere():
         print(f"{what}; the run waiting on it applies them and continues", file=sys.stderr)
     else:
         print(

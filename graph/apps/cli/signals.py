@@ -58,7 +58,7 @@ class CtrlC:
             signal.signal(signal.SIGINT, previous)
             # The action is over: a stop asked during it (even before its run began, or by an
             # action that failed before running anything) must not carry over to the next one.
-            cancel = getattr(session, "cancel_event", None)
+            cancel = getattr(getattr(session, "core", None), "cancel_event", None)
             if cancel is not None:
                 cancel.clear()
         self.armed = self.stopped

@@ -24,6 +24,7 @@ from cairn.graph.apps.notebook.stream import CellStream, in_kernel
 from cairn.graph.apps.notebook.widgets import approval_widget
 
 if TYPE_CHECKING:
+    from cairn.graph.session.runner import Runner
     from cairn.graph.session.session import Session
 
 __all__ = [
@@ -64,7 +65,7 @@ _original_run: Any = None
 
 
 @contextmanager
-def stop_on_interrupt(session: Session) -> Iterator[None]:
+def stop_on_interrupt(session: Session | Runner) -> Iterator[None]:
     """While the block runs, the first Ctrl-C / Jupyter interrupt (SIGINT) calls ``session.stop()``:
     the running tool is stopped, the call becomes ``interrupted`` and the run returns normally
     (status ``"interrupted"``) instead of raising ``KeyboardInterrupt`` half-way. A second
@@ -97,18 +98,18 @@ def enable(*, always: bool = False, interrupt: bool = True, **options: Any) -> N
     - ``interrupt=True``: the kernel's interrupt button stops the running tool like Ctrl-C in
       the CLI (see ``stop_on_interrupt``).
 
-    Session has no hook for these defaults, so this wraps ``Session._run`` (the one place every
-    run passes through). ``disable()`` undoes it.
+    Session has no hook for these defaults, so this wraps ``Runner.run`` (``session.runs.run``,
+    the one place every run passes through). ``disable()`` undoes it.
     """
-    from cairn.graph.session.session import Session
+    from cairn.graph.session.runner import Runner
 
     connect()
     global _original_run
     if _original_run is None:
-        _original_run = Session._run
+        _original_run = Runner.run
     original = _original_run
 
-    def _run(self: Session, payload: Any, stream: bool, on_event: Any, **kwargs: Any) -> Any:
+    def _run(self: Runner, payload: Any, stream: bool, on_event: Any, **kwargs: Any) -> Any:
         if on_event is None and (stream or always):
             stream, on_event = True, stream_to_cell(**options)
         if not interrupt:
@@ -116,14 +117,14 @@ def enable(*, always: bool = False, interrupt: bool = True, **options: Any) -> N
         with stop_on_interrupt(self):
             return original(self, payload, stream, on_event, **kwargs)
 
-    Session._run = _run  # type: ignore[method-assign]
+    Runner.run = _run  # type: ignore[method-assign]
 
 
 def disable() -> None:
     """Undo ``enable()``."""
-    from cairn.graph.session.session import Session
+    from cairn.graph.session.runner import Runner
 
     global _original_run
     if _original_run is not None:
-        Session._run = _original_run  # type: ignore[method-assign]
+        Runner.run = _original_run  # type: ignore[method-assign]
         _original_run = None

@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from cairn.policy.sandbox import READ_ONLY_IN_WORKSPACE
+from cairn.policy.sandbox_paths import READ_ONLY_IN_WORKSPACE
 from cairn.tools.shell.sandbox import placeholders
 from tests.shell.sandbox.deny_default import bwrap_tools, settle, text
 

@@ -87,7 +87,7 @@ def run_hooks(ns: argparse.Namespace, opts: Options) -> int:
 
 def warn_held(session: Any) -> None:
     """Headless: a project's hooks that nobody approved do not run; say so on stderr."""
-    engine = getattr(session, "hooks_engine", None)
+    engine = session.core.hooks_engine
     if engine is not None and engine.held:
         print(
             f"cairn: the project's {len(engine.held)} hook(s) did not run (never approved); "
@@ -101,7 +101,7 @@ def ask_project_hooks(repl: Any) -> None:
     from rich.text import Text
 
     session = repl.session
-    engine = getattr(session, "hooks_engine", None)
+    engine = session.core.hooks_engine
     if engine is None or not engine.held:
         return
     console = repl.console
@@ -142,11 +142,11 @@ def show_hooks(repl: Any) -> None:
 
 def attach_notifier(session: Any, surface: str) -> None:
     """Where the session runs; the interactive CLI also gets the terminal's notification channels."""
-    session.surface = surface
+    session.core.surface = surface
     if surface == "interactive":
         from cairn.graph.core.hooks.loading import load_notifications
         from cairn.graph.core.hooks.notify import TerminalNotifier
 
-        session.notifier = TerminalNotifier(load_notifications(session.workspace.root), sys.stderr)
+        session.core.notifier = TerminalNotifier(load_notifications(session.workspace.root), sys.stderr)
     else:
-        session.notifier = None
+        session.core.notifier = None

@@ -93,7 +93,7 @@ def open_session(ns: argparse.Namespace, opts: Options) -> Any:
         from cairn.graph.apps.cli.commands.resume_fork import fork_session
 
         session = fork_session(session, ns)
-    spec = session.model_spec
+    spec = session.core.model_spec
     if spec:
         preflight_model(spec)
     return session
@@ -108,7 +108,7 @@ def run_resume(ns: argparse.Namespace, opts: Options) -> int:
     if ns.wait and not headless:
         raise CliError("--wait is for headless runs: add -p (with or without a MESSAGE)")
     session = open_session(ns, opts)
-    if headless and decision_flags.given(ns) and session.held_elsewhere():
+    if headless and decision_flags.given(ns) and session.waiting.held_elsewhere():
         # A run elsewhere holds the session (waiting for exactly this): hand the decisions over.
         from cairn.graph.apps.cli.handover import record
 
@@ -125,7 +125,7 @@ def run_resume(ns: argparse.Namespace, opts: Options) -> int:
 
 def _headless(session: Any, opts: Options, ns: argparse.Namespace) -> int:
     from cairn.graph.apps.cli.headless import execute, with_wait_notes
-    from cairn.graph.session.decisions import DecisionError
+    from cairn.graph.session.decision_forms import DecisionError
     from cairn.graph.session.session import SessionError
 
     message = (ns.print_prompt or "").strip()
@@ -165,7 +165,7 @@ def _nothing_to_do(session: Any, output_format: str) -> int:
 
     try:
         if output_format != "text":
-            result = session._status_now()
+            result = session.runs.status_now()
             HeadlessOutput(output_format).finish(result, [])
         print(f"session {session.id} is done: nothing to do; add -p MESSAGE to continue it", file=sys.stderr)
     finally:

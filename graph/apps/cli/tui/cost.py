@@ -39,7 +39,7 @@ def show_cost(repl: Any) -> None:
     if session is None:
         console.print(Text("  nothing spent yet: no message was sent", style="dim"))
         return
-    report = session_cost(session.store, session.id, session.state, session.pricing)
+    report = session_cost(session.store, session.id, session.state, session.core.pricing)
     for line in cost_lines(report):
         console.print(Text(f"  {line}", style="dim"), soft_wrap=True)
     limit = getattr(session, "max_cost", None)

@@ -62,7 +62,7 @@ class Driver:
 
     def settle(self, pending: list[Any]) -> Any:
         """Ask about ``pending`` and apply the answers; None when they were refused (asked again)."""
-        from cairn.graph.session.decisions import DecisionError
+        from cairn.graph.session.decision_forms import DecisionError
 
         decisions = self._ask(pending)
         s, on_event = self.session, self.renderer.on_event
@@ -101,7 +101,7 @@ class Driver:
             self.renderer.note("  nothing is lost: /continue tries again, or send your next message")
         elif result.status == "max_steps":
             self.renderer.note(
-                f"  stopped after {self.session.max_steps} model calls; /continue goes on", "yellow"
+                f"  stopped after {self.session.core.max_steps} model calls; /continue goes on", "yellow"
             )
         elif result.status == "loop":
             self.renderer.note(f"  paused: {result.error}; /continue goes on, or say what to do", "yellow")

@@ -33,7 +33,7 @@ class Interactive:
             self.approver.workspace = str(session.workspace.root)
         self.ctrlc = CtrlC(self.renderer, on_exit=self.exit_hint)
         self.session = session
-        self.spec = spec or (session and session.model_spec) or ""
+        self.spec = spec or (session and session.core.model_spec) or ""
         self.mode = session.mode if session is not None else (opts.approval or "default")
         self._warm: Background | None = None
         self._driver: Driver | None = None
@@ -122,7 +122,7 @@ class Interactive:
             # A command to copy is never cut: it gets its own line, wrapped if it must be.
             self.console.print(Text(f"  {self.opts.resume_command(sid)}", style="dim"), soft_wrap=True)
         self.session.close(keep_background=self.keep_background_tasks())
-        for log in self.session.kept_logs:  # a path to open: never cut to the width
+        for log in self.session.core.kept_logs:  # a path to open: never cut to the width
             self.console.print(
                 Text(f"kept running; output → {_home(log)}  (/tasks lists it next time)", style="dim"),
                 soft_wrap=True,
@@ -131,7 +131,7 @@ class Interactive:
 
     def keep_background_tasks(self) -> bool:
         """Running background tasks are stopped on exit unless the person keeps them."""
-        running = [t for t in self.session.background_tasks() if t["status"] == "running"]
+        running = [t for t in self.session.core.background_tasks() if t["status"] == "running"]
         if not running:
             return False
         if not self.prompter.tty:

@@ -20,7 +20,7 @@ def resume_interactive(session: Any, opts: Options, ns: argparse.Namespace) -> i
     if decision_flags.given(ns) and not session.pending() and status not in CUT_OFF:
         session.close()
         decision_flags.build_decisions(ns, [], status=status)  # raises: nothing to decide
-    ui = Interactive(opts, session=session, spec=session.model_spec or "")
+    ui = Interactive(opts, session=session, spec=session.core.model_spec or "")
     driver = ui.driver()
     ui.banner(str(session.workspace.root))
     from cairn.graph.apps.cli.commands.mcp import ask_project_servers

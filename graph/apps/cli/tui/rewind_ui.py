@@ -19,7 +19,7 @@ def offer_undo(repl: Any, result: Any) -> None:
     """Remember (and show) the call of ``result`` that ``u`` would undo."""
     repl.undo_offer = None
     session = repl.session
-    if result is None or session is None or session.snapshotter is None:
+    if result is None or session is None or session.core.snapshotter is None:
         return
     for call in reversed(result.tool_calls):
         if call.status not in ("success", "error"):

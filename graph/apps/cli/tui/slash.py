@@ -135,7 +135,7 @@ def show_tasks(repl: Any) -> None:
         from cairn.tools.todo import render_tasks
 
         repl.console.print(Text(render_tasks(plan, ids=True)), soft_wrap=True)
-    tasks = session.background_tasks() if session is not None else []
+    tasks = session.core.background_tasks() if session is not None else []
     kept = [t for t in listed(repl.opts.workspace_root()) if session is None or t["session_id"] != session.id]
     if not tasks and not kept:
         repl.console.print(Text("  no background tasks", style="dim"))

@@ -1,17 +1,17 @@
-"""Turning what a person says about gated calls into validated decisions."""
+"""Turning what a person says about gated calls into validated decisions (``DecisionError``
+when one cannot be applied)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
 
-from cairn.errors import CairnError
 from cairn.graph.core.state import ToolCallInfo
 from cairn.graph.nodes.human_approval import CallDecision
 from cairn.tools import ToolRegistry, ToolResult
 
 
-class DecisionError(CairnError, ValueError):
+class DecisionError(ValueError):
     """A decision that cannot be applied (unknown call id, invalid edit...)."""
 
 
@@ -78,44 +78,3 @@ def _parse(raw: Any) -> CallDecision:
                     raise DecisionError("an edit decision needs the new arguments as an object")
                 return CallDecision(action="edit", args=dict(value))
     raise DecisionError(f"unknown decision {raw!r}")
-
-
-def killed_in_flight(session: Any) -> list[ToolCallInfo]:
-    """Calls a killed process left ``executing``, shown as the ``interrupted`` calls they are.
-
-    After a SIGKILL mid-call the stored run still says the call is pending; the graph marks
-    it interrupted only when the run is continued.  ``Session.pending()`` adds these views at
-    once, so a person sees retry/cancel before anything runs; deciding on one recovers the run
-    first (``decide``), then applies the decision.  A session another process is running has
-    no killed calls: its ``executing`` calls are running.
-    """
-    from cairn.graph.core.state import calls, unfinished_steps
-    from cairn.graph.nodes.tool_execution import INTERRUPTED_BY_CRASH
-    from cairn.graph.session.runlock import SessionBusy
-
-    snap = session._snapshot()
-    if snap.interrupts or "tool_execution" not in unfinished_steps(snap):
-        return []
-    waiting = [c for c in calls(snap.values.get("pending_tool_calls")) if c.status == "pending"]
-    if not waiting:
-        return []
-    entries = session.store.journal.get_many(session.id, [c.call_id for c in waiting])
-    killed = []
-    for call in waiting:
-        entry = entries.get(call.call_id)
-        if (
-            entry is None
-            or entry.terminal
-            or entry.tool_name != call.tool_name
-            or entry.attempt < call.attempt
-        ):
-            continue
-        killed.append(call.model_copy(update={"status": "interrupted", "error_msg": INTERRUPTED_BY_CRASH}))
-    if not killed:
-        return []
-    try:
-        with session._run_lock.hold():  # free: no process is running them
-            pass
-    except SessionBusy:
-        return []
-    return killed

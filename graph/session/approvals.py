@@ -1,4 +1,8 @@
-"""Decisions about gated tool calls: the part of the Session API a person answers with."""
+"""``session.approvals``: approve / reject / edit / retry / cancel / decide on gated tool calls.
+
+Each continues the run once nothing is left undecided and returns a ``RunResult``; ``Session``
+offers the same methods (``s.approve()`` is ``s.approvals.approve()``).
+"""
 
 from __future__ import annotations
 
@@ -9,19 +13,25 @@ from langgraph.types import Command
 
 from cairn.graph.core.state import FRESH_RUN, GATED_STATUSES, calls, unfinished_steps
 from cairn.graph.session.child_approvals import resumable_agent_calls, split, undecided
-from cairn.graph.session.decisions import normalize_decisions
+from cairn.graph.session.core import SessionCore
+from cairn.graph.session.decision_forms import normalize_decisions
 from cairn.graph.session.errors import SessionError
 
 if TYPE_CHECKING:
     from cairn.graph.core.context import EventCallback
     from cairn.graph.session.result import RunResult
+    from cairn.graph.session.runner import Runner
 
 
-class DecisionsMixin:
-    """approve / reject / edit / retry / cancel / decide for ``Session``.
+class Approvals:
+    """Decisions a person gives in this process; decisions for a sub-agent's calls are recorded
+    for the child, the session's own are staged until every gated call has one."""
 
-    Each continues the run once nothing is left undecided and returns a ``RunResult``.
-    """
+    def __init__(self, core: SessionCore, runs: Runner) -> None:
+        self.core = core
+        self.runs = runs
+        #: Decisions given for some of the gated calls, applied once all have one.
+        self.staged: dict[str, dict[str, Any]] = {}
 
     def approve(
         self,
@@ -66,47 +76,59 @@ class DecisionsMixin:
         """Several decisions at once: ``{call_id: "approve" | "always" | "reject" | {"reject": msg} |
         {"edit": args} | "retry" | "cancel" | {"action": "approve", "sandbox": "off"}}``. The run
         continues once every gated call is decided."""
-        snap = self._snapshot()
+        core = self.core
+        snap = core.snapshot()
         if not snap.interrupts and unfinished_steps(snap):
             # Cut off before it reached the approval prompt (killed mid-turn): recover first,
             # so the decisions answer a real prompt instead of being dropped.
-            recovered = self._run(None, stream, on_event)
+            recovered = self.runs.run(None, stream, on_event)
             if recovered.status not in GATED_STATUSES:
                 return recovered
             still = {c.call_id for c in recovered.pending}
             decisions = {cid: d for cid, d in decisions.items() if cid in still}
             if not decisions:
                 return recovered
-        shown = self.pending()
+        shown = self.runs.pending()
         gated = {c.call_id: c for c in shown}
         if not gated:
             raise SessionError("no tool calls are waiting for a decision")
-        own, by_child = split(normalize_decisions(decisions, gated, self.registry), shown)
+        own, by_child = split(normalize_decisions(decisions, gated, core.registry), shown)
         for child_id, child_decisions in by_child.items():  # the child applies them when it runs
-            self.store.decisions.record(child_id, child_decisions, by="parent")
-        self._staged.update(own)
+            core.store.decisions.record(child_id, child_decisions, by="parent")
+        self.staged.update(own)
         own_gated = [
-            c for c in calls(self._snapshot().values.get("pending_tool_calls")) if c.status in GATED_STATUSES
+            c for c in calls(core.snapshot().values.get("pending_tool_calls")) if c.status in GATED_STATUSES
         ]
-        for call_id in resumable_agent_calls(self, own_gated):
-            self._staged.setdefault(call_id, {"action": "approve"})  # re-attaches to its child
+        for call_id in resumable_agent_calls(core, own_gated):
+            self.staged.setdefault(call_id, {"action": "approve"})  # re-attaches to its child
         own_ids = [c.call_id for c in own_gated]
-        if undecided(self, shown) or set(own_ids) - set(self._staged):
-            return self._status_now()
+        if undecided(core, shown) or set(own_ids) - set(self.staged):
+            return self.runs.status_now()
         if not own_ids:  # only background sub-agents were waiting: their threads go on
-            return self._run(dict(FRESH_RUN), stream, on_event, wait_first=True)
-        answer = {"decisions": {cid: self._staged[cid] for cid in own_ids}}
-        self._staged.clear()
-        return self._run(Command(resume=answer), stream, on_event)
+            return self.runs.run(dict(FRESH_RUN), stream, on_event, wait_first=True)
+        answer = {"decisions": {cid: self.staged[cid] for cid in own_ids}}
+        self.staged.clear()
+        return self.runs.run(Command(resume=answer), stream, on_event)
+
+    def record(self, decisions: dict[str, Any], *, by: str = "") -> None:
+        """Record decisions for a run paused in another process (it applies them and continues).
+
+        Same format as ``decide``; checked against the calls awaiting approval now.
+        """
+        gated = {c.call_id: c for c in self.runs.pending()}
+        if not gated:
+            raise SessionError("no tool calls are waiting for a decision")
+        normalize_decisions(decisions, gated, self.core.registry)  # raises DecisionError (ValueError)
+        self.core.store.decisions.record(self.core.id, dict(decisions), by=by)
 
     def _decide_each(self, call_id: str, decision: dict[str, Any], **kw: Any) -> RunResult:
         if call_id == "all":
-            snap = self._snapshot()
+            snap = self.core.snapshot()
             if not snap.interrupts and unfinished_steps(snap):  # cut off before its prompt: recover first
-                recovered = self._run(None, kw.get("stream", False), kw.get("on_event"))
+                recovered = self.runs.run(None, kw.get("stream", False), kw.get("on_event"))
                 if recovered.status not in GATED_STATUSES:
                     return recovered
-        ids = [c.call_id for c in self.pending()] if call_id == "all" else [call_id]
+        ids = [c.call_id for c in self.runs.pending()] if call_id == "all" else [call_id]
         if not ids:
             raise SessionError("no tool calls are waiting for a decision")
         return self.decide({cid: decision for cid in ids}, **kw)

@@ -1,9 +1,14 @@
-"""Rewind, redo and per-call undo: the part of the Session API that goes back in time."""
+"""``session.rewinds``: rewind, redo and per-call undo, each under the session's run lock.
+
+The work is done by ``cairn.graph.session.rewind`` (plan, journal, apply, recover);
+``Session.rewind`` and the documented aliases (``Session.redo``, ``undo_call`` ...) call here.
+"""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from cairn.graph.session.core import SessionCore
 from cairn.graph.session.errors import SessionError
 from cairn.graph.session.rewind_result import RewindResult
 
@@ -11,8 +16,13 @@ if TYPE_CHECKING:
     from cairn.graph.session.rewind_targets import RewindPoint
 
 
-class RewindMixin:
-    """``Session.rewind`` / ``redo`` / ``undo_call``; each holds the session's run lock."""
+class Rewinds:
+    """Going back in time: files and/or conversation, and undoing that."""
+
+    def __init__(self, core: SessionCore) -> None:
+        self.core = core
+        #: Rewinds completed after a crash interrupted them (``Session.resume``, later runs).
+        self.recovered: list[RewindResult] = []
 
     def rewind(
         self,
@@ -57,15 +67,17 @@ class RewindMixin:
         """Why ``undo_call(call_id)`` would be refused, or None when it can run."""
         from cairn.graph.session import rewind as impl
 
-        return impl.undo_problem(self, call_id)  # type: ignore[arg-type]
+        return impl.undo_problem(self.core, call_id)
 
-    def rewind_points(self, limit: int = 10) -> list[RewindPoint]:
+    def points(self, limit: int = 10) -> list[RewindPoint]:
         """Recent turns and the calls in them that changed files (what ``/rewind`` offers)."""
         from cairn.graph.session.rewind_targets import rewind_points
 
-        return rewind_points(self, self.history(), limit=limit)  # type: ignore[arg-type, attr-defined]
+        core = self.core
+        history = core.store.transcript.read(core.id, core.snapshot().values.get("head"))
+        return rewind_points(core, history, limit=limit)
 
-    def recover_rewinds(self) -> list[RewindResult]:
+    def recover(self) -> list[RewindResult]:
         """Complete rewinds a crash interrupted; returns what was completed."""
         from cairn.graph.session import rewind as impl
 
@@ -76,12 +88,9 @@ class RewindMixin:
         from cairn.graph.session.runlock import SessionBusy
 
         try:
-            with self._run_lock.hold():  # type: ignore[attr-defined]
+            with self.core.run_lock.hold():
                 if recover:
-                    self.recovered.extend(impl.recover(self))  # type: ignore[arg-type]
-                return fn(self, *args, **kwargs)
+                    self.recovered.extend(impl.recover(self.core))
+                return fn(self.core, *args, **kwargs)
         except SessionBusy as exc:
             raise SessionError(str(exc)) from None
-
-    #: Rewinds completed after a crash interrupted them (set by ``Session.resume``).
-    recovered: list[RewindResult]
