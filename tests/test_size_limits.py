@@ -1,17 +1,13 @@
 """Size limits of the package (issue 29): no module over 400 lines, no function over 80.
 
 The handler functions of ``policy/shell`` (one per program, a table of its options) are
-exempt from the function limit only.  ``PENDING`` names the modules still over the limit
-while the helper who owns them splits them; an entry that no longer applies fails, so the
-list only shrinks.
+exempt from the function limit only.
 """
 
 from __future__ import annotations
 
 import ast
 from pathlib import Path
-
-import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 #: The folders installed as the ``cairn`` package (pyproject's ``package-dir``).
@@ -21,11 +17,6 @@ MAX_FUNCTION_LINES = 80
 #: Functions here may be longer than ``MAX_FUNCTION_LINES`` (never modules).
 FUNCTION_LIMIT_EXEMPT = ("policy/shell/",)
 #: Modules over the limit that another change of issue 29 splits: path -> who and why.
-PENDING = {
-    "graph/apps/cli/args.py": "the graph/ layout change splits graph/apps/cli into commands",
-    "graph/apps/cli/commands/sandbox_probes.py": "the graph/ layout change splits graph/apps/cli into commands",
-    "policy/shell/programs/readers.py": "the policy/shell change",
-}
 
 
 def package_modules() -> list[Path]:
@@ -68,15 +59,7 @@ def test_the_package_is_found():
 
 def test_no_module_over_the_line_limit():
     over = {rel(p): module_lines(p) for p in package_modules() if module_lines(p) > MAX_MODULE_LINES}
-    unexpected = {path: n for path, n in over.items() if path not in PENDING}
-    assert unexpected == {}, f"modules over {MAX_MODULE_LINES} lines: split them by job"
-
-
-@pytest.mark.parametrize("path", sorted(PENDING))
-def test_pending_entries_still_apply(path):
-    target = ROOT / path
-    assert target.exists(), f"{path} is gone: remove it from PENDING"
-    assert module_lines(target) > MAX_MODULE_LINES, f"{path} is within the limit now: remove it from PENDING"
+    assert over == {}, f"modules over {MAX_MODULE_LINES} lines: split them by job"
 
 
 def test_no_function_over_the_line_limit():

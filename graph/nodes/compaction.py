@@ -68,15 +68,7 @@ def compaction(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, A
     previous = view.marker.text if view.marker is not None else None
     first = view.first.text if view.first is not None else None
     window = budget.window if budget is not None else 32_768
-    hooks = getattr(ctx, "hooks", None)
-    if hooks is not None and hooks.has("PreCompact"):  # -- hooks (issue 32): PreCompact, record only
-        trigger = "manual" if req.get("kind") == "manual" else "auto"
-        payload = hooks.base_payload("PreCompact", ctx.mode) | {
-            "trigger": trigger,
-            "custom_instructions": req.get("focus") or "",
-        }
-        for run in hooks.fire("PreCompact", payload).runs:
-            ctx.emit(HookRan(run.to_record()))
+    _pre_compact(ctx, req)
     summary, source = _journaled_summary(ctx, req, older, previous, first, max_chars=window * 2)
     notes = state_notes(state.get("tasks"), sorted(r[0] for r in ctx.store.file_reads.load(ctx.thread_id)))
     old = marker_info(view.marker) if view.marker is not None else {}
@@ -91,13 +83,7 @@ def compaction(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, A
         "tokens_before": before,
         "at": time.time(),
     }
-    if hooks is not None and hooks.has("SessionStart"):  # -- hooks (issue 32): SessionStart "compact"
-        fired = hooks.fire(
-            "SessionStart", hooks.base_payload("SessionStart", ctx.mode) | {"source": "compact"}
-        )
-        for run in fired.runs:
-            ctx.emit(HookRan(run.to_record()))
-        notes = "\n\n".join(n for n in (notes, fired.context) if n)  # its context survives in the summary
+    notes = "\n\n".join(n for n in (notes, _session_start_context(ctx)) if n)  # survives in the summary
     marker = make_marker(summary + (f"\n\n{notes}" if notes else ""), info)
     view.marker, view.body = marker, kept
     info["tokens_after"] = size()
@@ -150,3 +136,28 @@ def _journaled_summary(
         result={"output": summary, "display": "compacted", "metadata": {"source": source}},
     )
     return summary, source
+
+
+def _pre_compact(ctx: Any, req: dict[str, Any]) -> None:
+    """Hooks (issue 32): PreCompact, recorded only (it cannot block a compaction)."""
+    hooks = getattr(ctx, "hooks", None)
+    if hooks is None or not hooks.has("PreCompact"):
+        return
+    trigger = "manual" if req.get("kind") == "manual" else "auto"
+    payload = hooks.base_payload("PreCompact", ctx.mode) | {
+        "trigger": trigger,
+        "custom_instructions": req.get("focus") or "",
+    }
+    for run in hooks.fire("PreCompact", payload).runs:
+        ctx.emit(HookRan(run.to_record()))
+
+
+def _session_start_context(ctx: Any) -> str | None:
+    """Hooks (issue 32): SessionStart "compact"; the context it adds goes into the summary."""
+    hooks = getattr(ctx, "hooks", None)
+    if hooks is None or not hooks.has("SessionStart"):
+        return None
+    fired = hooks.fire("SessionStart", hooks.base_payload("SessionStart", ctx.mode) | {"source": "compact"})
+    for run in fired.runs:
+        ctx.emit(HookRan(run.to_record()))
+    return fired.context
