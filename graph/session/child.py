@@ -23,7 +23,7 @@ def open_child(parent: SessionCore, record: Any, info: dict[str, Any], session_c
         max_steps=int(info.get("max_steps") or parent.max_steps),
         max_tokens=info.get("max_tokens"),
         # issue 34 hook-in: the parent's prices, the sub-agent's own money budget
-        pricing=getattr(parent, "pricing", None),
+        pricing=parent.pricing,
         max_cost=info.get("max_cost"),
         tools=parent.extra_tools,
         session_id=record.session_id,
@@ -32,7 +32,7 @@ def open_child(parent: SessionCore, record: Any, info: dict[str, Any], session_c
         context_window=parent.budget.window,
         settings=parent.settings,  # the parent's settings and overrides (--tools ...), not re-read
         _extensions=False,  # the parent's MCP servers are not shared; none are started twice
-        **getattr(parent, "hooks_args", {}),  # -- hooks (issue 32): the parent's hooks and trust
+        **parent.hooks_args,  # -- hooks (issue 32): the parent's hooks and trust
     )
 
 

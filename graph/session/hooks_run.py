@@ -154,7 +154,7 @@ def notify_after_run(session: Any, result: RunResult, on_event: Any) -> None:
     config = session.__dict__.get("_notifications")
     if config is None:
         config = session.__dict__["_notifications"] = load_notifications(session.workspace.root)
-    if not config.active(getattr(session, "surface", "python")):
+    if not config.active(session.surface):
         return
     record = session.store.sessions.get(session.id)
     if record is not None and record.parent_id:  # a sub-agent: its parent's run notifies
@@ -177,7 +177,7 @@ def notify_after_run(session: Any, result: RunResult, on_event: Any) -> None:
             on_event(Notification(kind, message))
         except Exception:  # a broken display never breaks the agent
             pass
-    notifier = getattr(session, "notifier", None)
+    notifier = session.notifier
     if notifier is not None:
         notifier.send(kind, message)
 

@@ -60,10 +60,10 @@ def make_context(session: SessionCore, stream: bool, on_event: EventCallback | N
             session.settings.model.max_output_tokens, session.settings.model.call_timeout
         ),
         _bound=session.bound_models,
-        hooks=getattr(session, "hooks_engine", None),  # -- hooks (issue 32)
+        hooks=session.hooks_engine,  # -- hooks (issue 32)
         # issue 34 hook-in: money and telemetry (cairn.graph.core.cost, cairn.graph.core.telemetry)
-        max_cost=getattr(session, "max_cost", None),
-        pricing=getattr(session, "pricing", None),
+        max_cost=session.max_cost,
+        pricing=session.pricing,
     )
     # Skills, custom commands and the deferred tools' names belong to this session, not to the
     # constant system prompt: they go in the session context, after the rest of it.
@@ -204,8 +204,8 @@ def build_result(
             session.id,
             values,
             spend_before,
-            getattr(session, "pricing", None),
-            getattr(session, "max_cost", None),
+            session.pricing,
+            session.max_cost,
         )
     )
     head = values.get("head")

@@ -236,7 +236,7 @@ class SubagentManager:
                 info["diff"] = worktree.diff_summary(path, info["base"])
                 self.parent.store.sessions.set_agent(child_id, json.dumps(info))
             self._emit(SubagentEnd(child_id, result.status, usage=result.usage))
-            if getattr(self.parent, "hooks_engine", None) is not None:  # -- hooks (issue 32)
+            if self.parent.hooks_engine is not None:  # -- hooks (issue 32)
                 from cairn.graph.session.hooks_run import subagent_stop
 
                 subagent_stop(self.parent, child_id, result)
@@ -263,9 +263,9 @@ class SubagentManager:
 
 
 def _agent_max_cost(parent: Any) -> float | None:
-    config = getattr(parent, "budget_config", None)
+    config = parent.budget_config
     per_agent = getattr(config, "max_cost_per_agent", None)
-    return per_agent if per_agent is not None else getattr(parent, "max_cost", None)
+    return per_agent if per_agent is not None else parent.max_cost
 
 
 def _started(child_id: str) -> str:

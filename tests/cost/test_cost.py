@@ -63,7 +63,7 @@ def test_scripted_run_costs_right_to_the_cent(ws, db_location):
     assert r.to_json()["usage"]["cost"] == pytest.approx(0.85)
     assert "$0.8500" in fmt.usage_line(r.usage, r.elapsed_s)
     assert "$0.8500" in repr(r)  # the notebook's result header
-    report = session_cost(s.store, s.id, s.state, s.pricing)
+    report = session_cost(s.store, s.id, s.state, s.core.pricing)
     assert [(m["model"], m["cost"]) for m in report["by_model"]] == [("gpt-4o", pytest.approx(0.85))]
     assert report["by_model"][0]["cached_input_tokens"] == 40_000
     s.close()
@@ -113,7 +113,7 @@ def test_budget_from_settings(ws, db_location):
     (ws / ".cairn").mkdir()
     (ws / ".cairn" / "settings.toml").write_text("[budget]\nmax_cost_per_run = 0.1\n")
     s = Session(ws, model=_script(), db=db_location)
-    assert s.max_cost == 0.1
+    assert s.core.max_cost == 0.1
     assert s.send("read a.txt").status == "budget"
     s.close()
 
@@ -127,7 +127,7 @@ def test_subagent_costs_roll_up(ws, tmp_path, db_location):
     assert round(r1.usage["cost"], 2) == PARENT_COSTS[0]
     # the sub-agent ran inside this run: its cost is in the run's
     assert round(r2.usage["cost"], 4) == round(PARENT_COSTS[1] + sum(CHILD_COSTS), 4)
-    report = session_cost(s.store, s.id, s.state, s.pricing)
+    report = session_cost(s.store, s.id, s.state, s.core.pricing)
     assert round(report["cost"], 4) == round(sum(PARENT_COSTS) + sum(CHILD_COSTS), 4)
     by_model = {m["model"]: m["cost"] for m in report["by_model"]}
     assert round(by_model["gpt-4o-mini"], 4) == round(sum(CHILD_COSTS), 4)
@@ -146,7 +146,7 @@ def test_subagent_budget_pauses_the_subagent(ws, tmp_path, db_location):
     r = s.approve()
     child = s.store.sessions.get(f"{s.id}-sub-t1")
     assert child.status == "budget"
-    [agent] = session_cost(s.store, s.id, s.state, s.pricing)["by_agent"]
+    [agent] = session_cost(s.store, s.id, s.state, s.core.pricing)["by_agent"]
     assert round(agent["cost"], 4) == CHILD_COSTS[0], "the sub-agent stopped before its second call"
     assert r.status == "done"
     s.close()

@@ -59,8 +59,8 @@ def test_fork_shares_nothing_mutable(two_turns):
     s = two_turns
     fork = s.fork(turn=2)
     try:
-        assert fork.store is not s.store and fork.registry is not s.registry
-        assert fork._graph is not s._graph and fork.pricing is not s.pricing
+        assert fork.store is not s.store and fork.core.registry is not s.core.registry
+        assert fork.core.graph is not s.core.graph and fork.core.pricing is not s.core.pricing
         state = fork.state
         state["counters"]["model_calls"] = 999  # a copy handed out, never the source's
         assert s.state["counters"]["model_calls"] != 999

@@ -132,7 +132,7 @@ def test_settings_sandbox_off_restores_todays_behaviour_loudly(place):
     (place / "ws" / ".cairn").mkdir()
     (place / "ws" / ".cairn" / "settings.toml").write_text('sandbox = "off"\n')
     s = _session(place, "ls")
-    assert s.sandbox.state != "off"  # a project file cannot turn the sandbox off
+    assert s.core.sandbox.state != "off"  # a project file cannot turn the sandbox off
     s.close()
     user = Path(os.environ["CAIRN_HOME"]) / "settings.toml"
     user.parent.mkdir(parents=True, exist_ok=True)

@@ -89,7 +89,7 @@ def test_headless_runs_do_not_notify_unless_asked(hh):
     cmd = hh.script("note.py", LOG.format(marks=str(hh.marks)))
     hh.user_settings(f"[[hooks.Notification]]\ncommand = {toml_str(cmd)}\n")
     s = hh.session([{"tool_calls": [effect("g", "gated_effect")]}, {"content": "ok"}])
-    s.surface = "headless"
+    s.core.surface = "headless"
     assert s.send("go").status == "awaiting_approval"
     assert hh.seen() == []
     hh.user_settings(f"[notifications]\nheadless = true\n[[hooks.Notification]]\ncommand = {toml_str(cmd)}\n")

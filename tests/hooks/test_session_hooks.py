@@ -96,15 +96,15 @@ def test_project_hooks_are_held_until_trusted(hh):
     s = hh.session([{"tool_calls": [effect("a")]}, {"content": "ok"}])
     s.send("go")
     assert hh.seen() == [] and hh.runs() == ["a"]
-    assert s.hooks_engine.held and s.hooks_engine.project_profile is None
-    record_approval(hh.ws, s.hooks_engine.config.project_hash, "off")
+    assert s.core.hooks_engine.held and s.core.hooks_engine.project_profile is None
+    record_approval(hh.ws, s.core.hooks_engine.config.project_hash, "off")
     s2 = hh.session([{"tool_calls": [effect("b")]}, {"content": "ok"}])
     s2.send("go")
     assert [e["tool_input"]["label"] for e in hh.seen()] == ["b"]
     # Any change to the project's hooks asks again.
     _hook(hh, "PreToolUse", "proj2.py", "", where="project")
     s3 = hh.session([{"content": "ok"}])
-    assert s3.hooks_engine.project_profile is None
+    assert s3.core.hooks_engine.project_profile is None
 
 
 @pytest.fixture
@@ -140,13 +140,13 @@ def test_trusted_project_hooks_run_in_the_workspace_write_sandbox(place):
     )
     model = ScriptedChatModel.from_turns([{"content": "ok"}])
     held = Session(place / "ws", model=model, db=":memory:")
-    assert held.hooks_engine.project_profile is None  # not trusted: held
+    assert held.core.hooks_engine.project_profile is None  # not trusted: held
     held.close()
     assert not (place / "ws" / "sub" / "inside.txt").exists()
     s = Session(place / "ws", model=model, db=":memory:", trust_project_hooks=True)
-    assert s.hooks_engine.project_profile == "workspace-write"
+    assert s.core.hooks_engine.project_profile == "workspace-write"
     s.close()
-    if s.sandbox.state != "on":
+    if s.core.sandbox.state != "on":
         assert not (place / "ws" / "sub" / "inside.txt").exists()  # needs a sandbox: not run
         return
     assert (place / "ws" / "sub" / "inside.txt").exists()  # the workspace is writable

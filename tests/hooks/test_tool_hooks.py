@@ -220,7 +220,7 @@ def test_python_callables_work_like_commands(hh):
 def test_no_hooks_means_no_engine(hh):
     hh.user_settings("[permissions]\nallow = []\n")
     s = hh.session([{"content": "ok"}])
-    assert s.hooks_engine is None  # the fast path: nodes skip every hook check
+    assert s.core.hooks_engine is None  # the fast path: nodes skip every hook check
 
 
 RECIPES = Path(__file__).resolve().parents[2] / "docs" / "hooks"

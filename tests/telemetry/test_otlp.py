@@ -35,10 +35,10 @@ def test_a_run_arrives_at_an_otlp_receiver(tmp_path, db_location, receiver):
     (ws / "lib").mkdir(parents=True)
     (ws / "lib" / "code.py").write_text("def target():\n    pass\n")
     s = Session(ws, model=ParentAndAgentModel(), db=db_location)  # configured by OTEL_* alone
-    assert s.telemetry is not None
+    assert s.core.telemetry is not None
     s.send("where is target?")
     s.approve()
-    s.telemetry.flush()
+    s.core.telemetry.flush()
     s.close()
     names = [span["name"] for span in receiver.spans]
     assert names.count("invoke_agent cairn") == 2 and "invoke_agent cairn sub-agent" in names

@@ -146,7 +146,7 @@ def test_off_costs_nothing_and_imports_nothing(ws, tmp_path):
         "import sys; from cairn import Session; "
         "from cairn.graph.models.scripted import ScriptedChatModel as M; "
         f"s = Session({str(ws)!r}, model=M.from_turns(['hi']), db={str(tmp_path / 'c.db')!r}); "
-        "r = s.send('x'); assert r.status == 'done' and s.telemetry is None; "
+        "r = s.send('x'); assert r.status == 'done' and s.core.telemetry is None; "
         "print(sorted(m for m in sys.modules if m.startswith('cairn.graph.core.telemetry.')))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)

@@ -140,7 +140,7 @@ class CairnAgent:
     async def prompt(self, session_id: str, prompt: list[Any], **_: Any) -> PromptResponse:
         bridge = self._bridge(session_id)
         async with bridge.turn:
-            text = prompt_text(prompt, Path(bridge.session.spill_dir) / "images")
+            text = prompt_text(prompt, Path(bridge.session.core.spill_dir) / "images")
             if not text.strip():
                 raise RequestError.invalid_params({"message": "the prompt is empty"})
             return PromptResponse(stop_reason=await prompt_turn(bridge, text))

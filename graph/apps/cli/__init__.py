@@ -82,7 +82,9 @@ def _plain_warnings() -> None:
     original = warnings.showwarning
 
     def show(message, category, filename, lineno, file=None, line=None):  # type: ignore[no-untyped-def]
-        if category.__name__ == "SandboxWarning":
+        from cairn.graph.core.sandbox_setup import SandboxWarning
+
+        if issubclass(category, SandboxWarning):
             print(f"cairn: {message}", file=file or sys.stderr)
             return
         original(message, category, filename, lineno, file, line)
@@ -97,12 +99,9 @@ def _unexpected(exc: Exception, *, verbose: bool) -> int:
         import traceback
 
         traceback.print_exc()
-    config = type(exc).__name__ in (
-        "StorageConfigError",
-        "PolicyConfigError",
-        "ModelConfigError",
-        "McpConfigError",
-    )
+    from cairn.errors import ConfigError
+
+    config = isinstance(exc, ConfigError)
     print(f"cairn: error: {exc}" if config else f"cairn: error: {type(exc).__name__}: {exc}", file=sys.stderr)
     if not verbose and not config:
         print("(run again with -v for the traceback)", file=sys.stderr)

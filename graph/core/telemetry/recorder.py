@@ -192,7 +192,7 @@ def _note_waiting(session: Any) -> None:
     """Calls the stored session waits on a person for (paused in this or an earlier process):
     since when, from the checkpoint that paused it, for ``cairn.approval.wait_s``."""
     try:
-        snap = session._snapshot()
+        snap = session.snapshot()
         if "human_approval" not in tuple(snap.next) or not snap.created_at:
             return
         since = datetime.fromisoformat(str(snap.created_at)).timestamp()

@@ -42,6 +42,6 @@ def show_cost(repl: Any) -> None:
     report = session_cost(session.store, session.id, session.state, session.core.pricing)
     for line in cost_lines(report):
         console.print(Text(f"  {line}", style="dim"), soft_wrap=True)
-    limit = getattr(session, "max_cost", None)
+    limit = session.core.max_cost
     if limit is not None:
         console.print(Text(f"  budget per run: ${limit:.2f}", style="dim"))
