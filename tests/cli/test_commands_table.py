@@ -28,7 +28,7 @@ def test_every_subcommand_is_found_in_argv_and_listed_in_the_help(name):
 
 def test_only_the_readers_leave_a_missing_database_uncreated():
     readers = {name for name, entry in COMMANDS.items() if entry.storage and not entry.storage.creates}
-    assert readers == {"sessions", "show", "rewind", "agents"}
+    assert readers == {"sessions", "show", "export", "rewind", "agents"}
     assert COMMANDS["sessions"].storage is READS
 
 
