@@ -120,7 +120,10 @@ def _record_surface(record: Program) -> ProgramSurface:
         name=record.name,
         category=record.category,
         options=options,
-        reads=_READS.get(record.operands, READS_BY_HANDLER),
+        reads=_READS.get(
+            record.operands,
+            READS_BY_RULES if getattr(record, "rules", ()) and not record.handler else READS_BY_HANDLER,
+        ),
         source=f"policy/shell/programs/{record.module}.py",
         examples=examples,
         notes=notes,
@@ -140,6 +143,7 @@ _READS = {
     "command": "what the command it runs reads (that command is judged as its own unit)",
 }
 READS_BY_HANDLER = "what its handler finds in its arguments, each path judged as a read inside the workspace"
+READS_BY_RULES = "what its rules find in its arguments, each path judged as a read inside the workspace"
 
 
 def _number_forms(spec: Any) -> tuple[str, ...]:

@@ -11,28 +11,9 @@ from cairn.policy.shell.programs import record
 from cairn.policy.shell.result import Classified
 from cairn.policy.shell.safeflags import value_options
 
-__all__ = ["copy_remote", "netcat", "openssl", "socat"]
+__all__ = ["copy_remote", "openssl", "socat"]
 
 LOW, MEDIUM, HIGH = RiskLevel.LOW, RiskLevel.MEDIUM, RiskLevel.HIGH
-
-
-def netcat(name: str, args: list[str]) -> Classified:
-    for arg in args:
-        if arg in ("-e", "-c", "--exec", "--sh-exec", "--lua-exec") or re.fullmatch(r"-[a-zA-Z]*[ec]", arg):
-            return _c(
-                "network",
-                HIGH,
-                f"{name} {arg} connects a program to the network (reverse shell)",
-                reverse_shell=True,
-                hard_deny=[f"{name} {arg} hands a shell to the network (reverse shell)"],
-            )
-    listen = any(re.fullmatch(r"-[a-zA-Z]*l[a-zA-Z]*", a) or a == "--listen" for a in args)
-    return _c(
-        "network",
-        HIGH,
-        f"{name} {'listens for' if listen else 'opens'} a raw network connection",
-        download_stdout=True,
-    )
 
 
 def socat(name: str, args: list[str]) -> Classified:

@@ -41,6 +41,14 @@ _REMOTE_SHELL = (
 )
 
 # fmt: off
+#: netcat: a program handed to the connection is a reverse shell, else raw network data.
+_NETCAT = (
+    ("-e -c --exec --sh-exec --lua-exec is:-e is:-c", "network", "high",
+        "{opt} connects a program to the network (reverse shell)", "network reverse-shell downloads"),
+    ("-l --listen", "network", "high", "listens for a raw network connection", "network downloads"),
+    ("always", "network", "high", "opens a raw network connection", "network downloads"),
+)
+
 RECORDS: tuple[Program, ...] = (
     program("curl", asks_valued="oKdFTbcDEHuwXAeUxrYyzCmQ",
         asks_long_valued="""output config data data-binary data-raw data-urlencode data-ascii form
@@ -62,13 +70,8 @@ RECORDS: tuple[Program, ...] = (
         for n in ("ssh", "sftp", "telnet", "ftp", "mosh")
     ),
     *(
-        program(
-            n,
-            handler="network.netcat",
-            options_by_handler=True,
-            ask=(f"{n} host 80",),
-            deny=(f"{n} -e sh host 80",),
-        )
+        program(n, options_by_handler=True, rules=_NETCAT, ask=(f"{n} host 80", f"{n} -l 8080"),
+            deny=(f"{n} -e sh host 80", f"{n} -lvpc sh 80", f"{n} --sh-exec=sh host 80"))
         for n in ("nc", "ncat", "netcat")
     ),
     program("socat", handler="network.socat", options_by_handler=True, ask=("socat - tcp:host:80",),

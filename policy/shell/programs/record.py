@@ -102,6 +102,7 @@ class Program:
     skip_number: bool = False  # ... and then a number, when one follows (chrt's priority)
     options_by_handler: bool = False  # the handler parses every option (no option list here)
     rules: tuple[Rule, ...] = ()  # verdicts by argument, before the defaults above (see Rule)
+    default_file: str = ""  # a rule's reads-first / writes-* file when no operand names one
     accepts: frozenset[str] = frozenset()  # the words a rule's ``other`` test allows (set, shopt)
     lists_with: frozenset[str] = frozenset()  # options that make stdout a list of paths (rg --files)
     subcommands: frozenset[str] = frozenset()  # project tools: the subcommands that run project code
