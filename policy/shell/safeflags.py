@@ -61,6 +61,7 @@ def unsafe_option(name: str, args: list[str]) -> str | None:
         numeric=spec.numeric,
         plus=plus,
         signs="-+",
+        pairs=spec.long_pairs,
     )
 
 

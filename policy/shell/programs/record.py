@@ -26,12 +26,14 @@ class Option:
     """One option that runs without asking: ``-n``, ``--lines`` and whether it takes a value."""
 
     name: str
-    value: str = ""  # "" none, "required" (next word or =VALUE), "optional" (only =VALUE)
+    value: str = ""  # "" none, "required" (next word or =VALUE), "optional" (only =VALUE), "pair"
 
     @property
     def text(self) -> str:
         if self.value == "required":
             return f"{self.name}=VALUE" if self.name.startswith("--") else f"{self.name} VALUE"
+        if self.value == "pair":
+            return f"{self.name} NAME VALUE"
         if self.value == "optional":
             return f"{self.name}[=VALUE]"
         return self.name
@@ -73,6 +75,7 @@ class Program:
     valued: str = ""  # short options taking a value
     long: frozenset[str] = frozenset()  # long options without a value (``--x=V`` is accepted too)
     long_valued: frozenset[str] = frozenset()  # long options taking a value
+    long_pairs: frozenset[str] = frozenset()  # long options taking two words (jq --arg NAME VALUE)
     #: Options that always ask but whose value the handler must find (``sort -o FILE``,
     #: ``less --log-file=FILE``, ``rg --pre=CMD``): their arity, stated here and nowhere else.
     asks_valued: str = ""
@@ -118,12 +121,13 @@ class Program:
         out += [Option(f"-{c}", "required") for c in self.valued]
         out += [Option(f"--{n}", "optional" if n in _OPTIONAL else "") for n in sorted(self.long)]
         out += [Option(f"--{n}", "required") for n in sorted(self.long_valued)]
+        out += [Option(f"--{n}", "pair") for n in sorted(self.long_pairs)]
         return tuple(out)
 
     @property
     def long_names(self) -> frozenset[str]:
         """Every long option the record knows (``--name``): GNU abbreviations resolve against them."""
-        names = self.long | self.long_valued | self.asks_long | self.asks_long_valued
+        names = self.long | self.long_valued | self.long_pairs | self.asks_long | self.asks_long_valued
         return frozenset("--" + n for n in names)
 
     @property
