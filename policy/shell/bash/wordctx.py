@@ -18,19 +18,13 @@ from cairn.policy.shell.bash.words import UNKNOWN, WordExp, expand_word
 from cairn.policy.shell.commands import classify
 from cairn.policy.shell.envvars import dangerous_env, harmless_env
 from cairn.policy.shell.result import StageInfo
+from cairn.policy.vocab import words
 
 __all__ = ["WordsMixin"]
 
 MEDIUM, HIGH = RiskLevel.MEDIUM, RiskLevel.HIGH
-_KNOWN_ENV = (
-    "USER",
-    "LOGNAME",
-    "CAIRN_HOME",
-    "TMPDIR",
-    "XDG_CONFIG_HOME",
-    "XDG_DATA_HOME",
-    "XDG_STATE_HOME",
-    "XDG_CACHE_HOME",
+_KNOWN_ENV = words(
+    """USER LOGNAME CAIRN_HOME TMPDIR XDG_CONFIG_HOME XDG_DATA_HOME XDG_STATE_HOME XDG_CACHE_HOME"""
 )
 _ASSIGN = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)(\[[^\]]*\])?\+?=(.*)$", re.DOTALL)
 
