@@ -160,6 +160,10 @@ def _ruled(
         out.nested_code = [" ".join(args)]
     if "code-first" in effects and args[:1] not in ([], ["-"], [""]):  # trap CODE SIGNAL...
         out.nested_code = args[:1]
+    if "code-operands" in effects:  # watch CMDLINE...
+        out.nested_code = [" ".join(files)]
+    if "code-value" in effects:  # flock -c CMDLINE
+        out.nested_code = [v for o, v in opts if o == matched and v]
     return out
 
 
@@ -169,7 +173,7 @@ _RISK = {"low": LOW, "medium": MEDIUM, "high": HIGH}
 TESTS = words("always no-args operands no-operands --first + = / other")
 EFFECTS = words(
     """runs-first inner cd cd-unknown writes writes-first writes-second reads-first here deny
-    network code code-first reverse-shell downloads destructive"""
+    network code code-first code-operands code-value reverse-shell downloads destructive"""
 )
 
 
