@@ -175,9 +175,7 @@ class WordsMixin(Base):
         target = node.output
         if kind in ("<<<", "<<", "<<-"):
             return
-        if not hasattr(target, "kind"):
-            if kind in (">&", "<&") or target in ("-",):
-                return
+        if not hasattr(target, "kind"):  # a file descriptor number (2>&1)
             return
         if kind in (">&", "<&") and re.fullmatch(r"\d+-?|-", target.word or ""):
             return
@@ -198,12 +196,10 @@ class WordsMixin(Base):
                 self.s.network.append(source)
                 self.check_exfiltration()
                 continue
-            if kind in ("<",):
-                self.effect("read", value, cwds, short(source), None, via_redirect=True)
-            elif kind == "<>":
-                self.effect("write", value, cwds, short(source), None, via_redirect=True)
-            else:
-                self.effect("write", value, cwds, short(source), None, via_redirect=True)
+            # <> opens for reading and writing: a write
+            self.effect(
+                "read" if kind == "<" else "write", value, cwds, short(source), None, via_redirect=True
+            )
 
 
 def _single_quoted_spans(text: str, offset: int) -> list[tuple[int, int]]:
