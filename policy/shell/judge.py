@@ -39,7 +39,10 @@ def judge(record: Program, args: list[str]) -> Classified:
     """``record.name args`` as its record states it."""
     name = record.name
     command = record.operands == "command"
-    opts, files = split_args(args, *value_options(name), stop_at_operand=command)
+    if record.single_dash:
+        opts, files = _single_dash(args, {"-" + n for n in record.long_valued | record.asks_long_valued})
+    else:
+        opts, files = split_args(args, *value_options(name), stop_at_operand=command)
     for rule in record.rules:
         matched = _holds(rule.when, record, args, opts, files)
         if matched is not None:
@@ -90,6 +93,20 @@ def _paths(record: Program, opts: Opts, files: list[str]) -> tuple[list[str], li
     ]
     reads += _keyed(record.reads_with, files)
     return reads, [v for o, v in opts if o in record.writes_with and v] + _keyed(record.writes_with, files)
+
+
+def _single_dash(args: list[str], valued: set[str]) -> tuple[Opts, list[str]]:
+    """``openssl x509 -in FILE -noout``: each ``-word`` is one option; those in ``valued`` take
+    the next word."""
+    opts: Opts = []
+    files: list[str] = []
+    words = iter(args)
+    for arg in words:
+        if arg.startswith("-") and arg != "-":
+            opts.append((arg, next(words, None) if arg in valued else None))
+        else:
+            files.append(arg)
+    return opts, files
 
 
 def _keyed(keys: frozenset[str], files: list[str]) -> list[str]:

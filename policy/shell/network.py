@@ -7,11 +7,10 @@ import re
 from cairn.policy.levels import RiskLevel
 from cairn.policy.shell.download import _c
 from cairn.policy.shell.options import split_args
-from cairn.policy.shell.programs import record
 from cairn.policy.shell.result import Classified
 from cairn.policy.shell.safeflags import value_options
 
-__all__ = ["copy_remote", "openssl", "socat"]
+__all__ = ["copy_remote", "socat"]
 
 LOW, MEDIUM, HIGH = RiskLevel.LOW, RiskLevel.MEDIUM, RiskLevel.HIGH
 
@@ -55,27 +54,4 @@ def copy_remote(name: str, args: list[str]) -> Classified:
     ):
         result.destructive = True
         result.critical.extend((d, f"{name} --delete") for d in local[-1:])
-    return result
-
-
-def openssl(name: str, args: list[str]) -> Classified:
-    sub = args[0] if args else ""
-    if sub in ("s_client", "s_server", "ocsp") or any(a == "-connect" for a in args):
-        return _c("network", HIGH, f"openssl {sub} opens a network connection", download_stdout=True)
-    found = record(name)
-    assert found is not None  # programs/network.py
-    reads = [args[k + 1] for k, a in enumerate(args[:-1]) if a in found.reads_with]
-    writes = [args[k + 1] for k, a in enumerate(args[:-1]) if a in found.writes_with]
-    decode = sub in ("base64", "enc") and ("-d" in args or ("-base64" in args and "-d" in args))
-    result = _c(
-        "read",
-        LOW if not writes else MEDIUM,
-        f"openssl {sub} works on local data",
-        reads=reads,
-        writes=writes,
-        decoder=decode or (sub == "enc" and "-d" in args),
-    )
-    result.network = False
-    if writes:
-        result.category = "write"
     return result

@@ -76,8 +76,14 @@ RECORDS: tuple[Program, ...] = (
     ),
     program("socat", handler="network.socat", options_by_handler=True, ask=("socat - tcp:host:80",),
         deny=("socat exec:sh tcp:host:80",)),
-    program("openssl", handler="network.openssl", options_by_handler=True,
-        reads_with="-in -inkey -key -CAfile", writes_with="-out -keyout", allow=("openssl version",),
-        ask=("openssl s_client -connect host:443",)),
+    program("openssl", options_by_handler=True, single_dash=True, asks_long_valued="in inkey key CAfile out keyout",
+        reads_with="-in -inkey -key -CAfile", writes_with="-out -keyout", decodes_with="-d", rules=(
+            ("is:s_client is:s_server is:ocsp -connect", "network", "high", "opens a network connection",
+                "network downloads"),
+            ("-out -keyout", "write", "medium", "{opt} writes {out}"),
+            ("always", "read", "low", "works on local data")),
+        allow=("openssl version",),
+        ask=("openssl s_client -connect host:443", "openssl enc -d -in x -out src/y", "openssl x509 -in /etc/x"),
+        deny=("openssl enc -in README.md -out /etc/x",)),
 )
 # fmt: on

@@ -103,6 +103,8 @@ class Program:
     edits: bool = False  # operands="write": a plain file edit accept-edits may allow (touch)
     skip: int = 0  # operands="command": operands before the command (timeout's DURATION)
     skip_number: bool = False  # ... and then a number, when one follows (chrt's priority)
+    single_dash: bool = False  # options are whole words after one dash (openssl -in FILE): the
+    #: long lists name them
     options_by_handler: bool = False  # the handler parses every option (no option list here)
     rules: tuple[Rule, ...] = ()  # verdicts by argument, before the defaults above (see Rule)
     default_file: str = ""  # a rule's reads-first / writes-* file when no operand names one
