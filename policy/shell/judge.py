@@ -118,6 +118,17 @@ def _holds(when: str, record: Program, args: list[str], opts: Opts, files: list[
     """What makes a rule's test hold (an option, a word), or ``None`` when none does."""
     given = [o for o, _ in opts]
     for test in when.split():
+        if "&" in test:  # socat: every part holds
+            found = [_holds(part, record, args, opts, files) for part in test.split("&")]
+            if None not in found:
+                return found[-1]
+            continue
+        if test.startswith("^"):  # an argument starts with one of these, any case (socat EXEC:)
+            lowered = tuple(test[1:].lower().split(","))
+            hit = next((a for a in args if a.lower().startswith(lowered)), None)
+            if hit is not None:
+                return hit
+            continue
         if test.startswith("-") and test != "--first" and test in given:
             return test
         if test.startswith("is:") and test[3:] in args:  # kill -1
@@ -186,7 +197,8 @@ def _ruled(
 
 _RISK = {"low": LOW, "medium": MEDIUM, "high": HIGH}
 #: The words a rule's ``when`` (besides option names) and ``effect`` may use.
-#: (``is:WORD``: an argument is WORD; ``KEY=``: an operand starts with it, as ``dd of=FILE``.)
+#: (``is:WORD``: an argument is WORD; ``KEY=``: an operand starts with it, as ``dd of=FILE``;
+#: ``^A,B``: an argument starts with A or B in any case; ``T1&T2``: both tests hold.)
 TESTS = words("always no-args operands no-operands --first + = / other")
 EFFECTS = words(
     """runs-first inner cd cd-unknown writes writes-first writes-second reads-first here deny

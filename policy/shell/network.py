@@ -10,24 +10,9 @@ from cairn.policy.shell.options import split_args
 from cairn.policy.shell.result import Classified
 from cairn.policy.shell.safeflags import value_options
 
-__all__ = ["copy_remote", "socat"]
+__all__ = ["copy_remote"]
 
 LOW, MEDIUM, HIGH = RiskLevel.LOW, RiskLevel.MEDIUM, RiskLevel.HIGH
-
-
-def socat(name: str, args: list[str]) -> Classified:
-    lowered = [a.lower() for a in args]
-    if any(a.startswith(("exec:", "system:")) for a in lowered) and any(
-        a.startswith(("tcp", "udp", "ssl", "openssl", "sctp")) for a in lowered
-    ):
-        return _c(
-            "network",
-            HIGH,
-            "socat connects a program to the network (reverse shell)",
-            reverse_shell=True,
-            hard_deny=["socat EXEC/SYSTEM with a network address is a reverse shell"],
-        )
-    return _c("network", HIGH, "socat relays data over the network", download_stdout=True)
 
 
 def copy_remote(name: str, args: list[str]) -> Classified:

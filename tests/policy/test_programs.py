@@ -103,7 +103,8 @@ def test_every_rule_is_spelled_with_known_words() -> None:
 
     for r in RECORDS:
         for rule in r.rules:
-            tests = [t for t in rule.when.split() if not t.startswith(("-", "is:")) and t[-1:] != "="]
+            parts = [p for t in rule.when.split() for p in t.split("&")]
+            tests = [t for t in parts if not t.startswith(("-", "is:", "^")) and t[-1:] != "="]
             assert set(tests) <= TESTS or tests == ["="], (r.name, rule)
             assert set(rule.effect.split()) <= EFFECTS and rule.risk in _RISK, (r.name, rule)
             assert rule.when.split() and rule.says, (r.name, rule)

