@@ -15,8 +15,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from cairn.graph.core.state import ToolCallInfo
     from cairn.graph.session import RunResult, Session, SessionError
-    from cairn.graph.state import ToolCallInfo
 
 __all__ = ["RunResult", "Session", "SessionError", "ToolCallInfo", "__version__"]
 
@@ -29,7 +29,7 @@ def __getattr__(name: str) -> Any:
             _connect_notebook_if_in_kernel()
         return getattr(session, name)
     if name == "ToolCallInfo":
-        from cairn.graph.state import ToolCallInfo
+        from cairn.graph.core.state import ToolCallInfo
 
         return ToolCallInfo
     if name == "__version__":
@@ -48,6 +48,6 @@ def _connect_notebook_if_in_kernel() -> None:
     import sys
 
     if "ipykernel" in sys.modules:
-        from cairn.graph.notebook import connect
+        from cairn.graph.apps.notebook import connect
 
         connect()

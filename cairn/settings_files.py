@@ -1,7 +1,7 @@
 """The one reader of cairn's settings files: the user's and the project's ``settings.toml``.
 
 It only finds and parses the files; what the keys mean, their defaults and their precedence are
-the typed ``Settings`` (:mod:`cairn.graph.settings`), and the layers below parse their own tables
+the typed ``Settings`` (:mod:`cairn.graph.core.settings`), and the layers below parse their own tables
 with pure functions over the dicts returned here.  It lives in the base layer so that the policy's
 own command (``python -m cairn.policy.cli``) reads the same files the same way.
 """

@@ -74,6 +74,9 @@ class Store:
         self.snapshots.delete_thread(thread_id)
         self.decisions.delete_thread(thread_id)
         self.inbox.delete_thread(thread_id)
+        from cairn.checkpoints.hook_journal import HookJournal  # -- hooks (issue 32)
+
+        HookJournal(self.db).delete_thread(thread_id)
 
     def close(self) -> None:
         """Close the SQLite connection or the Postgres pool (idempotent)."""

@@ -1,12 +1,13 @@
 """The agent (``cairn.graph``): what runs a conversation and what drives it.
 
-Core modules here: ``state`` (the checkpointed state and ToolCallInfo), ``context`` (what
-nodes get at run time), ``build`` (the compiled graph), ``prompts``, ``messages``, ``rules``,
-``call_details``.  Subpackages: ``nodes`` (the five nodes), ``models`` (model factory, scripted
-model, text tool calls, model errors), ``display`` (text/Markdown/HTML views of results),
-``session`` (the Session API), ``notebook`` (Jupyter glue) and ``cli``.
+Each folder is a layer, lowest first: ``models`` (model factory, scripted model, text tool
+calls, model errors), ``core`` (the checkpointed state and ToolCallInfo, the run-time context,
+prompts, messages, the session's rule and sandbox setup, compaction), ``display`` (text/Markdown/
+HTML views of results), ``nodes`` (every node of the graph), ``build`` (the compiled graph),
+``session`` (the Session API) and ``apps`` (the ``cairn`` command, the notebook glue, the
+LangGraph server entry).
 
-Imports flow one way: cli / notebook → session → build → nodes → models, display and the
-core → tools, policy, checkpoints (see docs/architecture.md; a test enforces it).
+Imports flow one way, down that list, to tools, policy and checkpoints (see
+docs/architecture.md; tests/test_import_layers.py enforces it).
 The public entry point is ``from cairn import Session``.
 """

@@ -12,7 +12,7 @@ LOW calls never wait: when a turn has both allowed and gated calls, the allowed
 ones run first and the person is asked afterwards.  Calls found interrupted go
 back through tool_routing.
 
-Compaction (``cairn.graph.compaction``) is a sixth node beside the five:
+Compaction (``cairn.graph.core.compaction``) is a sixth node beside the five:
 ``reasoning`` routes to it when the prompt would pass the threshold or the provider
 answered ``context_length_exceeded``, and it returns to ``reasoning``; a manual
 compaction (``Session.compact``) enters it from START and ends there.
@@ -26,14 +26,14 @@ from typing import Any
 
 from langgraph.graph import END, START, StateGraph
 
-from cairn.graph.compaction.node import compaction
-from cairn.graph.context import AgentContext
+from cairn.graph.core.context import AgentContext
+from cairn.graph.core.state import AgentState
+from cairn.graph.nodes.compaction import compaction
 from cairn.graph.nodes.human_approval import human_approval
 from cairn.graph.nodes.observation import observation
 from cairn.graph.nodes.reasoning import reasoning
 from cairn.graph.nodes.tool_execution import tool_execution
 from cairn.graph.nodes.tool_routing import tool_routing
-from cairn.graph.state import AgentState
 
 
 def _statuses(state: AgentState) -> set[str]:
@@ -91,7 +91,7 @@ def build_graph(
     intake: Any = None,
 ) -> Any:
     """The agent graph.  ``wrap(name, node)`` and ``intake`` (a node run first) are for hosts
-    that cannot pass cairn's runtime context per invoke (``cairn.graph.server``).
+    that cannot pass cairn's runtime context per invoke (``cairn.graph.apps.server``).
 
     The standard graph is compiled once per process (~15 ms: LangGraph inspects every node's
     code) and each session gets a copy bound to its checkpointer: a run never changes the

@@ -159,7 +159,7 @@ def bind_to_lane(name: str, verdict: Verdict, assessment: Assessment, mode: str)
 def hidden_by_sandbox(path: Path) -> bool:
     """Whether a sandboxed command could not read ``path``: a secret location, or the home
     directory outside its read-only allowlist (the workspace is judged before this)."""
-    from cairn.policy.sandbox import hidden_paths, readable_in_home
+    from cairn.policy.sandbox_paths import hidden_paths, readable_in_home
 
     text = str(path)
     if any(_under(text, hidden) for hidden in hidden_paths()):

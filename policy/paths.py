@@ -23,7 +23,22 @@ import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
-from cairn.policy.vocab import words
+from cairn.policy.path_names import (
+    AUTO_EXEC_GLOBS,
+    AUTO_EXEC_NAMES,
+    BLOCK_DEVICE_GLOBS,
+    HOME_CREDENTIALS,
+    HOME_PERSISTENCE,
+    HOME_PERSISTENCE_GLOBS,
+    HOME_RC,
+    NEUTRAL_DEVICES,
+    SECRET_FILE_GLOBS,
+    SECRET_FILE_NAMES,
+    SECRET_TEMPLATES,
+    SENSITIVE_READ,
+    SYSTEM_DIRS,
+    SYSTEM_READ_SECRETS,
+)
 from cairn.tools.workspace import Workspace
 from cairn.userdirs import cairn_home
 
@@ -41,126 +56,6 @@ __all__ = [
     "sensitive_read_reason",
     "sensitive_write_reason",
 ]
-
-_HOME_RC = words(
-    """.bashrc .bash_profile .bash_login .bash_logout .bash_aliases .profile .zshrc .zshenv .zprofile
-    .zlogin .zlogout .kshrc .mkshrc .cshrc .tcshrc .login .logout .inputrc .xprofile .xinitrc
-    .xsession .xsessionrc .pam_environment .config/fish .config/environment.d .config/nushell"""
-)
-_HOME_CREDENTIALS = words(
-    """.ssh .aws .gnupg .netrc .git-credentials .gitconfig .config/git .docker .kube .npmrc .yarnrc
-    .yarnrc.yml .pypirc .pip .config/pip .config/gh .config/hub .config/gcloud .azure
-    .m2/settings.xml .gradle/gradle.properties .cargo/credentials .cargo/credentials.toml
-    .terraform.d .vault-token .password-store .local/share/keyrings .config/op
-    .claude/.credentials.json"""
-)
-_HOME_PERSISTENCE = words(
-    """.config/autostart .config/systemd Library/LaunchAgents Library/LaunchDaemons .local/bin bin
-    .config/Code/User .config/Cursor .config/zed .claude .claude.json .codex .gemini .cursor
-    .continue .cline .windsurf .codeium .aider.conf.yml .config/aider .opencode .config/opencode
-    .config/github-copilot .copilot .kiro .roo .amp .config/amp .config/goose .config/crush
-    .config/cairn .local/state/cairn .local/share/cairn .gradle/init.d .gradle/init.gradle
-    .gradle/init.gradle.kts .gradle/gradle.properties .m2 .mavenrc .sbt .ivy2 .cargo/config
-    .cargo/config.toml .cargo/bin .rustup .config/direnv .local/share/direnv .direnvrc .ipython
-    .jupyter .config/ipython .local/share/jupyter .pythonrc .pythonrc.py .pythonstartup
-    .config/pythonstartup .pydistutils.cfg .condarc .config/conda .config/uv .config/pypoetry
-    .npm-init.js .config/yarn .bunfig.toml .config/containers .vimrc .vim .config/nvim .exrc
-    .emacs .emacs.d .config/emacs .nanorc .tmux.conf .config/tmux .screenrc .curlrc .wgetrc
-    .config/wget .gemrc .irbrc .pryrc .bundle .hgrc .config/hg .editrc .lesskey .config/lesskey
-    .local/share/applications .config/user-dirs.dirs .config/mimeapps.list .mailcap
-    .config/environment.d .config/plasma-workspace .kde/Autostart .config/lxsession
-    .config/openbox .config/i3 .config/sway .config/hypr .xbindkeysrc .config/crontab
-    .local/share/systemd"""
-)
-#: Glob patterns under the home directory (fnmatch, case-folded) for the same purpose.
-_HOME_PERSISTENCE_GLOBS = (
-    ".local/lib/python*/site-packages",  # user-site .pth files and usercustomize.py run at startup
-    "library/python/*/lib/python/site-packages",
-    ".ipython/profile_*/startup",
-)
-_SENSITIVE_READ = words(
-    """.ssh .aws .gnupg .netrc .git-credentials .docker/config.json .docker .kube .npmrc .pypirc
-    .config/gh .config/hub .config/gcloud .azure .cargo/credentials .cargo/credentials.toml
-    .terraform.d/credentials.tfrc.json .vault-token .password-store .local/share/keyrings
-    .config/op .claude/.credentials.json .codex/auth.json .gemini/oauth_creds.json .gem/credentials
-    .config/pip/pip.conf .pip/pip.conf .m2/settings.xml .gradle/gradle.properties .config/hcloud
-    .config/doctl .oci .config/rclone .s3cfg .boto .pgpass .my.cnf .config/git/credentials
-    .local/share/keyrings .mozilla .config/google-chrome .config/chromium .thunderbird"""
-)
-_SYSTEM_READ_SECRETS = ("/etc/shadow", "/etc/gshadow", "/etc/sudoers", "/etc/sudoers.d", "/root")
-_SYSTEM_DIRS = words(
-    """/etc /usr /bin /sbin /lib /lib32 /lib64 /libx32 /boot /opt /sys /proc /dev /System /Library
-    /private/etc /var/spool/cron /var/spool/anacron /var/db /var/lib/systemd /root /snap
-    /run/systemd /run/user"""
-)
-#: File names that hold secrets wherever they are (compared case-folded); reading one asks in
-#: every mode unless an allow rule names it.
-_SECRET_FILE_NAMES = frozenset(
-    words(
-        """.env .envrc .git-credentials .netrc _netrc .npmrc .pypirc .yarnrc.yml .pgpass .my.cnf
-        .htpasswd .vault-token .boto .s3cfg .dockercfg .terraformrc terraform.tfvars
-        credentials credentials.json credentials.toml credentials.db credentials.tfrc.json
-        application_default_credentials.json access_tokens.db legacy_credentials
-        id_rsa id_dsa id_ecdsa id_ed25519 id_ecdsa_sk id_ed25519_sk identity authorized_keys
-        known_hosts secring.gpg private-keys-v1.d kubeconfig service-account.json
-        client_secret.json client_secrets.json token.json tokens.json auth.json
-        keystore.jks"""
-    )
-)
-_SECRET_FILE_GLOBS = (
-    ".env.*",  # .env.local, .env.production (not the templates below)
-    "*.pem",
-    "*.key",
-    "*.p12",
-    "*.pfx",
-    "*.jks",
-    "*.keystore",
-    "*.ppk",
-    "*.kdbx",
-    "*service-account*.json",
-    "*.tfstate",
-)
-_SECRET_TEMPLATES = (".example", ".sample", ".template", ".dist", ".defaults", ".schema")
-_NEUTRAL_DEVICES = words(
-    """/dev/null /dev/zero /dev/full /dev/random /dev/urandom /dev/stdin /dev/stdout /dev/stderr
-    /dev/tty"""
-)
-_BLOCK_DEVICE_GLOBS = words(
-    """/dev/sd* /dev/hd* /dev/vd* /dev/xvd* /dev/nvme* /dev/mmcblk* /dev/disk* /dev/rdisk*
-    /dev/mapper/* /dev/dm-* /dev/md* /dev/loop* /dev/sr* /dev/nbd* /dev/zram* /dev/mem /dev/kmem
-    /dev/port /proc/sysrq-trigger /dev/fb*"""
-)
-#: Inside the workspace: files other tools execute on their own (IDE tasks, direnv, git hook managers).
-_AUTO_EXEC_NAMES = words(
-    """.vscode .idea .envrc .devcontainer .husky .pre-commit-config.yaml .mcp.json .cursor .claude
-    .gemini .codex .clinerules .cairn .github .gitlab-ci.yml .circleci .buildkite .git
-    .gitmodules .gitattributes agents.md context.md claude.md gemini.md .cursorrules
-    .windsurfrules .aider.conf.yml .continue .roo .kiro .opencode .npmrc .mvn .jvmopts
-    .sbtopts .bazelrc .cargo .venv venv .tox .nox __pypackages__ node_modules .pnp.cjs
-    .pnp.loader.mjs .yarn .bunfig.toml bunfig.toml .tool-versions .sdkmanrc .direnv
-    sitecustomize.py usercustomize.py conftest.py .pth .python-version .nvmrc .node-version
-    .devcontainer.json .pdbrc .pythonrc .rprofile .renviron .lfsconfig .gdbinit .lldbinit .irbrc
-    .pryrc opencode.json opencode.jsonc .zed .amazonq .windsurf .fleet .theia .idx .replit
-    crush.json .crush.json .goose .amp .junie .trae .augment .qodo .tabnine jenkinsfile
-    azure-pipelines.yml azure-pipelines.yaml .gitpod.yml .gitpod.dockerfile .travis.yml
-    bitbucket-pipelines.yml .drone.yml .woodpecker.yml .woodpecker .buildkite.yml
-    .pre-commit-hooks.yaml lefthook.yml .lefthook.yml .goosehints .rules .kilocode .openhands
-    .cody"""
-)
-#: Glob patterns for the same (compared case-folded, per path component).
-_AUTO_EXEC_GLOBS = (
-    ".yarnrc*",
-    "rust-toolchain*",
-    "*.pth",
-    ".env*",
-    "gradle-wrapper.*",
-    "mvnw*",
-    "gradlew*",
-    "*.code-workspace",
-    ".aider*",
-    "azure-pipelines*.y*ml",
-    ".gitlab-ci*.y*ml",
-)
 
 
 @dataclass(frozen=True)
@@ -259,13 +154,13 @@ def _home_glob(path: Path, globs: tuple[str, ...], home: Path) -> str | None:
 def is_neutral_device(path: Path) -> bool:
     """Devices that are harmless to read or write (``/dev/null``, ``/dev/stdout``, fds...)."""
     text = str(path)
-    return text in _NEUTRAL_DEVICES or text.startswith(("/dev/fd/", "/proc/self/fd/", "/dev/pts/"))
+    return text in NEUTRAL_DEVICES or text.startswith(("/dev/fd/", "/proc/self/fd/", "/dev/pts/"))
 
 
 def device_reason(path: Path) -> str | None:
     """Why writing ``path`` would damage a disk, memory or the kernel, or ``None``."""
     text = str(path)
-    for pattern in _BLOCK_DEVICE_GLOBS:
+    for pattern in BLOCK_DEVICE_GLOBS:
         if fnmatch.fnmatchcase(text, pattern):
             return f"{text} is a disk, memory or kernel device"
     return None
@@ -305,20 +200,20 @@ def _protected_one(path: Path, workspace: Workspace, home: Path) -> str | None:
     reason = _personal_reason(path, home)
     if reason:
         return reason
-    for base in _SYSTEM_DIRS:
+    for base in SYSTEM_DIRS:
         if _under(path, Path(base)):
             return f"{path} is a system location ({base})"
     return None
 
 
 def _personal_reason(path: Path, home: Path) -> str | None:
-    name = _home_match(path, _HOME_RC, home)
+    name = _home_match(path, HOME_RC, home)
     if name:
         return f"{name} is a shell startup file (runs in every new shell)"
-    name = _home_match(path, _HOME_CREDENTIALS, home)
+    name = _home_match(path, HOME_CREDENTIALS, home)
     if name:
         return f"{name} holds credentials or configuration that runs code"
-    name = _home_match(path, _HOME_PERSISTENCE, home) or _home_glob(path, _HOME_PERSISTENCE_GLOBS, home)
+    name = _home_match(path, HOME_PERSISTENCE, home) or _home_glob(path, HOME_PERSISTENCE_GLOBS, home)
     if name:
         return f"{name} is an autostart, PATH, startup or agent configuration location (runs later)"
     for base in cairn_dirs():
@@ -337,7 +232,7 @@ def _relative(path: Path, root: Path) -> str | None:
     return None
 
 
-_AUTO_EXEC_FOLDED = frozenset(n.casefold() for n in _AUTO_EXEC_NAMES)
+_AUTO_EXEC_FOLDED = frozenset(n.casefold() for n in AUTO_EXEC_NAMES)
 
 
 def sensitive_write_reason(info: PathInfo, workspace: Workspace) -> str | None:
@@ -349,7 +244,7 @@ def sensitive_write_reason(info: PathInfo, workspace: Workspace) -> str | None:
             continue
         for part in rel.split("/"):
             low = fold(part)
-            if low in _AUTO_EXEC_FOLDED or any(fnmatch.fnmatchcase(low, g) for g in _AUTO_EXEC_GLOBS):
+            if low in _AUTO_EXEC_FOLDED or any(fnmatch.fnmatchcase(low, g) for g in AUTO_EXEC_GLOBS):
                 return (
                     f"{part} is run or loaded automatically later (by builds, package managers, "
                     "IDEs, direnv, git, other agents, or cairn's own prompt)"
@@ -359,9 +254,9 @@ def sensitive_write_reason(info: PathInfo, workspace: Workspace) -> str | None:
 
 def _secret_name(name: str) -> bool:
     low = fold(name)
-    if low.endswith(_SECRET_TEMPLATES):
+    if low.endswith(SECRET_TEMPLATES):
         return False
-    return low in _SECRET_FILE_NAMES or any(fnmatch.fnmatchcase(low, g) for g in _SECRET_FILE_GLOBS)
+    return low in SECRET_FILE_NAMES or any(fnmatch.fnmatchcase(low, g) for g in SECRET_FILE_GLOBS)
 
 
 def sensitive_read_reason(info: PathInfo) -> str | None:
@@ -375,7 +270,7 @@ def _sensitive_read(real: Path, lexical: Path, _key: tuple[str | None, ...]) -> 
     # so the answer is cached: the walker and the decision ask it several times per path.
     home = home_dir()
     for path in (real, lexical):
-        name = _home_match(path, _SENSITIVE_READ, home)
+        name = _home_match(path, SENSITIVE_READ, home)
         if name:
             return f"{name} holds credentials"
         if _secret_name(path.name):
@@ -383,7 +278,7 @@ def _sensitive_read(real: Path, lexical: Path, _key: tuple[str | None, ...]) -> 
         for base in cairn_dirs():
             if _under(path, base):
                 return f"{path} is cairn's state (transcripts, settings)"
-        for secret in _SYSTEM_READ_SECRETS:
+        for secret in SYSTEM_READ_SECRETS:
             if _under(path, Path(secret)) and not _under(home, Path(secret)):
                 return f"{secret} holds system secrets"
         text = str(path)

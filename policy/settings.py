@@ -15,7 +15,7 @@ The project's and the user's tables are merged (the user's risk levels win).  Th
 provider comes from the user's ``[web_search]`` and the environment only: a project file cannot
 choose where queries go.  Other top-level tables are left alone (other parts of cairn read them).
 The files themselves are read by :mod:`cairn.settings_files`; a session gets its ``Rules`` from
-the typed ``Settings`` (``cairn.graph.settings``).
+the typed ``Settings`` (``cairn.graph.core.settings``).
 """
 
 from __future__ import annotations

@@ -2,8 +2,10 @@
 
 Every ``import`` statement counts — module level, inside functions and under
 ``TYPE_CHECKING`` alike — because a lazy or type-only import that points upward is still a
-dependency in the wrong direction.  Two checks:
+dependency in the wrong direction.  The layers are graph/'s folders (``GRAPH_LAYERS`` orders
+them).  Three checks:
 
+- every folder of graph/ is a layer (a new one must be placed);
 - no import cycle among cairn's modules;
 - an import that crosses from one layer unit to another goes strictly down.
 """
@@ -23,46 +25,22 @@ SOURCE_DIRS = {
     "cairn.policy": ROOT / "policy",
     "cairn.checkpoints": ROOT / "checkpoints",
 }
-#: The base layer, in cairn/ itself (every layer may import it): the CairnError root, the
-#: per-user directories, the settings-file reader and the atomic-write helper.
-BASE = ("errors", "userdirs", "settings_files", "atomic")
-GRAPH_CORE = (
-    "settings",
-    "settings_tables",
-    "state",
-    "context",
-    "messages",
-    "prompts",
-    "rules",
-    "call_details",
-    "loops",
-    "profiles",
-    "sandboxing",
-    "calllog",
-    "call_args",
-    "events",
-    "tool_selection",
-    "agent_reports",
-)
-#: (module prefix, unit, rank): the longest matching prefix names a module's unit. A unit may
-#: import from units of a lower rank only.
-LAYERS: list[tuple[str, str, int]] = [
-    *((f"cairn.{name}", "base", -1) for name in BASE),  # every layer may import these
-    ("cairn.checkpoints", "checkpoints", 0),
-    ("cairn.tools", "tools", 0),
-    ("cairn.policy", "policy", 1),
-    *((f"cairn.graph.{name}", "graph core", 2) for name in GRAPH_CORE),
-    ("cairn.graph.models", "models", 2),
-    ("cairn.graph.display", "display", 3),
-    ("cairn.graph.compaction", "compaction", 3),
-    ("cairn.graph.nodes", "nodes", 4),
-    ("cairn.graph.build", "build", 5),
-    ("cairn.graph.session", "session", 6),
-    ("cairn.graph.notebook", "notebook", 7),
-    ("cairn.graph.cli", "cli", 7),
-    ("cairn.graph", "graph package", 8),
-    ("cairn", "cairn", 9),
-]
+#: The lower packages, below everything in graph/ (tools never imports policy).  Below them all,
+#: the modules in cairn/ itself other than ``__init__`` (the base layer: every layer may use it).
+LOWER = {"cairn.checkpoints": 0, "cairn.tools": 0, "cairn.policy": 1}
+BASE_RANK = -1
+#: graph/'s layers, lowest first: each is a folder of graph/, except ``build`` (the one module
+#: at its root: it wires the nodes into the graph, so it sits above them).  A layer may import
+#: only from the layers before it; each application under ``apps/`` is a unit of its own, so
+#: the apps never import each other, except that the command line (``LAUNCHER``) may start
+#: another (``cairn acp`` runs the editor server).
+GRAPH_LAYERS = ("models", "core", "display", "nodes", "build", "session", "apps")
+LAUNCHER = "cli"
+#: Old public paths kept as one-line aliases at graph/'s root (notebook.py re-exports apps/notebook/).
+GRAPH_ALIASES = ("notebook",)
+GRAPH_RANK = {name: len(LOWER) + i for i, name in enumerate(GRAPH_LAYERS)}
+#: ``cairn.graph`` itself and its aliases, then ``cairn`` (the composition root).
+FACE_RANK = len(LOWER) + len(GRAPH_LAYERS)
 
 
 def source_modules() -> dict[str, Path]:
@@ -73,7 +51,7 @@ def source_modules() -> dict[str, Path]:
                 continue
             rel = path.relative_to(folder).with_suffix("")
             parts = [p for p in rel.parts if p != "__init__"]
-            if package == "cairn" and parts and parts[0] not in BASE:  # __init__ + the base layer
+            if package == "cairn" and len(parts) > 1:  # cairn/__init__.py and the base layer
                 continue
             modules[".".join([package, *parts])] = path
     return modules
@@ -107,12 +85,29 @@ def _nearest(module: str, known: set[str]) -> str:
     return module
 
 
-def unit_of(module: str) -> tuple[str, int]:
-    best = max(
-        (layer for layer in LAYERS if module == layer[0] or module.startswith(layer[0] + ".")),
-        key=lambda layer: len(layer[0]),
-    )
-    return best[1], best[2]
+def unit_of(module: str) -> tuple[str, float]:
+    """(unit, rank) of a module, read from where it lives (see ``GRAPH_LAYERS``)."""
+    parts = module.split(".")
+    if parts == ["cairn"]:
+        return "cairn", FACE_RANK + 1
+    if parts[:2] != ["cairn", "graph"]:
+        top = ".".join(parts[:2])
+        return (top.removeprefix("cairn."), LOWER[top]) if top in LOWER else ("base", BASE_RANK)
+    if len(parts) == 2 or parts[2] in GRAPH_ALIASES:
+        return "graph package", FACE_RANK
+    layer = parts[2]
+    if layer == "apps" and len(parts) > 3:
+        return f"apps.{parts[3]}", GRAPH_RANK[layer] + (0.5 if parts[3] == LAUNCHER else 0)
+    return layer, GRAPH_RANK[layer]
+
+
+def graph_entries() -> set[str]:
+    """The folders (with Python modules) and root modules of graph/, ``__init__`` aside."""
+    folder = SOURCE_DIRS["cairn.graph"]
+    dirs = {
+        p.name for p in folder.iterdir() if p.is_dir() and p.name != "__pycache__" and any(p.rglob("*.py"))
+    }
+    return dirs | {p.stem for p in folder.glob("*.py")} - {"__init__"}
 
 
 def import_graph() -> dict[str, dict[str, int]]:
@@ -175,7 +170,16 @@ def test_the_source_tree_is_found():
     edges = import_graph()
     assert "cairn.graph.session.session" in edges
     assert "cairn.graph.nodes.reasoning" in edges
-    assert "cairn.graph.state" in edges["cairn.graph.nodes.reasoning"]
+    assert "cairn.graph.core.state" in edges["cairn.graph.nodes.reasoning"]
+
+
+def test_every_folder_of_graph_is_a_layer():
+    """A new folder (or root module) in graph/ must be given its place in ``GRAPH_LAYERS``."""
+    assert graph_entries() == set(GRAPH_LAYERS) | set(GRAPH_ALIASES)
+    for alias in GRAPH_ALIASES:  # an alias re-exports, it holds no code of its own
+        lines = (SOURCE_DIRS["cairn.graph"] / f"{alias}.py").read_text(encoding="utf-8").splitlines()
+        code = [line for line in lines if line.startswith(("from ", "import ", "def ", "class "))]
+        assert code and all(line.startswith("from cairn.graph.apps.") for line in code)
 
 
 def test_no_import_cycles():
@@ -197,6 +201,25 @@ def test_imports_flow_one_way():
 def test_the_checks_catch_a_cycle_and_an_upward_import():
     edges = {"a": {"b": 1}, "b": {"c": 1}, "c": {"a": 1}, "d": {"a": 1}}
     assert cycles(edges) == [["a", "b", "c"]]
-    assert unit_of("cairn.graph.nodes.reasoning") == ("nodes", 4)
-    assert unit_of("cairn.graph.session.runs")[1] > unit_of("cairn.graph.build")[1]
-    assert unit_of("cairn.graph.state") == ("graph core", 2)
+    assert unit_of("cairn.graph.nodes.reasoning") == ("nodes", GRAPH_RANK["nodes"])
+    assert unit_of("cairn.graph.core.compaction.view") == ("core", GRAPH_RANK["core"])
+    assert (
+        unit_of("cairn.graph.session.runs")[1]
+        > unit_of("cairn.graph.build")[1]
+        > unit_of("cairn.graph.nodes")[1]
+    )
+    assert (
+        unit_of("cairn.graph.core.state")[1]
+        > unit_of("cairn.graph.models.factory")[1]
+        > unit_of("cairn.policy")[1]
+    )
+    # the applications are separate units of one rank: cli may not import notebook
+    assert unit_of("cairn.graph.apps.notebook") == ("apps.notebook", GRAPH_RANK["apps"])
+    assert unit_of("cairn.graph.apps.server") == ("apps.server", GRAPH_RANK["apps"])
+    # ... and the command line may start another app (cairn acp), never the other way round
+    assert unit_of("cairn.graph.apps.cli.tui.render")[1] > unit_of("cairn.graph.apps.acp.command")[1]
+    assert unit_of("cairn.graph.apps.cli")[1] < unit_of("cairn.graph")[1]
+    assert unit_of("cairn.graph.apps.server")[1] > unit_of("cairn.graph.session")[1]
+    # cairn/ itself: __init__ is the composition root on top, any other module the base below all
+    assert unit_of("cairn")[1] > unit_of("cairn.graph")[1]
+    assert unit_of("cairn.errors") == ("base", BASE_RANK) and unit_of("cairn.tools")[1] > BASE_RANK

@@ -131,7 +131,7 @@ def test_the_wheel_holds_every_module_and_runs_the_demo(tmp_path):
         if "__pycache__" not in path.parts
     }
     assert expected - names == set()
-    assert "cairn/__init__.py" in names and "cairn/graph/demo/script.json" in names
+    assert "cairn/__init__.py" in names and "cairn/graph/apps/demo/script.json" in names
 
     target = tmp_path / "site"
     install = subprocess.run(
@@ -159,7 +159,7 @@ def test_the_wheel_holds_every_module_and_runs_the_demo(tmp_path):
     assert where.returncode == 0, where.stderr
     assert all(Path(line).is_relative_to(target) for line in where.stdout.split())
     demo = subprocess.run(
-        [sys.executable, "-m", "cairn.graph.cli", "demo"],
+        [sys.executable, "-m", "cairn.graph.apps.cli", "demo"],
         cwd=tmp_path,
         env=env,
         stdin=subprocess.DEVNULL,

@@ -143,7 +143,7 @@ class ToolAction:
     accept_edits: bool = False
 
 
-#: Tool profiles (``cairn.graph.profiles``): ``full`` offers every tool, ``lean`` a small core.
+#: Tool profiles (``cairn.graph.core.profiles``): ``full`` offers every tool, ``lean`` a small core.
 FULL_PROFILE = frozenset({"full"})
 LEAN_AND_FULL = frozenset({"lean", "full"})
 
@@ -179,11 +179,11 @@ class Tool(ABC):
     actions: ClassVar[Mapping[str, ToolAction]] = MappingProxyType({})
     #: The argument holding the path the tool reads (``read_only``) or writes; the policy judges it.
     path_arg: ClassVar[str | None] = None
-    #: The tool profiles that offer the tool (``cairn.graph.profiles``).
+    #: The tool profiles that offer the tool (``cairn.graph.core.profiles``).
     profiles: ClassVar[frozenset[str]] = FULL_PROFILE
     #: The arguments the lean profile's schema shows (the tool still accepts the others); empty: all.
     lean_fields: ClassVar[tuple[str, ...]] = ()
-    #: Bound to every model call even when the session defers tools (``cairn.graph.tool_selection``).
+    #: Bound to every model call even when the session defers tools (``cairn.graph.core.tool_selection``).
     core: ClassVar[bool] = False
     #: Counts toward the number of tools that makes a session defer them.  Not counted: tools that
     #: exist only when configured, and the companions of a counted tool (one family, one count).

@@ -62,6 +62,16 @@ class PageSummary:
     output_tokens: int = 0
 
 
+class FileAccess(Protocol):
+    """Where the file tools read and write text when an editor owns the files (``cairn acp``
+    with a client that offers ``fs/read_text_file``/``fs/write_text_file``): its buffers,
+    unsaved changes included.  ``None`` / ``False``: not handled, the tools use the disk."""
+
+    def read_text(self, path: Path) -> str | None: ...
+
+    def write_text(self, path: Path, text: str) -> bool: ...
+
+
 @dataclass(frozen=True)
 class ReadRecord:
     path: str
@@ -162,6 +172,8 @@ class ToolServices:
     network_hosts: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     #: Test seam: the egress proxy's resolver (``None``: the system's).
     network_resolver: Any = None
+    #: The editor's files (issue 33, ``cairn acp``); ``None``: read_file/edit_file/write_file use the disk.
+    files: FileAccess | None = None
     _stat_cache_warmed: bool = field(default=False, init=False, repr=False)
 
     @cached_property

@@ -1,7 +1,7 @@
 """``tool_search``: find deferred tools by name, alias, description and ``search_hint``, and load them.
 
 When a session has many tools, only the core ones are bound to the model (see
-``cairn.graph.tool_selection``); the others are listed by name in the system prompt and found
+``cairn.graph.core.tool_selection``); the others are listed by name in the system prompt and found
 here.  The matches come back with their descriptions and are *activated*: the graph records
 them in the checkpointed state (``metadata["state"]["activate_tools"]``), so the next model
 call binds them, also after a restart.

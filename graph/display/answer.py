@@ -35,7 +35,7 @@ def markdown_parser(*, untrusted_html: bool) -> Any:
     """The one markdown-it set-up: CommonMark with tables and strikethrough (as rich renders).
 
     ``untrusted_html``: for HTML output (notebooks) no raw HTML, no images, safe links only; the
-    terminal renderer (``cairn.graph.cli.mdstream``) gets the plain parser rich itself uses.
+    terminal renderer (``cairn.graph.apps.cli.tui.mdstream``) gets the plain parser rich itself uses.
     """
     from markdown_it import MarkdownIt
 

@@ -13,13 +13,13 @@ import json
 import re
 from typing import TYPE_CHECKING, Any
 
-from cairn.graph.call_args import args_summary
+from cairn.graph.core.call_args import args_summary
 from cairn.graph.display.markdown import MAX_SHOWN_CHARS, fence, md_code, md_inline
 from cairn.tools.file_ops.names import escape_text
 from cairn.tools.output import truncate_middle
 
 if TYPE_CHECKING:
-    from cairn.graph.state import ToolCallInfo
+    from cairn.graph.core.state import ToolCallInfo
 
 #: status -> (text colour, background, icon). The seven call statuses, ``denied`` (a call the
 #: policy refused: status ``cancelled``), then the run-only ones. The icons are in every common
@@ -40,6 +40,7 @@ STATUS_STYLE: dict[str, tuple[str, str, str]] = {
     "loop": ("#92400e", "#fef3c7", "■"),
     "incomplete": ("#92400e", "#fef3c7", "■"),
     "no_answer": ("#92400e", "#fef3c7", "■"),
+    "budget": ("#92400e", "#fef3c7", "■"),  # issue 34
 }
 _DENIED = ("Denied by policy", "A person edited this call, but the edited call is denied")
 RISK_STYLE = {"LOW": ("#166534", "#dcfce7"), "MEDIUM": ("#92400e", "#fef3c7"), "HIGH": ("#991b1b", "#fee2e2")}

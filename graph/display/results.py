@@ -31,7 +31,7 @@ from cairn.graph.display.parts import (
 from cairn.tools.file_ops.names import escape_text
 
 if TYPE_CHECKING:
-    from cairn.graph.state import ToolCallInfo
+    from cairn.graph.core.state import ToolCallInfo
 
 
 class RunResult(Protocol):
@@ -72,6 +72,11 @@ def _usage_line(result: RunResult) -> str:
         bits.append(f"{usage['model_calls']} model call{'s' if usage['model_calls'] != 1 else ''}")
     if usage.get("input_tokens") or usage.get("output_tokens"):
         bits.append(f"{usage.get('input_tokens', 0)} in / {usage.get('output_tokens', 0)} out tokens")
+    from cairn.graph.core.cost.report import cost_text  # issue 34 hook-in: the run's cost
+
+    cost = cost_text(usage)
+    if cost is not None and usage.get("model_calls"):
+        bits.append(cost)
     bits.append(f"{result.elapsed_s:.1f} s")
     return " · ".join(bits)
 

@@ -1,7 +1,7 @@
 """Limits of one model call: how many tokens it may write and how long it may take.
 
 Settings (``[model]`` in the project's or the person's settings file; the environment wins; read
-by ``cairn.graph.settings`` and handed to each run as ``AgentContext.call_limits``):
+by ``cairn.graph.core.settings`` and handed to each run as ``AgentContext.call_limits``):
 
 - ``max_output_tokens`` (``$CAIRN_MAX_OUTPUT_TOKENS``): the reply's output-token cap.  Unset, a
   self-hosted endpoint (one with a base URL: llama.cpp, vLLM, Ollama, LM Studio) gets

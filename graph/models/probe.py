@@ -195,7 +195,7 @@ def _ask(client: httpx.Client, base: str, path: str, body: dict[str, Any] | None
 
 
 def window_of(entry: dict[str, Any]) -> int | None:
-    """The context window a ``/models`` entry reports (shared with ``cairn.graph.compaction``)."""
+    """The context window a ``/models`` entry reports (shared with ``cairn.graph.core.compaction``)."""
     for source in (entry, entry.get("meta") or {}, entry.get("details") or {}):
         if not isinstance(source, dict):
             continue

@@ -20,7 +20,7 @@ from typing import Any
 
 from cairn.errors import CairnError
 
-#: The tag that wraps cairn's per-session context (``cairn.graph.prompts``).
+#: The tag that wraps cairn's per-session context (``cairn.graph.core.prompts``).
 CONTEXT_TAG = "<session-context>"
 _SCHEMA_PATTERNS = (
     re.compile(r'"type"\s*:\s*"function"'),

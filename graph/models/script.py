@@ -10,7 +10,9 @@ A script is ``{"turns": [...]}`` or a bare list of turns.  Each turn is one assi
      "finish_reason": "length",                     # the reason stated (default: stop/tool_calls)
      "cut": true,                                   # the stream ends without a finish reason
      "empty_choices": 2,                            # answer ``choices: []`` N times (true: always)
-     "arg_delta": 16}                               # stream call arguments in deltas of N chars
+     "arg_delta": 16,                               # stream call arguments in deltas of N chars
+     "usage": {"input_tokens": 1200, "output_tokens": 80, "cached_input_tokens": 1000}}
+                                                    # the usage reported (default: word counts)
 
 A tool call may give ``"raw_args": "<text>"`` instead of ``args`` to send arguments that are not
 valid JSON (to exercise malformed-call handling).  Which turn answers a request is derived from the
@@ -71,6 +73,7 @@ _TURN_KEYS = {
     "cut",
     "empty_choices",
     "arg_delta",
+    "usage",
 }
 _CALL_KEYS = {"name", "args", "arguments", "raw_args", "id"}
 
@@ -113,6 +116,8 @@ class ScriptTurn:
     empty_choices: int = 0
     #: Stream each call's arguments in deltas of this many characters (0: three deltas).
     arg_delta: int = 0
+    #: The usage to report: (input, output, cached input) tokens; None: word counts.
+    usage: tuple[int, int, int] | None = None
 
     @property
     def finish_reason(self) -> str | None:
@@ -187,7 +192,19 @@ def parse_turn(raw: Any, index: int) -> ScriptTurn:
         error = (int(error.get("status", 500)), str(error.get("message", "scripted error")))
     http_error = raw.get("http_error")
     empty = raw.get("empty_choices") or 0
+    usage = raw.get("usage")
+    if usage is not None:
+        if not isinstance(usage, dict) or not all(
+            isinstance(usage.get(k, 0), int) for k in ("input_tokens", "output_tokens", "cached_input_tokens")
+        ):
+            raise ValueError(f"script turn {index}: 'usage' must map token kinds to integers")
+        usage = (
+            int(usage.get("input_tokens", 0)),
+            int(usage.get("output_tokens", 0)),
+            int(usage.get("cached_input_tokens", 0)),
+        )
     return ScriptTurn(
+        usage=usage,
         finish=str(raw["finish_reason"]) if raw.get("finish_reason") else None,
         cut=bool(raw.get("cut")),
         empty_choices=1_000_000 if empty is True else int(empty),

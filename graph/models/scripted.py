@@ -119,7 +119,15 @@ class ScriptedChatModel(BaseChatModel):
                     raise ScriptedModelError(turn.http_error, f"scripted transient error {failed + 1}")
         return index, turn
 
-    def _usage(self, messages: list[BaseMessage], turn: ScriptTurn) -> dict[str, int]:
+    def _usage(self, messages: list[BaseMessage], turn: ScriptTurn) -> dict[str, Any]:
+        if turn.usage is not None:  # the script states it (known costs in tests)
+            tokens_in, tokens_out, cached = turn.usage
+            return {
+                "input_tokens": tokens_in,
+                "output_tokens": tokens_out,
+                "total_tokens": tokens_in + tokens_out,
+                "input_token_details": {"cache_read": cached},
+            }
         prompt = sum(count_words(m.text) for m in messages)
         output = turn.output_tokens()
         return {"input_tokens": prompt, "output_tokens": output, "total_tokens": prompt + output}

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 _IMAGINED = re.compile(r"<tool_response>.*?(?:</tool_response>|\Z)", re.DOTALL)
-#: cairn's own block at the top of the first user message (cairn.graph.prompts), which small
+#: cairn's own block at the top of the first user message (cairn.graph.core.prompts), which small
 #: models echo back at the start of a reply (seen from Qwen2.5-Coder-1.5B on llama.cpp).
 _ECHOED = re.compile(r"<session-context>.*?(?:</session-context>|\Z)", re.DOTALL)
 _TAGS = re.compile(

@@ -1,1 +1,1 @@
-"""The five nodes of the agent graph, one module each."""
+"""Every node of the agent graph, one module each: the five of a turn, and ``compaction``."""

@@ -15,10 +15,10 @@ from langgraph.types import interrupt
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from cairn import policy
-from cairn.graph.context import AgentContext
-from cairn.graph.events import ToolEnd
+from cairn.graph.core.context import AgentContext
+from cairn.graph.core.events import ToolEnd
+from cairn.graph.core.state import GATED_STATUSES, AgentState, ToolCallInfo, calls, dump_calls
 from cairn.graph.nodes.tool_routing import sandbox_gaps, sandbox_state
-from cairn.graph.state import GATED_STATUSES, AgentState, ToolCallInfo, calls, dump_calls
 from cairn.tools.base import ToolResult
 
 
@@ -129,7 +129,7 @@ def _apply_edit(call: ToolCallInfo, decision: CallDecision, ctx: AgentContext) -
         return True
     call.original_arguments = call.arguments
     call.arguments = checked[1]
-    from cairn.graph.rules import policy_name
+    from cairn.graph.core.rule_setup import policy_name
 
     tool = ctx.registry.get(call.tool_name)
     verdict = policy.evaluate(

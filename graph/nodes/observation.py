@@ -14,11 +14,11 @@ from typing import Any
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 from langgraph.runtime import Runtime
 
-from cairn.graph import loops
-from cairn.graph.call_details import call_details
-from cairn.graph.compaction.spill import bound_output
-from cairn.graph.context import AgentContext
-from cairn.graph.state import AgentState, ToolCallInfo, calls
+from cairn.graph.core import loops
+from cairn.graph.core.call_details import call_details
+from cairn.graph.core.compaction.spill import bound_output
+from cairn.graph.core.context import AgentContext
+from cairn.graph.core.state import AgentState, ToolCallInfo, calls
 from cairn.tools.output import truncate_middle
 
 DEFAULT_MAX_CHARS = 30_000

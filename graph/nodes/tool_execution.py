@@ -19,10 +19,10 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from cairn.checkpoints.errors import StoreBusy
-from cairn.graph.context import AgentContext
-from cairn.graph.events import ToolEnd, ToolProgress, ToolStart
-from cairn.graph.nodes.snapshots import snapshot_after, snapshot_before
-from cairn.graph.state import TERMINAL_STATUSES, AgentState, ToolCallInfo, calls, dump_calls
+from cairn.graph.core.context import AgentContext
+from cairn.graph.core.events import ToolEnd, ToolProgress, ToolStart
+from cairn.graph.core.state import TERMINAL_STATUSES, AgentState, ToolCallInfo, calls, dump_calls
+from cairn.graph.core.workspace_snapshots import snapshot_after, snapshot_before
 from cairn.tools.agent import AWAITING_AGENT
 from cairn.tools.base import ToolContext, ToolResult
 
@@ -53,6 +53,10 @@ def tool_execution(state: AgentState, runtime: Runtime[AgentContext]) -> dict[st
         elif entry.terminal:
             stored = entry.result or {"output": entry.summary or "", "display": entry.summary or ""}
             _adopt(call, entry.status, stored)
+            if ctx.hooks is not None:  # -- hooks (issue 32): a PostToolUse due at the crash runs now
+                from cairn.graph.core.hooks.tool_hooks import post_tool_use
+
+                post_tool_use(ctx, call)
         else:  # executing (the process died mid-call) or already interrupted
             _interrupt(call, INTERRUPTED_BY_CRASH, ctx)
     board = _task_board(state.get("tasks"), pending)
@@ -169,6 +173,10 @@ def _run_one(call: ToolCallInfo, ctx: AgentContext, board: list[dict[str, Any]] 
         call.metadata = data.get("metadata") or {}
     else:
         _adopt(call, status, data)
+        if ctx.hooks is not None:  # -- hooks (issue 32): after the result is journaled
+            from cairn.graph.core.hooks.tool_hooks import post_tool_use
+
+            post_tool_use(ctx, call)
     ctx.emit(ToolEnd(call.to_state()))
 
 
@@ -192,7 +200,7 @@ def _sandbox_spec(call: ToolCallInfo, ctx: AgentContext) -> Any:
     tool = ctx.registry.get(call.tool_name)
     if ctx.sandbox is None or tool is None or tool.name != "bash":
         return None
-    from cairn.graph.rules import is_builtin
+    from cairn.graph.core.rule_setup import is_builtin
 
     if not is_builtin(tool):
         return None
@@ -206,7 +214,7 @@ def _lane_refusal(call: ToolCallInfo, ctx: AgentContext) -> str | None:
     again now (it may have become a symlink out of the workspace since it was judged)."""
     if call.sandbox != "workspace-write" or call.tool_name not in ("write_file", "edit_file"):
         return None
-    from cairn.graph.rules import is_builtin
+    from cairn.graph.core.rule_setup import is_builtin
     from cairn.policy.filetools import lane_refusal
 
     tool = ctx.registry.get(call.tool_name)

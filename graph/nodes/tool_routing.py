@@ -15,10 +15,10 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from cairn import policy
-from cairn.graph import loops
-from cairn.graph.context import AgentContext
-from cairn.graph.events import ToolEnd
-from cairn.graph.state import AgentState, ToolCallInfo, calls, dump_calls
+from cairn.graph.core import loops
+from cairn.graph.core.context import AgentContext
+from cairn.graph.core.events import ToolEnd
+from cairn.graph.core.state import AgentState, ToolCallInfo, calls, dump_calls
 from cairn.tools.base import ToolResult
 
 MAX_PREVIEW_CHARS = 20_000
@@ -74,6 +74,12 @@ def tool_routing(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str,
         call.risk, call.reason, call.sandbox = str(verdict.risk), verdict.reason, verdict.sandbox
         call.network, call.network_offer = list(verdict.network) or None, list(verdict.network_offer) or None
         decision = str(verdict.decision)
+        if ctx.hooks is not None:  # -- hooks (issue 32): PreToolUse may deny/ask/allow/rewrite
+            from cairn.graph.core.hooks.tool_hooks import pre_tool_use
+
+            decision = pre_tool_use(
+                ctx, call, decision, lambda args, c=call: _judge(c, args, ctx, mode, rules)
+            )
         if decision == "allow":
             pending.append(call)
         elif decision == "ask" and index == 0 and (refused := _precheck(call, ctx)):
@@ -91,14 +97,35 @@ def tool_routing(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str,
                 continue
             call.status = "awaiting_approval"
             call.preview = _preview_text(dry)
+            if ctx.hooks is not None:  # -- hooks (issue 32): PermissionRequest may decide the wait
+                from cairn.graph.core.hooks.tool_hooks import permission_request
+
+                if permission_request(ctx, call) == "deny":
+                    completed.append(call)
+                    ctx.emit(ToolEnd(call.to_state()))
+                    continue
             pending.append(call)
         else:
             call.status = "cancelled"
-            call.error_msg = f"Denied by policy: {verdict.reason}"
+            call.error_msg = call.error_msg or f"Denied by policy: {verdict.reason}"
             call.display = call.error_msg[:160]
             completed.append(call)
             ctx.emit(ToolEnd(call.to_state()))
     return {"pending_tool_calls": dump_calls(pending), "completed_tool_calls": dump_calls(completed), **pause}
+
+
+def _judge(call: ToolCallInfo, args: dict[str, Any], ctx: AgentContext, mode: str, rules: Any) -> Any:
+    """-- hooks (issue 32): the policy's verdict on ``call`` with the arguments a hook gave it."""
+    return policy.evaluate(
+        _policy_name(call, ctx),
+        args,
+        workspace=ctx.workspace,
+        mode=mode,
+        rules=rules,
+        cwd=_shell_cwd(call, ctx),
+        sandbox=sandbox_state(ctx),
+        sandbox_gaps=sandbox_gaps(ctx),
+    )
 
 
 def _precheck(call: ToolCallInfo, ctx: AgentContext) -> str | None:
@@ -168,7 +195,7 @@ def sandbox_gaps(ctx: AgentContext) -> dict[str, tuple[str, ...]] | None:
 
 
 def _policy_name(call: ToolCallInfo, ctx: AgentContext) -> str:
-    from cairn.graph.rules import policy_name
+    from cairn.graph.core.rule_setup import policy_name
 
     tool = ctx.registry.get(call.tool_name)
     return policy_name(tool) if tool is not None else call.tool_name

@@ -21,12 +21,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from cairn.graph.agent_reports import agent_info, child_values
-from cairn.graph.state import ToolCallInfo, calls
+from cairn.graph.core.agent_reports import agent_info, child_values
+from cairn.graph.core.state import ToolCallInfo, calls
 from cairn.tools.agent import AWAITING_AGENT
 
 if TYPE_CHECKING:
-    from cairn.graph.session.host import SessionHost
+    from cairn.graph.session.core import SessionCore
 
 #: Separates the parent's agent call id from the child's call id in a qualified id.
 SEP = "/"
@@ -43,7 +43,7 @@ def child_call_id(qualified: str) -> str:
     return qualified.split(SEP, 1)[1]
 
 
-def child_asks(session: SessionHost, record: Any) -> list[ToolCallInfo]:
+def child_asks(session: SessionCore, record: Any) -> list[ToolCallInfo]:
     """The calls one paused child waits on, as the parent shows them (qualified ids)."""
     if record.status != "awaiting_approval":
         return []
@@ -64,7 +64,7 @@ def child_asks(session: SessionHost, record: Any) -> list[ToolCallInfo]:
     return out
 
 
-def with_child_asks(session: SessionHost, own: list[ToolCallInfo]) -> list[ToolCallInfo]:
+def with_child_asks(session: SessionCore, own: list[ToolCallInfo]) -> list[ToolCallInfo]:
     """The parent's gated calls with each suspended ``agent`` call replaced by its child's
     calls, followed by what background children wait on."""
     children = {r.session_id: r for r in session.store.sessions.children(session.id)}
@@ -104,7 +104,7 @@ def split(
     return own, by_child
 
 
-def undecided(session: SessionHost, pending: list[ToolCallInfo]) -> list[str]:
+def undecided(session: SessionCore, pending: list[ToolCallInfo]) -> list[str]:
     """Qualified ids of child calls without a recorded decision."""
     left = []
     by_child: dict[str, list[ToolCallInfo]] = {}
@@ -118,7 +118,7 @@ def undecided(session: SessionHost, pending: list[ToolCallInfo]) -> list[str]:
     return left
 
 
-def resumable_agent_calls(session: SessionHost, own_gated: list[ToolCallInfo]) -> list[str]:
+def resumable_agent_calls(session: SessionCore, own_gated: list[ToolCallInfo]) -> list[str]:
     """The parent's suspended ``agent`` calls whose child has a decision for every call."""
     ready = []
     for call in own_gated:

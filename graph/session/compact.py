@@ -11,23 +11,24 @@ from __future__ import annotations
 
 from typing import Any
 
-from cairn.graph.compaction.prepare import request
-from cairn.graph.compaction.view import marker_info
+from cairn.graph.core.compaction.prepare import request
+from cairn.graph.core.compaction.view import marker_info
+from cairn.graph.session.core import SessionCore
 
 
-def run_manual_compaction(session: Any, focus: str | None, on_event: Any = None) -> dict[str, Any]:
+def run_manual_compaction(session: SessionCore, focus: str | None, on_event: Any = None) -> dict[str, Any]:
     from cairn.graph.session.errors import SessionError
     from cairn.graph.session.runlock import SessionBusy
 
     req = request("manual", (focus or "").strip() or None)
-    snap = session._snapshot()
+    snap = session.snapshot()
     before = (snap.values.get("context") or {}).get("marker")
     try:
-        with session._run_lock.hold():
+        with session.run_lock.hold():
             from cairn.graph.session.runs import run_graph
 
             if snap.interrupts:
-                session._graph.update_state(session._config(), {"compact_request": req}, as_node="reasoning")
+                session.graph.update_state(session.config(), {"compact_request": req}, as_node="reasoning")
                 result = run_graph(session, None, stream=False, on_event=on_event)
             else:
                 result = run_graph(session, {"compact_request": req}, stream=False, on_event=on_event)
@@ -35,7 +36,7 @@ def run_manual_compaction(session: Any, focus: str | None, on_event: Any = None)
         raise SessionError(str(exc)) from None
     if result.status == "error":
         raise SessionError(f"compaction failed: {result.error}")
-    values = session._snapshot().values
+    values = session.snapshot().values
     marker = (values.get("context") or {}).get("marker")
     if not marker or marker == before:
         return {"skipped": True, "reason": "nothing old enough to summarize"}

@@ -13,14 +13,14 @@ import os
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from cairn.graph.settings import Settings
+from cairn.graph.core.settings import Settings
 from cairn.tools import ToolRegistry, Workspace
 from cairn.tools.mcp_servers import McpManager, config_hash, load_server_specs, mcp_tools
 from cairn.tools.mcp_servers.trust import is_approved, record_approval
 
 log = logging.getLogger("cairn.mcp")
 
-__all__ = ["Extensions", "ExtensionsMixin"]
+__all__ = ["Extensions"]
 
 
 class Extensions:
@@ -129,27 +129,3 @@ def _describe(conn: Mapping[str, Any]) -> str:
     return str(conn.get("url", ""))
 
 
-class ExtensionsMixin:
-    """The Session's extension methods (``self.extensions``, ``self.registry``, ``self._rules``)."""
-
-    extensions: Extensions
-    registry: ToolRegistry
-    _rules: Any
-
-    def mcp_status(self) -> list[dict[str, Any]]:
-        """Every configured MCP server: name, transport, source, status, error, tools."""
-        return self.extensions.status()
-
-    def project_mcp_pending(self) -> list[dict[str, Any]]:
-        """The project's MCP servers (.mcp.json) waiting for a person's approval."""
-        return self.extensions.project_pending()
-
-    def approve_project_mcp(self) -> None:
-        """Approve this workspace's project MCP servers (remembered for this exact config) and start them."""
-        self.extensions.approve_project()
-        self._load_extension_tools()
-
-    def _load_extension_tools(self) -> None:
-        """Register the tools of MCP servers that came up (waits for those still starting)."""
-        if self.extensions.register_tools(self.registry):
-            self._rules = None  # their risk levels and read-only flags join the rules

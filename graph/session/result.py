@@ -6,13 +6,21 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from cairn.graph.state import ToolCallInfo
+from cairn.graph.core.state import ToolCallInfo
 
 #: The keys ``usage`` always has in JSON output (docs/cli.md), zero when nothing ran.
-USAGE_KEYS = ("input_tokens", "output_tokens", "model_calls")
+USAGE_KEYS = ("input_tokens", "output_tokens", "model_calls", "cost")  # cost: issue 34
 
 RunStatus = Literal[
-    "done", "awaiting_approval", "interrupted", "error", "max_steps", "loop", "incomplete", "no_answer"
+    "done",
+    "awaiting_approval",
+    "interrupted",
+    "error",
+    "max_steps",
+    "loop",
+    "incomplete",
+    "no_answer",
+    "budget",  # issue 34: the run's money budget is spent (resumable)
 ]
 
 
@@ -27,8 +35,9 @@ class RunResult(BaseModel):
     pending: list[ToolCallInfo] = Field(default_factory=list)
     #: Calls that finished during this run, in the model's order.
     tool_calls: list[ToolCallInfo] = Field(default_factory=list)
-    #: Token usage of this run: input_tokens, output_tokens, model_calls.
-    usage: dict[str, int] = Field(default_factory=dict)
+    #: Usage of this run: input_tokens, output_tokens, model_calls, cost (US dollars, sub-agents
+    #: included; None when no model has a price) and price_unknown (models without a price).
+    usage: dict[str, Any] = Field(default_factory=dict)
     #: What went wrong when status is "error" (the session stays resumable).
     error: str | None = None
     elapsed_s: float = 0.0

@@ -21,11 +21,11 @@ from cairn.graph.session.rewind_result import RewindResult
 from cairn.graph.session.rewind_targets import call_ids, call_target, code_start, timeline, turn_target
 
 if TYPE_CHECKING:
-    from cairn.graph.session.host import SessionHost
+    from cairn.graph.session.core import SessionCore
 
 
 def rewind(
-    session: SessionHost,
+    session: SessionCore,
     call_id: str | None,
     *,
     turn: int | None,
@@ -38,7 +38,7 @@ def rewind(
         raise SessionError("rewind needs a call id or a turn (not both)")
     if not (code or conversation):
         raise SessionError("nothing to rewind: choose code, conversation or both")
-    head = session._snapshot().values.get("head")
+    head = session.snapshot().values.get("head")
     messages = session.store.transcript.read(session.id, head)
     target = call_target(messages, call_id) if call_id is not None else turn_target(messages, int(turn or 0))
     result = RewindResult(session.id, target.label, code, conversation, dry_run, old_head=head, head=head)
@@ -60,7 +60,7 @@ def rewind(
     return _execute(session, "rewind", result, plan, dry_run, rules)
 
 
-def redo(session: SessionHost, *, dry_run: bool = False, force: bool = False) -> RewindResult:
+def redo(session: SessionCore, *, dry_run: bool = False, force: bool = False) -> RewindResult:
     """Undo the last rewind (or undo): files and conversation as they were before it."""
     records = [r for r in session.store.snapshots.rewinds(session.id) if r.status == "done"]
     if not records or records[-1].kind == "redo":
@@ -68,7 +68,7 @@ def redo(session: SessionHost, *, dry_run: bool = False, force: bool = False) ->
     last = records[-1]
     if any(s.created_at > (last.ended_at or 0) for s in session.store.snapshots.snapshots(session.id)):
         raise SessionError("the agent has changed files since the last rewind; rewind to a call instead")
-    state_head = session._snapshot().values.get("head")
+    state_head = session.snapshot().values.get("head")
     plan_data = last.plan
     result = RewindResult(
         session.id, "redo", bool(plan_data.get("code")), bool(plan_data.get("conversation"))
@@ -87,7 +87,7 @@ def redo(session: SessionHost, *, dry_run: bool = False, force: bool = False) ->
 
 
 def undo_call(
-    session: SessionHost, call_id: str, *, dry_run: bool = False, force: bool = False
+    session: SessionCore, call_id: str, *, dry_run: bool = False, force: bool = False
 ) -> RewindResult:
     """Undo one call's file changes alone (where it is the latest change to those files)."""
     items = timeline(session)
@@ -95,12 +95,12 @@ def undo_call(
     item = items[index]
     assert item.before.tree is not None
     result = RewindResult(session.id, f"undo {item.call_id}", True, False, dry_run)
-    result.head = result.old_head = session._snapshot().values.get("head")
+    result.head = result.old_head = session.snapshot().values.get("head")
     plan = _plan(session, Snapshot(item.before.tree, item.before.skipped), items[index:], files, force)
     return _execute(session, "undo", result, plan, dry_run)
 
 
-def undo_problem(session: SessionHost, call_id: str) -> str | None:
+def undo_problem(session: SessionCore, call_id: str) -> str | None:
     """Why ``call_id`` cannot be undone alone (None: it can)."""
     try:
         _undo_scope(session, timeline(session), call_id)
@@ -109,7 +109,7 @@ def undo_problem(session: SessionHost, call_id: str) -> str | None:
     return None
 
 
-def _undo_scope(session: SessionHost, items: list[CallSnapshots], call_id: str) -> tuple[int, list[str]]:
+def _undo_scope(session: SessionCore, items: list[CallSnapshots], call_id: str) -> tuple[int, list[str]]:
     repo = _repo(session)
     found = [i for i, item in enumerate(items) if item.call_id == call_id]
     found = found or [i for i, item in enumerate(items) if item.call_id.startswith(call_id)]
@@ -126,14 +126,14 @@ def _undo_scope(session: SessionHost, items: list[CallSnapshots], call_id: str) 
     return index, files
 
 
-def _repo(session: SessionHost) -> Any:
+def _repo(session: SessionCore) -> Any:
     if session.snapshotter is None:
         raise SessionError("snapshots are turned off for this session")
     return session.snapshotter.repo
 
 
 def _plan(
-    session: SessionHost, target: Snapshot, later: list[CallSnapshots], paths: list[str] | None, force: bool
+    session: SessionCore, target: Snapshot, later: list[CallSnapshots], paths: list[str] | None, force: bool
 ) -> CodePlan:
     repo = _repo(session)
     try:
@@ -151,7 +151,7 @@ def _pseudo(record: RewindRecord) -> CallSnapshots:
 
 
 def _execute(
-    session: SessionHost,
+    session: SessionCore,
     kind: str,
     result: RewindResult,
     plan: CodePlan | None,
@@ -176,12 +176,12 @@ def _execute(
     }
     if rules is not None:  # the session's "always" rules after the rewind, and before it (for redo)
         data["session_rules"] = rules
-        data["old_rules"] = list(session._snapshot().values.get("session_rules") or [])
+        data["old_rules"] = list(session.snapshot().values.get("session_rules") or [])
     result.rewind_id = session.store.snapshots.start_rewind(session.id, kind, data)
     return _apply(session, result.rewind_id, data)
 
 
-def _apply(session: SessionHost, rewind_id: str, data: dict[str, Any]) -> RewindResult:
+def _apply(session: SessionCore, rewind_id: str, data: dict[str, Any]) -> RewindResult:
     result = RewindResult(**data["result"])
     result.rewind_id = rewind_id
     if data.get("code"):
@@ -205,13 +205,13 @@ def _apply(session: SessionHost, rewind_id: str, data: dict[str, Any]) -> Rewind
         }
         if data.get("session_rules") is not None:
             values["session_rules"] = data["session_rules"]
-        session._graph.update_state(session._config(), values, as_node="reasoning")
+        session.graph.update_state(session.config(), values, as_node="reasoning")
     data["result"] = result.to_json()
     session.store.snapshots.finish_rewind(session.id, rewind_id, data)
     return result
 
 
-def recover(session: SessionHost) -> list[RewindResult]:
+def recover(session: SessionCore) -> list[RewindResult]:
     """Complete rewinds a crash interrupted (from their journaled plans)."""
     done: list[RewindResult] = []
     for record in session.store.snapshots.rewinds(session.id):
@@ -225,7 +225,7 @@ def recover(session: SessionHost) -> list[RewindResult]:
 _ALWAYS = re.compile(r"^approved always \((.*)\)(?: without sandbox)?$", re.DOTALL)
 
 
-def rules_after_rewind(session: SessionHost, rewound: list[str], kept: list[str]) -> list[str]:
+def rules_after_rewind(session: SessionCore, rewound: list[str], kept: list[str]) -> list[str]:
     """The session's "always" rules once the calls ``rewound`` are gone from the conversation:
     a rule granted at one of them stops applying, unless a call that stays granted it too."""
 
@@ -239,11 +239,11 @@ def rules_after_rewind(session: SessionHost, rewound: list[str], kept: list[str]
         return found
 
     dropped = granted(rewound) - granted(kept)
-    current = list(session._snapshot().values.get("session_rules") or [])
+    current = list(session.snapshot().values.get("session_rules") or [])
     return [rule for rule in current if rule not in dropped]
 
 
-def sync_reads(session: SessionHost, paths: list[str], *, known: bool) -> None:
+def sync_reads(session: SessionCore, paths: list[str], *, known: bool) -> None:
     """Bring the session's file-read records in line with files a rewind, redo or undo wrote.
 
     cairn wrote those files, not the person: the next edit must not be refused as "modified
@@ -252,7 +252,7 @@ def sync_reads(session: SessionHost, paths: list[str], *, known: bool) -> None:
     (code only, undo) the model's memory of the file is out of date and the record is dropped,
     so it must read the file again before changing it.
     """
-    reads = session._services.reads
+    reads = session.services.reads
     for rel in paths:
         path = session.workspace.root / rel
         if reads.get(path) is None:

@@ -15,11 +15,11 @@ from langchain_core.messages import AIMessage, BaseMessage
 from cairn.checkpoints.code_rewind import CallSnapshots, call_snapshots, files_changed_by
 from cairn.checkpoints.shadow_repo import SnapshotError
 from cairn.checkpoints.snapshot_log import SnapshotRecord
-from cairn.graph.messages import is_person_message
+from cairn.graph.core.messages import is_person_message
 from cairn.graph.session.errors import SessionError
 
 if TYPE_CHECKING:
-    from cairn.graph.session.host import SessionHost
+    from cairn.graph.session.core import SessionCore
 
 
 @dataclass
@@ -65,7 +65,7 @@ def turn_target(messages: list[BaseMessage], turn: int) -> Target:
     return Target(f"turn {turn}", cut, [c for m in messages[cut:] for c in call_ids(m)])
 
 
-def timeline(session: SessionHost) -> list[CallSnapshots]:
+def timeline(session: SessionCore) -> list[CallSnapshots]:
     """The session's snapshotted calls and finished rewinds, in the order they happened.
 
     A rewind counts as one of the agent's changes (from its ``before_tree`` to its
@@ -106,7 +106,7 @@ class RewindPoint:
     files: list[str] = field(default_factory=list)
 
 
-def rewind_points(session: SessionHost, messages: list[BaseMessage], *, limit: int = 10) -> list[RewindPoint]:
+def rewind_points(session: SessionCore, messages: list[BaseMessage], *, limit: int = 10) -> list[RewindPoint]:
     """The last ``limit`` turns of the branch, each followed by its calls that changed files."""
     items = {item.call_id: item for item in timeline(session)}
     repo = session.snapshotter.repo if session.snapshotter is not None else None

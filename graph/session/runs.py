@@ -7,24 +7,24 @@ from typing import TYPE_CHECKING, Any
 
 from langchain_core.messages import AIMessage
 
-from cairn.graph.calllog import assemble_calls
-from cairn.graph.context import AgentContext, EventCallback
-from cairn.graph.messages import is_person_message, message_text
+from cairn.graph.core.calllog import assemble_calls
+from cairn.graph.core.context import AgentContext, EventCallback
+from cairn.graph.core.messages import is_person_message, message_text
+from cairn.graph.core.state import GATED_STATUSES, calls, unfinished_steps
 from cairn.graph.session.child_approvals import with_child_asks
 from cairn.graph.session.result import RunResult
-from cairn.graph.state import GATED_STATUSES, calls, unfinished_steps
 
 if TYPE_CHECKING:
-    from cairn.graph.session.host import SessionHost
+    from cairn.graph.session.core import SessionCore
 
 #: Long runs prune intermediate checkpoints as they go, so storage stays linear.
 PRUNE_EVERY_STEPS = 64
 
 
-def make_context(session: SessionHost, stream: bool, on_event: EventCallback | None) -> AgentContext:
+def make_context(session: SessionCore, stream: bool, on_event: EventCallback | None) -> AgentContext:
+    from cairn.graph.core.prompts import build_session_context, build_system_prompt
+    from cairn.graph.core.tool_selection import deferred_prompt
     from cairn.graph.models.call_limits import call_limits
-    from cairn.graph.prompts import build_session_context, build_system_prompt
-    from cairn.graph.tool_selection import deferred_prompt
     from cairn.tools.memory import load_memory
 
     profile = session.tool_profile
@@ -60,6 +60,10 @@ def make_context(session: SessionHost, stream: bool, on_event: EventCallback | N
             session.settings.model.max_output_tokens, session.settings.model.call_timeout
         ),
         _bound=session.bound_models,
+        hooks=session.hooks_engine,  # -- hooks (issue 32)
+        # issue 34 hook-in: money and telemetry (cairn.graph.core.cost, cairn.graph.core.telemetry)
+        max_cost=session.max_cost,
+        pricing=session.pricing,
     )
     # Skills, custom commands and the deferred tools' names belong to this session, not to the
     # constant system prompt: they go in the session context, after the rest of it.
@@ -72,7 +76,7 @@ def make_context(session: SessionHost, stream: bool, on_event: EventCallback | N
     return context
 
 
-def run_head(session: SessionHost, snapshot: Any) -> str | None:
+def run_head(session: SessionCore, snapshot: Any) -> str | None:
     """The transcript head the stored run stands at.
 
     Usually the state's ``head``.  A run killed after its input checkpoint but before its input
@@ -80,7 +84,7 @@ def run_head(session: SessionHost, snapshot: Any) -> str | None:
     the state still shows the previous head, and the message that started the run is after it.
     """
     if "__start__" in unfinished_steps(snapshot):
-        saved = session._graph.checkpointer.get_tuple(session._config())
+        saved = session.graph.checkpointer.get_tuple(session.config())
         start = (saved.checkpoint.get("channel_values") or {}).get("__start__") if saved else None
         if isinstance(start, dict) and start.get("head"):
             return start["head"]
@@ -88,11 +92,11 @@ def run_head(session: SessionHost, snapshot: Any) -> str | None:
 
 
 def run_graph(
-    session: SessionHost, payload: Any, *, stream: bool, on_event: EventCallback | None
+    session: SessionCore, payload: Any, *, stream: bool, on_event: EventCallback | None
 ) -> RunResult:
     """Run until done or paused; a failure (model down, bug) pauses resumably with the error."""
     started = time.perf_counter()
-    snapshot = session._snapshot()
+    snapshot = session.snapshot()
     values = snapshot.values
     counters_before = dict(values.get("counters") or {})
     staged = payload.get("head") if isinstance(payload, dict) else None
@@ -101,35 +105,47 @@ def run_graph(
     # a few ms after a send) must still stop it.  ``Session._run`` clears it when its run ends.
     context = make_context(session, stream, on_event)
     store = session.store
+    from cairn.graph.core.cost.report import total_ledger  # issue 34 hook-in: the run's cost
+
+    spend_before = total_ledger(store, session.id, values)
+    from cairn.graph.core.telemetry.hooks import start_run  # issue 34 hook-in: the run's spans
+
+    recorder = start_run(session, context)
     store.sessions.update(session.id, status="running")
     if session.mode != "plan" and session.snapshotter is not None:
         session.snapshotter.warm()
-    session._services.warm(writing=session.mode != "plan")
+    session.services.warm(writing=session.mode != "plan")
     error: str | None = None
     try:
-        updates = session._graph.stream(
-            payload, session._config(), context=context, durability="sync", stream_mode="updates"
+        updates = session.graph.stream(
+            payload, session.config(), context=context, durability="sync", stream_mode="updates"
         )
         for steps, _ in enumerate(updates, start=1):
             if steps == 1 and staged:  # a checkpoint holds the prompt now (cairn.checkpoints.inbox)
                 store.inbox.clear(session.id, staged)
             if steps % PRUNE_EVERY_STEPS == 0:
                 _prune(session)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:
         # The last checkpoint and the journal are intact: continue_() recovers.
         store.sessions.update(session.id, status="interrupted")
+        if recorder is not None:
+            recorder.end(error=exc)
         raise
     except Exception as exc:
         from cairn.graph.models import describe_model_error
 
         error = describe_model_error(exc)
-    result = build_result(session, started, counters_before, since_head=since_head, error=error)
+    result = build_result(
+        session, started, counters_before, since_head=since_head, error=error, spend_before=spend_before
+    )
     store.sessions.update(session.id, status=result.status)
+    if recorder is not None:
+        recorder.end(result)
     _prune(session)
     return result
 
 
-def _prune(session: SessionHost) -> None:
+def _prune(session: SessionCore) -> None:
     try:
         session.store.prune(session.id)
     except Exception:  # pruning is housekeeping; never fail a run over it
@@ -137,15 +153,17 @@ def _prune(session: SessionHost) -> None:
 
 
 def build_result(
-    session: SessionHost,
+    session: SessionCore,
     started: float | None,
     counters_before: dict[str, int] | None,
     *,
     since_head: str | None,
     error: str | None = None,
+    spend_before: dict[str, Any] | None = None,
 ) -> RunResult:
-    """Where the session stands; ``since_head`` bounds which calls belong to this run."""
-    snap = session._snapshot()
+    """Where the session stands; ``since_head`` bounds which calls belong to this run
+    and ``spend_before`` (the usage ledger at its start) what it cost."""
+    snap = session.snapshot()
     values = snap.values
     own = [c for c in calls(values.get("pending_tool_calls")) if c.status in GATED_STATUSES]
     pending = with_child_asks(session, own)  # sub-agents' calls that wait for a person
@@ -163,6 +181,8 @@ def build_result(
         status, error = "incomplete", values.get("pause_reason") or "the answer was cut off"
     elif values.get("paused") == "no_answer":  # empty final reply, even after a nudge (issue 31)
         status, error = "no_answer", values.get("pause_reason") or "the model gave no answer"
+    elif values.get("paused") == "budget":  # issue 34: the run's money budget is spent
+        status, error = "budget", values.get("pause_reason") or "the run's budget is spent"
     elif values.get("paused") == "stopped":
         status = "interrupted"  # the person stopped the model's answer (or the run between steps)
     elif unfinished_steps(snap):
@@ -176,6 +196,18 @@ def build_result(
         "output_tokens": counters.get("tokens_out", 0) - base.get("tokens_out", 0),
         "model_calls": counters.get("model_calls", 0) - base.get("model_calls", 0),
     }
+    from cairn.graph.core.cost.report import run_cost_fields  # issue 34 hook-in: usage.cost
+
+    usage.update(
+        run_cost_fields(
+            session.store,
+            session.id,
+            values,
+            spend_before,
+            session.pricing,
+            session.max_cost,
+        )
+    )
     head = values.get("head")
     tail = (
         session.store.transcript.tail(

@@ -21,15 +21,15 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from cairn.graph.agent_reports import agent_info, standing, undelivered_reports
-from cairn.graph.events import Event, SubagentEnd, SubagentEvent, SubagentStart, ToolEnd, ToolStart
+from cairn.graph.core.agent_reports import agent_info, standing, undelivered_reports
+from cairn.graph.core.events import Event, SubagentEnd, SubagentEvent, SubagentStart, ToolEnd, ToolStart
 from cairn.graph.session import worktree
 from cairn.graph.session.budgets import agent_budgets
 from cairn.graph.session.waiting import asking_ids, recorded_for
 from cairn.tools.agent import AWAITING_AGENT
 
 if TYPE_CHECKING:
-    from cairn.graph.session.host import SessionHost
+    from cairn.graph.session.core import SessionCore
 
 #: Sub-agent session ids are ``<parent id>-sub-<call id>``; listings hide them.
 SUBAGENT_MARK = "-sub-"
@@ -39,8 +39,10 @@ ACTIVE = ("new", "running", "awaiting_approval")
 class SubagentManager:
     """The ``ToolServices.subagents`` host of one parent session."""
 
-    def __init__(self, parent: SessionHost) -> None:
+    def __init__(self, parent: SessionCore, session_class: type) -> None:
         self.parent = parent
+        #: What a child is opened as: the parent's ``Session`` class.
+        self.session_class = session_class
         self._threads: dict[str, threading.Thread] = {}
         self._lock = threading.Lock()
         #: Background children whose thread waits for a person's decision right now.
@@ -154,6 +156,8 @@ class SubagentManager:
             "model": request.get("model"),
             "max_steps": request.get("max_steps") or steps,
             "max_tokens": request.get("max_tokens") or tokens,
+            # issue 34 hook-in: each sub-agent's money budget ([budget] max_cost_per_agent, else the run's)
+            "max_cost": request.get("max_cost") or _agent_max_cost(parent),
         }
         read_only = request.get("read_only")
         info["read_only"] = (kind != "worktree") if read_only is None else bool(read_only)
@@ -195,7 +199,7 @@ class SubagentManager:
         try:
             record = self.parent.store.sessions.get(child_id)
             info = agent_info(record)
-            child = open_child(self.parent, record, info)
+            child = open_child(self.parent, record, info, self.session_class)
             box["child"] = child
             forward = self._forwarder(child_id)
             self._emit(SubagentStart(child_id, mode=info.get("kind"), description=info.get("description")))
@@ -204,7 +208,9 @@ class SubagentManager:
                 result = child.send(prompt, on_event=forward)
             else:
                 result = child.continue_(on_event=forward)
-            while result.status in ("awaiting_approval", "interrupted") and not child.cancel_event.is_set():
+            while (
+                result.status in ("awaiting_approval", "interrupted") and not child.core.cancel_event.is_set()
+            ):
                 if not asking_ids(result):
                     result = child.cancel("all", on_event=forward)
                     continue
@@ -216,20 +222,24 @@ class SubagentManager:
                 self._emit(SubagentEvent(child_id, "approval_request", calls=asking_ids(result)))
                 if info.get("kind") != "background":
                     box["suspended"] = True  # the parent's agent call waits, and its run pauses
-                    child.close_tools()
+                    child.core.close_tools()
                     return
                 self._asking.add(child_id)
                 try:
-                    result = child.wait(None, on_event=forward)
+                    result = child.waiting.wait(None, on_event=forward)
                 finally:
                     self._asking.discard(child_id)
-            child.close_tools()
+            child.core.close_tools()
             if info.get("branch"):
                 path = Path(info["worktree"])
                 worktree.commit_all(path, f"cairn sub-agent: {info.get('description') or child_id}")
                 info["diff"] = worktree.diff_summary(path, info["base"])
                 self.parent.store.sessions.set_agent(child_id, json.dumps(info))
             self._emit(SubagentEnd(child_id, result.status, usage=result.usage))
+            if self.parent.hooks_engine is not None:  # -- hooks (issue 32)
+                from cairn.graph.session.hooks_run import subagent_stop
+
+                subagent_stop(self.parent, child_id, result)
         except Exception as exc:  # reported to the model as the tool's error
             box["error"] = f"{type(exc).__name__}: {exc}"
             self._emit(SubagentEnd(child_id, "error", error=box["error"]))
@@ -250,6 +260,12 @@ class SubagentManager:
                 self._emit(SubagentEvent.of(child_id, event))
 
         return forward
+
+
+def _agent_max_cost(parent: Any) -> float | None:
+    config = parent.budget_config
+    per_agent = getattr(config, "max_cost_per_agent", None)
+    return per_agent if per_agent is not None else parent.max_cost
 
 
 def _started(child_id: str) -> str:

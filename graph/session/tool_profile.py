@@ -9,7 +9,7 @@ gets the lean profile without a flag."""
 
 from __future__ import annotations
 
-from cairn.graph.profiles import choose_profile
+from cairn.graph.core.profiles import choose_profile
 
 
 def session_tool_profile(profile: str | None, *, context_window: int | None) -> str | None:

@@ -16,12 +16,15 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any
 
-from cairn.graph.events import DecisionRefused, EventCallback, Waiting, event_callback
+from cairn.graph.core import events as ev
+from cairn.graph.core.events import EventCallback
 from cairn.graph.session.errors import SessionError
 from cairn.graph.session.result import RunResult
 
 if TYPE_CHECKING:
-    from cairn.graph.session.host import SessionHost
+    from cairn.graph.session.approvals import Approvals
+    from cairn.graph.session.core import SessionCore
+    from cairn.graph.session.runner import Runner
 
 #: How often a waiter checks ``Session.stop()`` (the store decides how often it re-reads).
 STOP_CHECK_S = 0.25
@@ -31,50 +34,16 @@ def asking_ids(result: RunResult) -> list[str]:
     return [c.call_id for c in result.pending if c.status == "awaiting_approval"]
 
 
-def wait_for_decisions(
-    session: Any,
-    result: RunResult,
-    *,
-    timeout: float | None,
-    stream: bool = False,
-    on_event: EventCallback | None = None,
-) -> RunResult:
-    """While ``result`` awaits approval: wait for recorded decisions, apply them, continue.
-
-    Returns the last run's result: done, paused again after ``timeout`` seconds (or after a
-    stop), or whatever the continued run ended in.  The caller holds the run lock.
-    """
-    deadline = None if timeout is None else time.monotonic() + timeout
-    on_event = event_callback(on_event)
-    while result.status == "awaiting_approval":
-        ids = asking_ids(result)
-        # Before saying "waiting": a stop that comes once the person can see it must end the wait.
-        session.cancel_event.clear()
-        if on_event is not None:
-            on_event(Waiting(session.id, ids, timeout))
-        decisions = _await(session, ids, deadline)
-        if decisions is None:
-            return result
-        try:
-            result = session.decide(decisions, stream=stream, on_event=on_event)
-        except ValueError as exc:  # e.g. edited arguments that no longer validate
-            session.store.decisions.clear(session.id, list(decisions))
-            if on_event is not None:
-                on_event(DecisionRefused(session.id, str(exc)))
-            continue
-        session.store.decisions.clear(session.id, list(decisions))
-    return result
-
-
-def recorded_for(session: SessionHost, ids: list[str]) -> dict[str, Any] | None:
-    """Recorded decisions when every call in ``ids`` has one, else None."""
+def recorded_for(session: Any, ids: list[str]) -> dict[str, Any] | None:
+    """Recorded decisions when every call in ``ids`` has one, else None (``session``: anything
+    with ``store`` and ``id``, a Session or its core)."""
     if not ids:
         return None
     got = session.store.decisions.load(session.id, ids)
     return got if all(cid in got for cid in ids) else None
 
 
-def _await(session: Any, ids: list[str], deadline: float | None) -> dict[str, Any] | None:
+def _await(session: SessionCore, ids: list[str], deadline: float | None) -> dict[str, Any] | None:
     with session.store.listen(session.id) as waiter:
         look = True
         while True:
@@ -90,53 +59,77 @@ def _await(session: Any, ids: list[str], deadline: float | None) -> dict[str, An
             look = waiter.wait(left)
 
 
-class WaitingMixin:
-    """``wait``, ``record_decisions`` and ``held_elsewhere`` for ``Session``."""
+class Waiting:
+    """``session.waiting``: waiting on a pause for decisions recorded elsewhere, then continuing."""
+
+    def __init__(self, core: SessionCore, approvals: Approvals, runs: Runner) -> None:
+        self.core = core
+        self.approvals = approvals
+        self.runs = runs
 
     def wait(
-        self: Any,
-        timeout: float | None = None,
+        self, timeout: float | None = None, *, stream: bool = False, on_event: EventCallback | None = None
+    ) -> RunResult:
+        """Wait on the current pause for decisions recorded by another process, then continue."""
+        with self.core.run_lock.hold():
+            return self.until_decided(
+                self.runs.status_now(), timeout=timeout, stream=stream, on_event=on_event
+            )
+
+    def until_decided(
+        self,
+        result: RunResult,
         *,
+        timeout: float | None,
         stream: bool = False,
         on_event: EventCallback | None = None,
     ) -> RunResult:
-        """Wait on the current pause for decisions recorded by another process, then continue."""
-        with self._run_lock.hold():
-            return wait_for_decisions(
-                self, self._status_now(), timeout=timeout, stream=stream, on_event=on_event
-            )
+        """While ``result`` awaits approval: wait for recorded decisions, apply them, continue.
 
-    def record_decisions(self: Any, decisions: dict[str, Any], *, by: str = "") -> None:
-        """Record decisions for a run paused in another process (it applies them and continues).
-
-        Same format as ``decide``; checked against the calls awaiting approval now.
+        Returns the last run's result: done, paused again after ``timeout`` seconds (or after a
+        stop), or whatever the continued run ended in.  The caller holds the run lock.
         """
-        from cairn.graph.session.decisions import normalize_decisions
+        core = self.core
+        deadline = None if timeout is None else time.monotonic() + timeout
+        on_event = ev.event_callback(on_event)
+        while result.status == "awaiting_approval":
+            ids = asking_ids(result)
+            # Before saying "waiting": a stop that comes once the person can see it must end the wait.
+            core.cancel_event.clear()
+            if on_event is not None:
+                on_event(ev.Waiting(core.id, ids, timeout))
+            decisions = _await(core, ids, deadline)
+            if decisions is None:
+                return result
+            try:
+                result = self.approvals.decide(decisions, stream=stream, on_event=on_event)
+            except ValueError as exc:  # e.g. edited arguments that no longer validate
+                core.store.decisions.clear(core.id, list(decisions))
+                if on_event is not None:
+                    on_event(ev.DecisionRefused(core.id, str(exc)))
+                continue
+            core.store.decisions.clear(core.id, list(decisions))
+        return result
 
-        gated = {c.call_id: c for c in self.pending()}
-        if not gated:
-            raise SessionError("no tool calls are waiting for a decision")
-        normalize_decisions(decisions, gated, self.registry)  # raises DecisionError (ValueError)
-        self.store.decisions.record(self.id, dict(decisions), by=by)
-
-    def held_elsewhere(self: Any) -> bool:
+    def held_elsewhere(self) -> bool:
         """Another process (on any host) is running or waiting on this session right now."""
         try:
-            with self._run_lock.hold():
+            with self.core.run_lock.hold():
                 return False
         except SessionError:
-            return not self._run_lock.held_here
+            return not self.core.run_lock.held_here
 
-    def _answer_recorded(
-        self: Any, *, stream: bool, on_event: EventCallback | None, wait: bool, wait_timeout: float | None
+    def answer_recorded(
+        self, *, stream: bool, on_event: EventCallback | None, wait: bool, wait_timeout: float | None
     ) -> RunResult:
         """At a pause: apply decisions recorded elsewhere if they answer every call, else report
         (or, with ``wait``, wait for them)."""
-        now = self._status_now()
-        recorded = recorded_for(self, asking_ids(now)) if now.status == "awaiting_approval" else None
+        core = self.core
+        now = self.runs.status_now()
+        recorded = recorded_for(core, asking_ids(now)) if now.status == "awaiting_approval" else None
         if recorded is not None:
-            now = self.decide(recorded, stream=stream, on_event=on_event)
-            self.store.decisions.clear(self.id, list(recorded))
+            now = self.approvals.decide(recorded, stream=stream, on_event=on_event)
+            core.store.decisions.clear(core.id, list(recorded))
         if wait:
             return self.wait(wait_timeout, stream=stream, on_event=on_event)
         return now

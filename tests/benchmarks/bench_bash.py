@@ -62,7 +62,7 @@ def plain(root: Path) -> Variant:
 
 
 def sandboxed(root: Path) -> Variant:
-    from cairn.policy.sandbox import hidden_paths, protected_in_workspace
+    from cairn.policy.sandbox_paths import hidden_paths, protected_in_workspace
     from cairn.tools.shell.sandbox import SandboxSpec, detect_backend
 
     status = detect_backend()

@@ -25,7 +25,7 @@ import pexpect
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent / "cairn"
-CAIRN = [str(BIN)] if BIN.exists() else [sys.executable, "-m", "cairn.graph.cli"]
+CAIRN = [str(BIN)] if BIN.exists() else [sys.executable, "-m", "cairn.graph.apps.cli"]
 
 
 def timed(cmd: list[str], env: dict[str, str], cwd: str) -> float:

@@ -19,7 +19,7 @@ import tempfile
 import threading
 import time
 
-from cairn.graph.sandboxing import build_spec
+from cairn.graph.core.sandbox_setup import build_spec
 from cairn.policy.sandbox import SandboxSettings
 from cairn.tools.base import RiskLevel, ToolContext
 from cairn.tools.services import ToolServices

@@ -247,9 +247,42 @@ def resume_latency(session: Any, tmp: Path, n: int) -> float:
     return json.loads(out.stdout.strip().splitlines()[-1])["first_node_ms"]
 
 
+def telemetry_overhead(tmp: Path, n: int) -> None:
+    """Per tool cycle with OpenTelemetry off and on (spans to an in-memory exporter, metrics to a
+    reader), runs interleaved off/on/off/on so the machine's load hits both alike (issue 34)."""
+    from opentelemetry.sdk.metrics.export import InMemoryMetricReader
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    from cairn.graph.core import telemetry
+
+    cycles: dict[bool, list[float]] = {False: [], True: []}
+    for attempt in range(2):
+        for on in (False, True):
+            where = tmp / f"otel-{attempt}-{on}"
+            where.mkdir()
+            if on:
+                telemetry.configure(
+                    span_exporter=InMemorySpanExporter(), metric_reader=InMemoryMetricReader()
+                )
+            try:
+                run = run_cairn(n, where)
+            finally:
+                telemetry.disable()
+            run["session"].close()
+            cycles[on] += run["cycles"]
+    off_ms, on_ms = median_ms(cycles[False]), median_ms(cycles[True])
+    print(
+        f"telemetry at {n} turns, per tool cycle (median ms, interleaved runs): off {off_ms:.2f}, "
+        f"on {on_ms:.2f} ({on_ms - off_ms:+.2f} ms)"
+    )
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--turns", default="50,200,500")
+    ap.add_argument(
+        "--telemetry", action="store_true", help="also time the largest run with OpenTelemetry on (issue 34)"
+    )
     args = ap.parse_args()
     sizes = [int(x) for x in args.turns.split(",")]
     with tempfile.TemporaryDirectory() as d:
@@ -277,6 +310,8 @@ def main() -> None:
             f"(growth x{c_end / c10:.2f}); baseline at 10 = {b10:.2f}, at {n} = {b_end:.2f} "
             f"(growth x{b_end / b10:.2f}); cairn/baseline at {n} = {c_end / b_end:.2f}"
         )
+        if args.telemetry:
+            telemetry_overhead(tmp, n)
         rt, session = approval_round_trip(tmp, n)
         print(f"approval round trip at {n} turns (median of 20): {rt:.1f} ms")
         resume = resume_latency(session, tmp, n)

@@ -120,7 +120,7 @@ def drive(session: Any, sid: str, cycles: int, clock: CycleClock, busy: Path | N
 
     ``busy`` names the session while the worker is in it, so the coordinator kills workers
     in the middle of a session, not while they start up."""
-    with session._run_lock.hold():
+    with session.core.run_lock.hold():
         if busy is not None:
             busy.write_text(sid)
         if session.status == "done":

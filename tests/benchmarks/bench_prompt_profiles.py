@@ -13,8 +13,8 @@ from __future__ import annotations
 import json
 import tempfile
 
-from cairn.graph.profiles import LEAN_TOOLS, lean_schema
-from cairn.graph.prompts import build_system_prompt
+from cairn.graph.core.profiles import LEAN_TOOLS, lean_schema
+from cairn.graph.core.prompts import build_system_prompt
 from cairn.tools import create_default_tools
 
 

@@ -19,7 +19,7 @@ import sys
 import tempfile
 import time
 
-from cairn.policy.sandbox import hidden_paths, protected_in_workspace
+from cairn.policy.sandbox_paths import hidden_paths, protected_in_workspace
 from cairn.tools.base import RiskLevel, ToolContext
 from cairn.tools.services import ToolServices
 from cairn.tools.shell.bash import BashTool
@@ -31,7 +31,7 @@ def spec(profile: str, root: str) -> SandboxSpec:
     """The spec the graph builds (home hidden, credential files, process bound) when it can,
     else the older one (for a "before" run on a tree without ``build_spec``)."""
     try:
-        from cairn.graph.sandboxing import build_spec
+        from cairn.graph.core.sandbox_setup import build_spec
         from cairn.policy.sandbox import SandboxSettings
     except ImportError:
         read_only, placeholders = protected_in_workspace(root)

@@ -114,7 +114,7 @@ def copy_at(session, turns: int, tmp: Path) -> tuple[Path, str]:
     fresh = Session(w, model=bg.InstantModel([{"content": "x"}]), db=str(db), tools=[bg.BlobTool(w)])
     head = fresh.store.transcript.append(fresh.id, None, [m.model_copy() for m in history])
     graph_config = {"configurable": {"thread_id": fresh.id}}
-    fresh._graph.update_state(graph_config, {"head": head}, as_node="observation")
+    fresh.core.graph.update_state(graph_config, {"head": head}, as_node="observation")
     sid = fresh.id
     fresh.close()
     return db, sid

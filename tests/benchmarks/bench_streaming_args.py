@@ -29,7 +29,7 @@ sys.path.insert(0, str(ROOT))
 
 from langchain_core.messages import AIMessageChunk  # noqa: E402
 
-from cairn.graph.nodes.reasoning import _call_model  # noqa: E402
+from cairn.graph.nodes.model_stream import call_model as _call_model  # noqa: E402
 
 
 def chunks_for(size: int, delta: int) -> list[AIMessageChunk]:

@@ -18,7 +18,7 @@ def test_prune_keeps_boundaries_and_every_remaining_checkpoint_reads(tmp_path, d
     boundaries = [c for c in history if c["next"] == ["reasoning"]]
     assert len(boundaries) >= 30, "every turn boundary survives"
     assert len(history) < 30 * 4, "intermediate checkpoints were pruned"
-    for snap in s._graph.get_state_history(s._config()):
+    for snap in s.core.graph.get_state_history(s.core.config()):
         s.store.transcript.read(s.id, snap.values.get("head"))  # every head still resolves
     table = "checkpoint_writes" if s.store.backend == "postgres" else "writes"
     writes = s.store.db.query(f"SELECT count(*) FROM {table} WHERE thread_id = ?", (s.id,))[0][0]
@@ -50,7 +50,9 @@ def test_rewinding_to_an_older_boundary_forks_without_touching_the_original(tmp_
     s.send("go")
     full = [m.content for m in s.history()]
     older = [c for c in s.checkpoints() if c["next"] == ["reasoning"]][-1]
-    snap = s._graph.get_state({"configurable": {"thread_id": s.id, "checkpoint_id": older["checkpoint_id"]}})
+    snap = s.core.graph.get_state(
+        {"configurable": {"thread_id": s.id, "checkpoint_id": older["checkpoint_id"]}}
+    )
     assert len(s.store.transcript.read(s.id, snap.values["head"])) < len(full)
     assert [m.content for m in s.history()] == full
     s.close()

@@ -18,9 +18,9 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def cairn_cmd() -> list[str]:
-    """The console script when installed next to this interpreter, else ``python -m cairn.graph.cli``."""
+    """The console script when installed next to this interpreter, else ``python -m cairn.graph.apps.cli``."""
     script = Path(sys.executable).parent / "cairn"
-    return [str(script)] if script.exists() else [sys.executable, "-m", "cairn.graph.cli"]
+    return [str(script)] if script.exists() else [sys.executable, "-m", "cairn.graph.apps.cli"]
 
 
 @pytest.fixture

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from cairn.graph.cli import main
-from cairn.graph.cli.args import split_command
+from cairn.graph.apps.cli import main
+from cairn.graph.apps.cli.grammar import split_command
 
 
 @pytest.mark.parametrize(

@@ -89,7 +89,7 @@ def test_a_stop_before_the_run_starts_holds_until_that_run_ends(tmp_path, db_loc
     r = s.send("write ran.txt")
     assert r.status == "interrupted" and r.usage["model_calls"] == 0
     assert not (ws / "ran.txt").exists()
-    assert not s.cancel_event.is_set()  # cleared once that run ended
+    assert not s.core.cancel_event.is_set()  # cleared once that run ended
     r = s.send("now really")
     assert r.status == "done" and (ws / "ran.txt").exists()
     s.close()

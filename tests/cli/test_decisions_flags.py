@@ -7,12 +7,12 @@ import os
 
 import pytest
 
-from cairn.graph.cli.decision_flags import build_decisions
-from cairn.graph.cli.exits import CliError
-from cairn.graph.cli.options import Options
-from cairn.graph.cli.output import pause_hint
+from cairn.graph.apps.cli.decision_flags import build_decisions
+from cairn.graph.apps.cli.exits import CliError
+from cairn.graph.apps.cli.options import Options
+from cairn.graph.apps.cli.output import pause_hint
+from cairn.graph.core.state import ToolCallInfo
 from cairn.graph.session.result import RunResult
-from cairn.graph.state import ToolCallInfo
 
 ASKING = ToolCallInfo(
     call_id="a1", tool_name="write_file", arguments={"file_path": "x"}, status="awaiting_approval"
@@ -110,7 +110,7 @@ def test_in_memory_sessions_get_no_resume_commands():
 
 
 def test_a_relative_db_is_absolute_in_resume_commands(tmp_path, monkeypatch):
-    from cairn.graph.cli.args import main_parser
+    from cairn.graph.apps.cli.parsers import main_parser
 
     monkeypatch.chdir(tmp_path)
     opts = Options.from_args(main_parser().parse_args(["--db", "rel/c.db", "-p", "x"]))

@@ -6,8 +6,8 @@ import io
 
 from rich.console import Console
 
-from cairn.graph.cli.edit import edit_arguments
-from cairn.graph.state import ToolCallInfo
+from cairn.graph.apps.cli.tui.edit import edit_arguments
+from cairn.graph.core.state import ToolCallInfo
 
 
 class FakePrompter:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from cairn.graph.cli import main
+from cairn.graph.apps.cli import main
 from tests.support.fixtures import make_openai_server  # noqa: F401  (fixture)
 
 PING = {"tool_calls": [{"name": "ping", "args": {"text": "hello"}, "id": "p1"}]}

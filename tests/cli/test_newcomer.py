@@ -78,8 +78,8 @@ def test_unsandboxed_is_bang_at_the_approval_prompt_and_u_is_only_undo(pty_cairn
 
 
 def test_a_failing_test_command_is_a_red_cross_not_a_green_tick(run_cairn, script, workspace):
+    from cairn.graph.core.state import ToolCallInfo
     from cairn.graph.display.parts import call_status
-    from cairn.graph.state import ToolCallInfo
 
     turns = [
         {
@@ -137,7 +137,7 @@ def test_a_writing_command_leaves_no_empty_placeholder_dirs(sandboxed):  # noqa:
 def test_the_approval_widget_has_a_static_view_for_exported_html(monkeypatch):
     import sys
 
-    from cairn.graph.notebook import approval_widget
+    from cairn.graph.apps.notebook import approval_widget
     from tests.notebooks.test_widgets import GATED, FakeSession, fake_ipywidgets
 
     monkeypatch.setitem(sys.modules, "ipywidgets", fake_ipywidgets())

@@ -12,11 +12,11 @@ from rich.style import Style
 from rich.text import Text
 
 from cairn.checkpoints.sessions import SessionRecord
-from cairn.graph.cli.mdstream import _prototype, markdown
-from cairn.graph.cli.onepass import OnePassConsole
-from cairn.graph.cli.show import Shown, _print_to
-from cairn.graph.compaction.view import make_marker
-from cairn.graph.state import ToolCallInfo
+from cairn.graph.apps.cli.commands.show import Shown, _print_to
+from cairn.graph.apps.cli.tui.mdstream import _prototype, markdown
+from cairn.graph.apps.cli.tui.onepass import OnePassConsole
+from cairn.graph.core.compaction.view import make_marker
+from cairn.graph.core.state import ToolCallInfo
 
 
 def consoles(width: int = 60) -> dict[str, Console]:
@@ -274,7 +274,7 @@ def test_show_json_is_written_as_the_standard_library_writes_it():
     import json
     import uuid
 
-    from cairn.graph.cli.show import dump_json
+    from cairn.graph.apps.cli.commands.show import dump_json
 
     doc = {
         "text": 'é \x00\n\u2028 "quoted" \\ 😀',

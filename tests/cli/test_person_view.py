@@ -6,10 +6,10 @@ import io
 
 from rich.console import Console
 
-from cairn.graph.cli import person
-from cairn.graph.cli.mdstream import BlockSplitter
-from cairn.graph.cli.render import Renderer
-from cairn.graph.events import Message, ToolEnd, ToolStart
+from cairn.graph.apps.cli.tui import person
+from cairn.graph.apps.cli.tui.mdstream import BlockSplitter
+from cairn.graph.apps.cli.tui.render import Renderer
+from cairn.graph.core.events import Message, ToolEnd, ToolStart
 
 
 def test_model_directed_lines_stderr_prefixes_and_exit_code_are_dropped():

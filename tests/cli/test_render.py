@@ -6,10 +6,10 @@ import io
 
 from rich.console import Console
 
-from cairn.graph.cli import fmt
-from cairn.graph.cli.render import SHOWN_LINES, Renderer
-from cairn.graph.cli.term import make_console
-from cairn.graph.events import (
+from cairn.graph.apps.cli.tui import fmt
+from cairn.graph.apps.cli.tui.render import SHOWN_LINES, Renderer
+from cairn.graph.apps.cli.tui.term import make_console
+from cairn.graph.core.events import (
     Message,
     SubagentEnd,
     SubagentEvent,
@@ -149,8 +149,8 @@ def test_no_color_and_no_tty_mean_plain_text(monkeypatch):
 
 def test_the_cli_and_the_notebook_summarize_arguments_alike():
     """One summarizer, one key table (issue 29): the terminal escapes, the HTML view does not."""
+    from cairn.graph.core.state import ToolCallInfo
     from cairn.graph.display.parts import summary_line
-    from cairn.graph.state import ToolCallInfo
 
     cases = [
         ("grep", {"pattern": "TODO", "path": "src"}, "TODO in src"),
@@ -189,8 +189,8 @@ def test_control_characters_are_shown_not_obeyed():
 
 
 def test_approval_shows_the_command_escaped(monkeypatch):
-    from cairn.graph.cli.approval import Approver
-    from cairn.graph.state import ToolCallInfo
+    from cairn.graph.apps.cli.tui.approval import Approver
+    from cairn.graph.core.state import ToolCallInfo
 
     out = io.StringIO()
     console = Console(file=out, force_terminal=False, no_color=True, width=200)
@@ -230,7 +230,7 @@ def test_subagents_render_as_an_indented_tree():
 
     from rich.console import Console as _Console
 
-    from cairn.graph.cli.render import Renderer as _Renderer
+    from cairn.graph.apps.cli.tui.render import Renderer as _Renderer
 
     buf = _io.StringIO()
     r = _Renderer(_Console(file=buf, width=100, force_terminal=False), verbose=False)

@@ -14,7 +14,7 @@ pytestmark = pytest.mark.slow
 #: or never open it.
 BOTH = pytest.mark.usefixtures("db_location")
 
-USAGE_KEYS = {"input_tokens", "output_tokens", "model_calls"}
+USAGE_KEYS = {"input_tokens", "output_tokens", "model_calls", "cost"}
 
 
 @BOTH

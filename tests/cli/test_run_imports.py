@@ -14,7 +14,7 @@ import pytest
 
 CHECK = """
 import sys, io, contextlib
-from cairn.graph.cli import main
+from cairn.graph.apps.cli import main
 with contextlib.redirect_stdout(io.StringIO()):
     try:
         code = main({argv!r})

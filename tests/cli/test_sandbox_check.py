@@ -14,7 +14,7 @@ import subprocess
 
 import pytest
 
-from cairn.graph.cli.sandbox_probes import ASKS, ENFORCED, INCONCLUSIVE, NOT_ENFORCED, render
+from cairn.graph.apps.cli.commands.sandbox_report import ASKS, ENFORCED, INCONCLUSIVE, NOT_ENFORCED, render
 from cairn.tools.shell.sandbox import detect_backend
 from cairn.tools.shell.sandbox.guarantees import GUARANTEES
 from tests.cli.conftest import cairn_cmd
@@ -135,12 +135,12 @@ def test_session_sandbox_report(workspace, cli_env, monkeypatch):
 def test_python_probes_that_cannot_run_are_inconclusive(monkeypatch, tmp_path):
     """If the interpreter cannot run inside the sandbox, the socket and process probes prove
     nothing: they must not be reported as enforced."""
-    from cairn.graph.cli import sandbox_probes
+    from cairn.graph.apps.cli.commands import sandbox_probes
 
     if not detect_backend("landlock").available:
         pytest.skip("Landlock does not work on this machine")
     monkeypatch.setattr(sandbox_probes, "_PY", str(tmp_path / "no-such-python"))
-    with sandbox_probes._place(None) as place:
-        seen = sandbox_probes._probe_all(place, detect_backend("landlock"), "read-only")
+    with sandbox_probes.probe_place(None) as place:
+        seen = sandbox_probes.probe_all(place, detect_backend("landlock"), "read-only")
     assert all(seen[g][0] is None for g in sandbox_probes._NEEDS_PYTHON)
     assert seen["write-outside"][0] is True

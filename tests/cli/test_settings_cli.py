@@ -6,8 +6,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from cairn.graph.cli.args import main_parser
-from cairn.graph.cli.options import Options
+from cairn.graph.apps.cli.options import Options
+from cairn.graph.apps.cli.parsers import main_parser
 from cairn.graph.models.scripted import ScriptedChatModel
 from cairn.graph.session.session import Session
 
@@ -21,7 +21,7 @@ def test_flags_become_session_overrides_and_leave_the_environment_alone(workspac
     assert kwargs["tool_profile"] == "lean" and kwargs["context_window"] == 8192
     session = Session(workspace, model=ScriptedChatModel.from_turns([]), db=":memory:", **kwargs)  # type: ignore[arg-type]
     try:
-        assert session.tool_profile == "lean"
+        assert session.core.tool_profile == "lean"
         assert session.settings.context.window == 8192 and session.context_window == 8192
         assert session.settings.model.base_url == "http://127.0.0.1:9/v1"
     finally:

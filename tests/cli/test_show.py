@@ -44,7 +44,7 @@ def test_tool_images_are_not_shown_as_the_person(run_cairn, image_session):
 
 
 def test_resume_shows_the_persons_last_message_not_the_tool_images(image_session, cli_env, workspace):
-    from cairn.graph.cli.resume_interactive import where
+    from cairn.graph.apps.cli.tui.resume_interactive import where
     from cairn.graph.session.session import Session
 
     session = Session.resume(image_session, db=cli_env["CAIRN_DB"])

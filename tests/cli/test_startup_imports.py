@@ -9,7 +9,7 @@ import pytest
 
 CHECK = """
 import sys, io, contextlib
-from cairn.graph.cli import main
+from cairn.graph.apps.cli import main
 with contextlib.redirect_stdout(io.StringIO()):
     code = main({argv!r})
 heavy = sorted(m for m in sys.modules if m.split('.')[0] in ('langgraph', 'langchain_core', 'langchain_openai', 'openai', 'pydantic'))

@@ -20,7 +20,7 @@ import pytest
 from langchain_core.messages import AIMessage
 
 from cairn import Session
-from cairn.graph.cli.output import HeadlessOutput
+from cairn.graph.apps.cli.output import HeadlessOutput
 from cairn.graph.models.scripted import ScriptedChatModel
 from tests.graph.agent_model import AgentsModel, call
 
@@ -37,7 +37,13 @@ def _tool(name: str, cid: str, **args: object) -> dict:
 
 
 def _scripted(ws: Path, db: str, turns: list[dict], mode: str) -> Session:
-    return Session(ws, model=ScriptedChatModel.from_turns(turns), db=db, mode=mode)
+    return _headless(Session(ws, model=ScriptedChatModel.from_turns(turns), db=db, mode=mode))
+
+
+def _headless(session: Session) -> Session:
+    """As `cairn -p` runs it: notifications stay off in headless runs unless asked for."""
+    session.core.surface = "headless"
+    return session
 
 
 def _runs(tmp: Path) -> tuple[str, list[str]]:
@@ -100,7 +106,7 @@ def _runs(tmp: Path) -> tuple[str, list[str]]:
             "look": [call("grep", {"pattern": "alpha"}, "g1"), AIMessage("in a.txt")],
         }
     )
-    s = Session(ws, model=model, db=db, mode="bypass")
+    s = _headless(Session(ws, model=model, db=db, mode="bypass"))
     ids.append(s.id)
     o = output()
     o.start(s)

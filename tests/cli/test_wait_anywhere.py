@@ -129,7 +129,7 @@ def test_a_notebook_in_another_process_records_decisions(env, workspace, script,
     sid = waiter.session_waiting()
     other = Session.resume(sid, db=db_location)
     try:
-        assert other.held_elsewhere()
+        assert other.waiting.held_elsewhere()
         with pytest.raises(Exception, match="another process"):
             other.approve()  # running it here is refused: the waiting process holds it
         other.record_decisions({"w1": "approve"})

@@ -9,7 +9,7 @@ import pytest
 from langchain_core.messages import AIMessage, ToolMessage
 
 from cairn import Session
-from cairn.graph.compaction.view import is_marker, marker_info
+from cairn.graph.core.compaction.view import is_marker, marker_info
 from cairn.graph.models import create_model
 from cairn.graph.models.script import ScriptTurn
 from tests.compaction.conftest import read_turn
@@ -199,7 +199,7 @@ def test_a_rewind_to_before_a_compaction_sends_the_whole_history_again(project):
         assert info["summarized"] > 0
         assert "earlier assistant messages summarized" in s.history(sent=True)[2].text
         # what a rewind of the conversation does: the head moves back; state still names the marker
-        s._graph.update_state(s._config(), {"head": before})
+        s.core.graph.update_state(s.core.config(), {"head": before})
         sent = s.history(sent=True)
         assert not any("earlier assistant messages summarized" in m.text for m in sent)
         assert len(sent) == len(s.history()) + 1  # the system prompt, then every message

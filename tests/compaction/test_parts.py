@@ -10,10 +10,10 @@ import sys
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
 from cairn import policy
-from cairn.graph.compaction import tokens, windows
-from cairn.graph.compaction.spill import spill, spill_dir, spill_rules
-from cairn.graph.compaction.summary import SECTIONS, SUMMARY_SYSTEM, fallback_summary, state_notes
-from cairn.graph.compaction.view import one_line
+from cairn.graph.core.compaction import tokens, windows
+from cairn.graph.core.compaction.spill import spill, spill_dir, spill_rules
+from cairn.graph.core.compaction.summary import SECTIONS, SUMMARY_SYSTEM, fallback_summary, state_notes
+from cairn.graph.core.compaction.view import one_line
 from cairn.tools import Workspace
 from tests.support.fixtures import openai_server
 
@@ -43,7 +43,7 @@ def test_exact_tokenizer_works_offline():
         "import socket\n"
         "def no(*a, **k): raise OSError('network disabled in this test')\n"
         "socket.socket.connect = no; socket.create_connection = no; socket.getaddrinfo = no\n"
-        "from cairn.graph.compaction.tokens import encoding_for\n"
+        "from cairn.graph.core.compaction.tokens import encoding_for\n"
         "enc = encoding_for('gpt-4o-mini')\n"
         "print(len(enc.encode_ordinary('hello world')))\n"
     )
@@ -131,7 +131,7 @@ def test_fallback_summary_uses_the_template_and_the_facts():
 
 
 def test_scripted_model_answers_summaries_without_using_a_turn():
-    from cairn.graph.compaction.summary import summary_request
+    from cairn.graph.core.compaction.summary import summary_request
     from cairn.graph.models.scripted import ScriptedChatModel
 
     model = ScriptedChatModel.from_turns([{"content": "turn0"}, {"content": "turn1"}, {"content": "turn2"}])

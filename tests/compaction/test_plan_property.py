@@ -6,9 +6,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 
-from cairn.graph.compaction import tokens
-from cairn.graph.compaction.plan import invariant_problems, plan_cut, unit_starts
-from cairn.graph.compaction.view import View, make_marker
+from cairn.graph.core.compaction import tokens
+from cairn.graph.core.compaction.plan import invariant_problems, plan_cut, unit_starts
+from cairn.graph.core.compaction.view import View, make_marker
 
 unit_kinds = st.sampled_from(["person", "text", "calls", "calls_images"])
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 import pytest
 
 from cairn import Session
+from cairn.graph.core.tool_selection import CORE_TOOLS
 from cairn.graph.models import create_model
-from cairn.graph.tool_selection import CORE_TOOLS
 from tests.extensions.conftest import stdio_server
 from tests.support.fixtures import openai_server
 
@@ -39,7 +39,7 @@ def test_tool_search_activates_a_tool_for_the_next_request_and_after_restart(wor
         try:
             r = s.send("look up bolts")
             assert r.status == "done", r.error
-            assert sum(name.startswith("mcp__t__") for name in s.registry.names) == 25
+            assert sum(name.startswith("mcp__t__") for name in s.core.registry.names) == 25
             first, second, third = server.requests
             assert set(bound(first)) == CORE_TOOLS - {"read_skill"}
             assert "mcp__t__extra_07" not in bound(first)
@@ -140,8 +140,8 @@ def test_tool_search_ranks_by_name_hint_and_description(workspace, marks):
         workspace, model="script:/dev/null", db=":memory:", mcp_servers={"t": stdio_server(marks, *MANY)}
     )
     try:
-        s._load_extension_tools()
-        tools = list(s.registry)
+        s.core.load_extension_tools()
+        tools = list(s.core.registry)
         assert rank_tools(tools, "catalogue section 12", 3)[0].name == "mcp__t__extra_12"
         assert rank_tools(tools, "echo", 1)[0].name == "mcp__t__echo"
         assert rank_tools(tools, "save a project fact", 1)[0].name == "save_memory"

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from cairn import Session
+from cairn.graph.core.settings import load_settings
 from cairn.graph.models.scripted import ScriptedChatModel
-from cairn.graph.settings import load_settings
 from cairn.tools.mcp_servers import McpConfigError, load_server_specs, parse_servers, tool_name
 from cairn.tools.workspace import Workspace
 from tests.extensions.conftest import stdio_server
@@ -103,11 +103,11 @@ def test_project_servers_start_only_after_approval(workspace, marks, tmp_path):
         assert s.project_mcp_pending()[0]["name"] == "proj"
         assert s.send("hi").status == "done"
         assert not started.exists(), "a project server ran before anyone approved it"
-        assert "mcp__proj__echo" not in s.registry
+        assert "mcp__proj__echo" not in s.core.registry
         assert s.mcp_status()[0]["status"] == "awaiting approval"
         s.approve_project_mcp()
         assert started.exists()
-        assert "mcp__proj__echo" in s.registry
+        assert "mcp__proj__echo" in s.core.registry
     finally:
         s.close()
     # Approved once for this workspace and config: the next session starts it directly.

@@ -88,7 +88,7 @@ def test_session_context_lists_skills_and_commands_and_the_system_prompt_stays_c
     install(ws)
     s = Session(ws, model=ScriptedChatModel.from_turns([{"content": "x"}]), db=":memory:")
     try:
-        context = make_context(s, False, None)
+        context = make_context(s.core, False, None)
         assert "# Skills" not in context.system_prompt("default")  # byte-identical across sessions
         prompt = context.session_context
         assert prompt.index("# Environment") < prompt.index("# Skills") < prompt.index("# Custom commands")
@@ -142,7 +142,7 @@ def test_slash_command_tool(workspace):
 def test_no_skills_or_commands_no_tools(workspace):
     s = Session(workspace, model=ScriptedChatModel.from_turns([{"content": "x"}]), db=":memory:")
     try:
-        assert not {"list_skills", "read_skill", "slash_command"} & set(s.registry.names)
+        assert not {"list_skills", "read_skill", "slash_command"} & set(s.core.registry.names)
     finally:
         s.close()
 
@@ -169,7 +169,7 @@ def test_save_memory_asks_then_writes_under_the_heading(workspace):
     finally:
         s.close()
     # The next session's context carries it (CONTEXT.md is an instruction file).
-    from cairn.graph.prompts import build_session_context
+    from cairn.graph.core.prompts import build_session_context
 
     assert "- tests run with make test" in build_session_context(ws)
 

@@ -144,7 +144,7 @@ def test_cairn_p_exits_non_zero_on_a_cut_answer(tmp_path, db_location):
         env = {**os.environ, "PYTHONPATH": str(root)}
 
         def cairn(*args: str) -> subprocess.CompletedProcess:
-            cmd = [sys.executable, "-m", "cairn.graph.cli", *args, *common, "--output-format", "json"]
+            cmd = [sys.executable, "-m", "cairn.graph.apps.cli", *args, *common, "--output-format", "json"]
             return subprocess.run(cmd, cwd=root, env=env, capture_output=True, text=True, timeout=120)
 
         out = cairn("-p", "answer me")

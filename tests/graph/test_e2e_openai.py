@@ -105,9 +105,9 @@ def test_the_web_guard_stops_a_redirect_to_another_host_and_refuses_internal_one
     from cairn.graph.models.scripted import ScriptedChatModel
 
     s = Session(harness.ws, model=ScriptedChatModel.from_turns([{"content": "x"}]), db=harness.db)
-    assert s._url_guard("http://127.0.0.1:8080/admin").startswith("deny:")
-    assert s._url_guard("http://169.254.169.254/latest/meta-data").startswith("deny:")
-    assert s._url_guard("file:///etc/passwd").startswith("deny:")
+    assert s.core.url_guard("http://127.0.0.1:8080/admin").startswith("deny:")
+    assert s.core.url_guard("http://169.254.169.254/latest/meta-data").startswith("deny:")
+    assert s.core.url_guard("file:///etc/passwd").startswith("deny:")
     s.close()
     allowed = Session(
         harness.ws,
@@ -120,8 +120,8 @@ def test_the_web_guard_stops_a_redirect_to_another_host_and_refuses_internal_one
     original = urls.system_resolver
     urls.system_resolver = lambda host: ["151.101.0.223"]
     try:
-        assert allowed._url_guard("https://docs.python.org/3/") is None
-        assert allowed._url_guard("https://elsewhere.example/").startswith("ask:")
+        assert allowed.core.url_guard("https://docs.python.org/3/") is None
+        assert allowed.core.url_guard("https://elsewhere.example/").startswith("ask:")
     finally:
         urls.system_resolver = original
         allowed.close()

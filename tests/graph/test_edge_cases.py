@@ -187,9 +187,9 @@ def test_a_decision_sent_before_the_prompt_is_applied_after_recovery(harness, mo
     monkeypatch.setattr(build, "tool_routing", original)
     s.close()
     again = Session.resume(s.id, db=harness.db, model=None, tools=harness.tools())
-    again._model = __import__("cairn.graph.models.scripted", fromlist=["x"]).ScriptedChatModel.from_turns(
-        [{"tool_calls": [effect("e1", seconds=30)]}, {"content": "done"}]
-    )
+    again.core._model = __import__(
+        "cairn.graph.models.scripted", fromlist=["x"]
+    ).ScriptedChatModel.from_turns([{"tool_calls": [effect("e1", seconds=30)]}, {"content": "done"}])
     (harness.marks / "fast").write_text("")
     r = again.retry()
     assert r.status == "done", r

@@ -1,4 +1,4 @@
-"""Typed events (``cairn.graph.events``): every kind emitted is a class there, every class is
+"""Typed events (``cairn.graph.core.events``): every kind emitted is a class there, every class is
 handled or explicitly ignored by each frontend, and old ``(kind, payload)`` callbacks still work."""
 
 from __future__ import annotations
@@ -9,16 +9,18 @@ from pathlib import Path
 
 import pytest
 
-from cairn.graph import events as ev
-from cairn.graph.events import ALL_EVENTS, event_callback, from_payload
+from cairn.graph.core import events as ev
+from cairn.graph.core.events import ALL_EVENTS, event_callback, from_payload
 
 GRAPH = Path(__file__).resolve().parents[2] / "graph"
 NAMES = {cls.__name__ for cls in ALL_EVENTS}
 #: Each frontend's dispatch: (file, function whose ``match`` must name every event class).
 FRONTENDS = [
-    ("cli/render.py", "on_event"),
-    ("notebook/stream.py", "__call__"),
-    ("cli/output.py", "stream_json_line"),
+    ("apps/cli/tui/render.py", "on_event"),
+    ("apps/notebook/stream.py", "__call__"),
+    ("apps/cli/output.py", "stream_json_line"),
+    ("apps/acp/updates.py", "translate"),
+    ("core/telemetry/recorder.py", "observe"),
 ]
 #: One instance of each kind, with the values a run gives them.
 SAMPLES: list[ev.Event] = [
@@ -78,7 +80,7 @@ def test_the_graph_emits_only_event_classes_and_dispatches_on_types_only():
             [arg] = node.args
             assert isinstance(arg, ast.Call), f"{path}:{node.lineno}: emits a {type(arg).__name__}"
             made = arg.func.id if isinstance(arg.func, ast.Name) else ast.unparse(arg.func).split(".")[0]
-            assert made in NAMES, f"{path}:{node.lineno}: emits {made}, not a class of graph/events.py"
+            assert made in NAMES, f"{path}:{node.lineno}: emits {made}, not a class of graph/core/events.py"
     assert seen >= 15  # the nodes' and the sub-agents' call sites were found
 
 
@@ -125,6 +127,8 @@ def test_kinds_are_unique_and_old_names():
         "subagent_event",
         "subagent_end",
         "waiting",
+        "hook",
+        "notification",
         "decision_refused",
     }
 

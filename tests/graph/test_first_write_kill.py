@@ -79,7 +79,7 @@ class Driver:
         return not finished
 
     def resume_cli(self) -> tuple[int, dict]:
-        cmd = [sys.executable, "-m", "cairn.graph.cli", "resume", self.session_id or "", "-p"]
+        cmd = [sys.executable, "-m", "cairn.graph.apps.cli", "resume", self.session_id or "", "-p"]
         cmd += [
             "--model",
             f"script:{self.script}",

@@ -201,7 +201,7 @@ def test_model_error_pauses_resumably(harness):
     # the session is resumable: a working model continues from the same checkpoint
     from cairn.graph.models.scripted import ScriptedChatModel
 
-    s._model = ScriptedChatModel.from_turns([{"content": "recovered"}])
+    s.core._model = ScriptedChatModel.from_turns([{"content": "recovered"}])
     r = s.continue_()
     assert r.status == "done" and r.text == "recovered"
     assert [m.content for m in s.history() if isinstance(m, HumanMessage)] == ["go"]
@@ -345,7 +345,7 @@ def test_a_new_message_after_a_model_error_supersedes_the_failed_call(harness):
     assert s.send("first").status == "error"
     from cairn.graph.models.scripted import ScriptedChatModel
 
-    s._model = ScriptedChatModel.from_turns([{"content": "answer to second"}])
+    s.core._model = ScriptedChatModel.from_turns([{"content": "answer to second"}])
     r = s.send("second")
     assert r.status == "done" and r.text == "answer to second"
     assert [m.content for m in s.history()] == ["first", "second", "answer to second"]
@@ -435,7 +435,7 @@ def test_globs_of_a_session_share_its_stat_cache_until_it_closes(harness):
     )
     assert s.send("list").status == "done"
     assert tool_messages(s)["g1"].content.splitlines()[1:] == ["b.py  (2 B)", "a.py  (1 B)"]
-    cache = s._services.stat_cache
+    cache = s.core.services.stat_cache
     assert cache.settle(timeout=30)
     assert cache.remembered == 2
     (harness.ws / "a.py").write_text("grown")
@@ -443,7 +443,7 @@ def test_globs_of_a_session_share_its_stat_cache_until_it_closes(harness):
     assert s.send("again").status == "done"
     assert tool_messages(s)["g2"].content.splitlines()[1:] == ["a.py  (5 B)", "b.py  (2 B)"]
     s.close()
-    assert cache.remembered == 0 and "stat_cache" not in s._services.__dict__
+    assert cache.remembered == 0 and "stat_cache" not in s.core.services.__dict__
 
 
 @pytest.mark.parametrize("mode", ["default", "plan"])
@@ -455,6 +455,6 @@ def test_a_run_warms_the_stat_cache_for_the_first_glob(harness, mode):
         (harness.ws / name).write_text("x")
     s = harness.session([{"content": "hello"}], mode=mode)
     assert s.send("hi").status == "done"
-    assert s._services.stat_cache.settle(timeout=30)
-    assert s._services.stat_cache.remembered == 2
-    assert ("shell" in s._services.__dict__) is (mode != "plan")
+    assert s.core.services.stat_cache.settle(timeout=30)
+    assert s.core.services.stat_cache.remembered == 2
+    assert ("shell" in s.core.services.__dict__) is (mode != "plan")

@@ -15,7 +15,7 @@ from datetime import date
 from pathlib import Path
 
 from cairn.graph.build import build_graph
-from cairn.graph.prompts import build_session_context, build_system_prompt
+from cairn.graph.core.prompts import build_session_context, build_system_prompt
 from cairn.tools import create_default_tools
 
 GOLDEN = Path(__file__).parent / "golden"

@@ -18,7 +18,7 @@ import pytest
 
 from cairn import Session
 from cairn.graph.models.scripted import ScriptedChatModel
-from cairn.graph.session.decisions import DecisionError
+from cairn.graph.session.decision_forms import DecisionError
 from cairn.tools.shell.sandbox import detect_backend
 
 FETCH = """\

@@ -10,8 +10,8 @@ import json
 import pytest
 
 from cairn import Session
+from cairn.graph.core.profiles import LEAN_TOOLS
 from cairn.graph.models import create_model
-from cairn.graph.profiles import LEAN_TOOLS
 from tests.support.fixtures import make_openai_server  # noqa: F401  (fixture)
 
 pytestmark = pytest.mark.usefixtures("db_location")  # each test on SQLite and PostgreSQL (CAIRN_DB)
@@ -85,7 +85,7 @@ def test_auto_picks_lean_from_the_window_llama_cpp_reports(make_openai_server, t
     script = [read("c1"), {"content": "x is 1"}]
     small = make_openai_server(script, model_info={"meta": {"n_ctx": 16384, "n_ctx_train": 32768}})
     session = run(small, tmp_path, "small")
-    assert session.tool_profile == "lean"
+    assert session.core.tool_profile == "lean"
     session.close()
     big = make_openai_server(script, model_info={"max_model_len": 131072})
     run(big, tmp_path, "big").close()

@@ -379,7 +379,7 @@ def _compaction_setup(tmp_path, db_location) -> Harness:
 
 
 def _assert_compacted_once_and_whole(h: Harness) -> None:
-    from cairn.graph.compaction.view import is_marker
+    from cairn.graph.core.compaction.view import is_marker
 
     messages = h.transcript()
     assert next(m for m in messages if m.type == "human").content == "go"

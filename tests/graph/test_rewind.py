@@ -224,14 +224,14 @@ def test_files_above_the_size_bound_are_reported_not_restorable(tmp_path, db_loc
 
 def test_the_shadow_repository_lives_in_the_state_directory(ran):
     s, ws, _states, _git = ran
-    git_dir = s.snapshotter.repo.git_dir
+    git_dir = s.core.snapshotter.repo.git_dir
     assert Path(os.environ["CAIRN_HOME"]) in git_dir.parents and ws not in git_dir.parents
     assert git(ws, "rev-parse", "--git-dir").strip() == ".git"
 
 
 def test_a_stale_index_lock_from_a_killed_snapshot_is_cleared(ran):
     s, *_ = ran
-    repo = s.snapshotter.repo
+    repo = s.core.snapshotter.repo
     Path(f"{repo.index}.lock").write_text("")
     assert repo.snapshot().tree
 

@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 
 from cairn import Session
+from cairn.graph.core.sandbox_setup import SandboxWarning
 from cairn.graph.models.scripted import ScriptedChatModel
-from cairn.graph.sandboxing import SandboxWarning
-from cairn.graph.session.decisions import DecisionError
+from cairn.graph.session.decision_forms import DecisionError
 from cairn.policy.levels import Decision, RiskLevel, Verdict
 from cairn.tools.shell.sandbox import detect_backend
 
@@ -132,7 +132,7 @@ def test_settings_sandbox_off_restores_todays_behaviour_loudly(place):
     (place / "ws" / ".cairn").mkdir()
     (place / "ws" / ".cairn" / "settings.toml").write_text('sandbox = "off"\n')
     s = _session(place, "ls")
-    assert s.sandbox.state != "off"  # a project file cannot turn the sandbox off
+    assert s.core.sandbox.state != "off"  # a project file cannot turn the sandbox off
     s.close()
     user = Path(os.environ["CAIRN_HOME"]) / "settings.toml"
     user.parent.mkdir(parents=True, exist_ok=True)

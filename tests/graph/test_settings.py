@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from cairn.errors import CairnError, ConfigError
-from cairn.graph.settings import READ_ELSEWHERE, TABLES, load_settings, settings_table
+from cairn.graph.core.settings import READ_ELSEWHERE, TABLES, load_settings, settings_table
 from tests.test_import_layers import source_modules
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -135,7 +135,7 @@ def test_the_docs_table_is_generated_from_the_model():
     text = (ROOT / "docs" / "settings.md").read_text(encoding="utf-8")
     assert settings_table() in text, (
         "docs/settings.md is out of date: paste the output of "
-        "`python -c 'from cairn.graph.settings import settings_table; print(settings_table())'`"
+        "`python -c 'from cairn.graph.core.settings import settings_table; print(settings_table())'`"
     )
     for table, model in TABLES.items():
         for name, field in model.model_fields.items():
@@ -196,7 +196,7 @@ def test_cairn_variables_are_read_once_files_by_one_reader_and_environ_never_wri
     reads, files, writes = _reads_and_writes()
     allowed = {(var, module) for var, (module, _) in READ_ELSEWHERE.items()}
     assert reads - allowed == set(), (
-        "read these through cairn.graph.settings (or list them in READ_ELSEWHERE)"
+        "read these through cairn.graph.core.settings (or list them in READ_ELSEWHERE)"
     )
     modules = source_modules()
     for var, (module, _) in READ_ELSEWHERE.items():  # (cairn.userdirs reads its variable by name)

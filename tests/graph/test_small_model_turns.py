@@ -8,10 +8,10 @@ from __future__ import annotations
 import pytest
 
 from cairn import Session
-from cairn.graph.cli.exits import ERROR, code_for
+from cairn.graph.apps.cli.exits import ERROR, code_for
+from cairn.graph.core.prompts import build_system_prompt
 from cairn.graph.models import create_model
 from cairn.graph.models.runaway import EchoGuard
-from cairn.graph.prompts import build_system_prompt
 from tests.support.fixtures import make_openai_server  # noqa: F401  (fixture)
 
 #: What Qwen2.5-Coder-1.5B streamed for minutes: the session context, then the schemas, again and again.
@@ -159,8 +159,8 @@ def test_the_guard_leaves_tool_calls_written_as_text_and_plain_answers_alone():
 
 
 def test_the_call_limits_are_settings_and_the_environment_wins(tmp_path, monkeypatch):
+    from cairn.graph.core.settings import load_settings
     from cairn.graph.models.call_limits import DEFAULT_CALL_TIMEOUT, CallLimits, call_limits, output_cap
-    from cairn.graph.settings import load_settings
     from cairn.settings_files import project_settings_file
 
     monkeypatch.setenv("HOME", str(tmp_path / "home"))

@@ -8,9 +8,9 @@ from __future__ import annotations
 import json
 
 from cairn import Session
-from cairn.graph.cli import main
+from cairn.graph.apps.cli import main
+from cairn.graph.core.profiles import LEAN_TOOLS
 from cairn.graph.models import create_model
-from cairn.graph.profiles import LEAN_TOOLS
 from tests.support.fixtures import make_openai_server  # noqa: F401  (fixture)
 
 SCRIPT = [
@@ -36,7 +36,7 @@ def test_a_name_not_in_models_uses_the_only_listed_model_and_goes_lean(make_open
     try:
         result = s.send("what is x in a.py?")
         assert result.status == "done" and result.text == "x is 1"
-        assert s.context_window == 8192 and s.tool_profile == "lean"
+        assert s.context_window == 8192 and s.core.tool_profile == "lean"
     finally:
         s.close()
     assert server.requests[0]["model"] == "any"
@@ -52,7 +52,7 @@ def test_llama_cpp_props_n_ctx_beats_the_trained_length(make_openai_server, tmp_
     s = session(server, tmp_path, "qwen2.5-coder-1.5b")
     try:
         assert s.send("what is x?").status == "done"
-        assert s.context_window == 8192 and s.tool_profile == "lean"
+        assert s.context_window == 8192 and s.core.tool_profile == "lean"
     finally:
         s.close()
     assert tool_names(server.requests[0]) == sorted(LEAN_TOOLS)
@@ -62,7 +62,7 @@ def test_without_props_the_trained_length_is_the_last_resort(make_openai_server,
     server = make_openai_server(SCRIPT, model_info={"meta": {"n_ctx_train": 32768}})
     s = session(server, tmp_path)
     try:
-        assert s.context_window == 32768 and s.tool_profile == "full"
+        assert s.context_window == 32768 and s.core.tool_profile == "full"
     finally:
         s.close()
 

@@ -104,7 +104,7 @@ def test_a_call_awaiting_approval_keeps_an_undecodable_name(tmp_path, db_locatio
 
 def _cairn(args: list[bytes], *, stdin: bytes | None = None) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": str(ROOT), "LC_ALL": "C.UTF-8"}
-    cmd = [os.fsencode(sys.executable), b"-m", b"cairn.graph.cli", *args]
+    cmd = [os.fsencode(sys.executable), b"-m", b"cairn.graph.apps.cli", *args]
     return subprocess.run(cmd, cwd=ROOT, env=env, input=stdin, capture_output=True, timeout=120)
 
 
@@ -147,7 +147,7 @@ def test_a_failed_start_leaves_no_empty_session(tmp_path, db_location):
     with pytest.raises(ValueError, match="empty"):
         s.send("   ")
     assert Session.list(db=db_location) == []
-    s._model = create_model("script:" + str(_script(tmp_path, [{"content": "fine"}])))
+    s.core._model = create_model("script:" + str(_script(tmp_path, [{"content": "fine"}])))
     assert s.send("hello").text == "fine"  # the same Session starts properly afterwards
     assert [x["status"] for x in Session.list(db=db_location)] == ["done"]
     s.close()

@@ -53,7 +53,7 @@ def session_for(server, tmp_path, transport, monkeypatch) -> Session:
         model=create_model("scripted", base_url=server.base_url),
         rules={"allow": ["web_fetch(domain:docs.example.org)"]},
     )
-    tool = s.registry.get("web_fetch")
+    tool = s.core.registry.get("web_fetch")
     tool.transport = transport
     tool.resolver = lambda host, port: ["93.184.216.34"]
     return s

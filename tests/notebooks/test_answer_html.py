@@ -5,11 +5,11 @@ from __future__ import annotations
 import re
 from html.parser import HTMLParser
 
+from cairn.graph.core.state import ToolCallInfo
 from cairn.graph.display import calls_table, run_result_html
 from cairn.graph.display.answer import answer_html, safe_link
 from cairn.graph.display.parts import STATUS_STYLE
 from cairn.graph.session.result import RunResult
-from cairn.graph.state import ToolCallInfo
 
 ANSWER = """## The fix
 

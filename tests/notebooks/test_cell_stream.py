@@ -1,4 +1,4 @@
-"""cairn.graph.notebook.CellStream: live output of a run, in a kernel (display handles) or as plain lines."""
+"""cairn.graph.apps.notebook.CellStream: live output of a run, in a kernel (display handles) or as plain lines."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import io
 import IPython.display
 import pytest
 
-from cairn.graph.events import Message, Token, ToolEnd, ToolProgress, ToolStart
-from cairn.graph.notebook import CellStream, in_kernel, stream_to_cell
+from cairn.graph.apps.notebook import CellStream, in_kernel, stream_to_cell
+from cairn.graph.core.events import Message, Token, ToolEnd, ToolProgress, ToolStart
 from tests.notebooks.test_display import image_nesting
 
 START = {"call_id": "c1", "tool_name": "bash", "arguments": {"command": "pytest -q"}, "risk": "MEDIUM"}

@@ -8,6 +8,7 @@ from html.parser import HTMLParser
 
 import pytest
 
+from cairn.graph.core.state import STATUSES, ToolCallInfo
 from cairn.graph.display import (
     CallsTable,
     PendingView,
@@ -16,10 +17,9 @@ from cairn.graph.display import (
     run_result_markdown,
     run_result_text,
 )
-from cairn.graph.display.parts import STATUS_STYLE, badge, images
 from cairn.graph.display.markdown import fence, md_text
+from cairn.graph.display.parts import STATUS_STYLE, badge, images
 from cairn.graph.session.result import RunResult
-from cairn.graph.state import STATUSES, ToolCallInfo
 
 SAFE_TAGS = {"div", "span", "b", "i", "code", "small", "pre", "details", "summary"}
 SAFE_TAGS |= {"table", "thead", "tbody", "tr", "th", "td"}

@@ -10,10 +10,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
+from cairn.graph.core.state import ToolCallInfo
 from cairn.graph.display import PendingView, calls_table, run_result_markdown
 from cairn.graph.display.markdown import fence, md_code, md_inline, md_text
 from cairn.graph.session.result import RunResult
-from cairn.graph.state import ToolCallInfo
 
 #: Markdown renderers as frontends configure them: CommonMark with raw HTML on (markdown-it's
 #: default), GFM-like (tables, strikethrough, raw HTML), and markdown-it's JS default.

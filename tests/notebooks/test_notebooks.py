@@ -242,7 +242,7 @@ INTERRUPT_SETUP = """
 import json
 from pathlib import Path
 import psutil
-import cairn.graph.notebook
+import cairn.graph.apps.notebook
 from cairn import Session
 tmp = Path({tmp!r})
 (tmp / "ws").mkdir()
@@ -284,7 +284,7 @@ def test_the_interrupt_button_in_a_kernel(tmp_path, db_location):
         run("r = s.cancel()")
         started = time.monotonic()
         out = run(
-            "cairn.graph.notebook.enable()\nr = s.send('again')\nprint(r.status, [c.status for c in r.pending], sleeping())",
+            "cairn.graph.apps.notebook.enable()\nr = s.send('again')\nprint(r.status, [c.status for c in r.pending], sleeping())",
             interrupt_after=2.0,
         )
         assert out.strip() == "interrupted ['interrupted'] []"
@@ -295,7 +295,7 @@ STREAM_SETUP = """
 import json
 from pathlib import Path
 from cairn import Session
-from cairn.graph.notebook import default_event_sink, in_kernel
+from cairn.graph.apps.notebook import default_event_sink, in_kernel
 tmp = Path({tmp!r})
 (tmp / "ws").mkdir()
 (tmp / "ws" / "a.py").write_text("print(1)\\n")

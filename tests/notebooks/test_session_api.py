@@ -1,5 +1,5 @@
 """The Session API as a notebook uses it: inside a running event loop, ``await asend``, and
-``cairn.graph.notebook.enable()`` making ``stream=True`` print to the cell."""
+``cairn.graph.apps.notebook.enable()`` making ``stream=True`` print to the cell."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-import cairn.graph.notebook
+import cairn.graph.apps.notebook
 from cairn import Session
 from cairn.graph.models.scripted import ScriptedChatModel
 
@@ -77,11 +77,11 @@ def test_asend_keeps_the_loop_responsive(session):
 
 
 def test_enable_makes_stream_true_print_to_the_cell(session, capsys):
-    cairn.graph.notebook.enable()
+    cairn.graph.apps.notebook.enable()
     try:
         session.send("what does a.py do?", stream=True)
     finally:
-        cairn.graph.notebook.disable()
+        cairn.graph.apps.notebook.disable()
     out = capsys.readouterr().out
     assert "The file prints one." in out and "✓ success read_file: " in out
     session.send("and now?", stream=True)  # disabled again: nothing printed
@@ -90,13 +90,13 @@ def test_enable_makes_stream_true_print_to_the_cell(session, capsys):
 
 def test_enable_always_streams_and_never_overrides_a_callback(session, capsys):
     events = []
-    cairn.graph.notebook.enable(always=True)
+    cairn.graph.apps.notebook.enable(always=True)
     try:
         session.send("what does a.py do?", on_event=lambda kind, payload: events.append(kind))
         assert capsys.readouterr().out == "" and "tool_end" in events
         session.send("and now?")
     finally:
-        cairn.graph.notebook.disable()
+        cairn.graph.apps.notebook.disable()
     assert "Second answer." in capsys.readouterr().out
 
 
@@ -110,7 +110,7 @@ class FakeSession:
 def test_first_interrupt_stops_the_session_second_raises():
     before = signal.getsignal(signal.SIGINT)
     s = FakeSession()
-    with pytest.raises(KeyboardInterrupt), cairn.graph.notebook.stop_on_interrupt(s):
+    with pytest.raises(KeyboardInterrupt), cairn.graph.apps.notebook.stop_on_interrupt(s):
         signal.raise_signal(signal.SIGINT)
         assert s.stops == 1
         signal.raise_signal(signal.SIGINT)
@@ -121,7 +121,7 @@ def test_stop_on_interrupt_leaves_signals_alone_off_the_main_thread():
     seen = []
 
     def worker():
-        with cairn.graph.notebook.stop_on_interrupt(FakeSession()):
+        with cairn.graph.apps.notebook.stop_on_interrupt(FakeSession()):
             seen.append(signal.getsignal(signal.SIGINT))
 
     before = signal.getsignal(signal.SIGINT)
@@ -141,7 +141,7 @@ def test_interrupt_button_stops_the_running_command(workspace, tmp_path, db_loca
         rules={"allow": ["bash(sleep:*)"]},
     )
     before = signal.getsignal(signal.SIGINT)
-    cairn.graph.notebook.enable()
+    cairn.graph.apps.notebook.enable()
     timer = threading.Timer(1.0, os.kill, (os.getpid(), signal.SIGINT))
     try:
         started = time.monotonic()
@@ -150,7 +150,7 @@ def test_interrupt_button_stops_the_running_command(workspace, tmp_path, db_loca
         elapsed = time.monotonic() - started
     finally:
         timer.cancel()
-        cairn.graph.notebook.disable()
+        cairn.graph.apps.notebook.disable()
         s.close()
     assert r.status == "interrupted" and [(c.call_id, c.status) for c in r.pending] == [("b1", "interrupted")]
     assert elapsed < 10
@@ -212,8 +212,8 @@ def fake_kernel(monkeypatch):
 
 
 def test_default_event_sink_streams_to_the_cell_in_a_kernel(fake_kernel):
-    first, second = cairn.graph.notebook.default_event_sink(), cairn.graph.notebook.default_event_sink()
-    assert isinstance(first, cairn.graph.notebook.CellStream) and first.rich is True
+    first, second = cairn.graph.apps.notebook.default_event_sink(), cairn.graph.apps.notebook.default_event_sink()
+    assert isinstance(first, cairn.graph.apps.notebook.CellStream) and first.rich is True
     assert first is not second  # one sink per run: a run's display handles are its own
 
 
@@ -221,17 +221,17 @@ def test_default_event_sink_is_none_outside_a_kernel(monkeypatch):
     import IPython
 
     monkeypatch.setattr(IPython, "get_ipython", lambda: None)
-    assert cairn.graph.notebook.default_event_sink() is None
+    assert cairn.graph.apps.notebook.default_event_sink() is None
     monkeypatch.setattr(IPython, "get_ipython", lambda: TerminalShell())
-    assert cairn.graph.notebook.default_event_sink() is None
+    assert cairn.graph.apps.notebook.default_event_sink() is None
     monkeypatch.delitem(__import__("sys").modules, "IPython")  # a plain script never imported IPython
-    assert cairn.graph.notebook.default_event_sink() is None
+    assert cairn.graph.apps.notebook.default_event_sink() is None
 
 
 def test_the_default_sink_shows_a_real_run_in_the_cell(session, fake_kernel):
     """What Session does for ``stream=True`` without ``on_event``: the answer and the tool call
     appear in the cell while the run goes on."""
-    r = session.send("what does a.py do?", stream=True, on_event=cairn.graph.notebook.default_event_sink())
+    r = session.send("what does a.py do?", stream=True, on_event=cairn.graph.apps.notebook.default_event_sink())
     assert r.status == "done"
     final = [repr(handle.views[-1]) for handle in fake_kernel]
     assert final[0] == "Reading." and final[-1] == "The file prints one."
@@ -240,9 +240,9 @@ def test_the_default_sink_shows_a_real_run_in_the_cell(session, fake_kernel):
 
 def test_enable_still_wins_over_the_default_sink(session, fake_kernel, capsys):
     """enable()'s options apply to stream=True runs in a kernel (here: plain lines to stdout)."""
-    cairn.graph.notebook.enable(rich=False)
+    cairn.graph.apps.notebook.enable(rich=False)
     try:
         session.send("what does a.py do?", stream=True)
     finally:
-        cairn.graph.notebook.disable()
+        cairn.graph.apps.notebook.disable()
     assert "✓ success read_file" in capsys.readouterr().out and fake_kernel == []

@@ -1,4 +1,4 @@
-"""cairn.graph.notebook.widgets: approval buttons (against a minimal stand-in for ipywidgets) and the
+"""cairn.graph.apps.notebook.widgets: approval buttons (against a minimal stand-in for ipywidgets) and the
 fallback without ipywidgets."""
 
 from __future__ import annotations
@@ -8,10 +8,10 @@ import types
 
 import pytest
 
+from cairn.graph.apps.notebook import approval_widget
+from cairn.graph.core.state import ToolCallInfo
 from cairn.graph.display import PendingView
-from cairn.graph.notebook import approval_widget
 from cairn.graph.session.result import RunResult
-from cairn.graph.state import ToolCallInfo
 
 
 class Widget:
@@ -56,7 +56,7 @@ class FakeSession:
         return [c for c in self.calls if c.call_id not in self.staged]
 
     def decide(self, decisions, *, stream=False, on_event=None):
-        from cairn.graph.session.decisions import DecisionError
+        from cairn.graph.session.decision_forms import DecisionError
 
         for cid, d in decisions.items():
             if isinstance(d, dict) and "edit" in d and "bad" in d["edit"].values():

@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from cairn.policy import PolicyConfigError, Rules, evaluate
-from cairn.policy.sandbox import hidden_paths, load_sandbox_settings, protected_in_workspace
+from cairn.policy.sandbox import load_sandbox_settings
+from cairn.policy.sandbox_paths import hidden_paths, protected_in_workspace
 
 
 def _bash(command: str, ws: Path, **kw):

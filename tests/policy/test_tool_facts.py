@@ -11,8 +11,8 @@ import pytest
 from langchain_core.messages import ToolMessage
 
 from cairn import policy
-from cairn.graph.context import AgentContext
-from cairn.graph.rules import session_rules
+from cairn.graph.core.context import AgentContext
+from cairn.graph.core.rule_setup import session_rules
 from cairn.policy import RiskLevel, evaluate
 from cairn.policy import table as policy_table
 from cairn.tools import ToolRegistry, ToolServices, Workspace, builtin_tool_classes
@@ -255,8 +255,8 @@ def test_a_plan_mode_session_runs_what_it_offers_and_refuses_the_rest(db_locatio
 
 
 def test_lean_and_core_sets_come_from_the_tools() -> None:
-    from cairn.graph.profiles import LEAN_TOOLS
-    from cairn.graph.tool_selection import CORE_TOOLS
+    from cairn.graph.core.profiles import LEAN_TOOLS
+    from cairn.graph.core.tool_selection import CORE_TOOLS
 
     classes = builtin_tool_classes()
     assert tuple(cls.name for cls in classes if "lean" in cls.profiles) == LEAN_TOOLS
@@ -290,7 +290,7 @@ def test_a_lean_session_offers_the_lean_tools(ws: Path) -> None:
 
 
 def test_lean_schemas_show_the_fields_the_tools_declare(ws: Path) -> None:
-    from cairn.graph.profiles import LEAN_FIELDS, lean_schema
+    from cairn.graph.core.profiles import LEAN_FIELDS, lean_schema
 
     assert LEAN_FIELDS["bash"] == ("command", "timeout")
     ctx = _plan_context(ws)

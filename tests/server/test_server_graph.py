@@ -26,7 +26,7 @@ def test_langgraph_json_points_at_the_server_graph():
     config = json.loads((ROOT / "langgraph.json").read_text())
     path, _, attr = config["graphs"]["cairn"].partition(":")
     assert (ROOT / path).exists() and attr == "graph"
-    from cairn.graph import server
+    from cairn.graph.apps import server
 
     assert set(server.graph.get_graph().nodes) >= {"intake", "reasoning", "human_approval", "tool_execution"}
 
@@ -38,7 +38,7 @@ def served(monkeypatch, tmp_path, workspace, db_location):
     monkeypatch.setenv("CAIRN_WORKSPACE", workspace)
     monkeypatch.setenv("CAIRN_MODEL", f"script:{script}")
     monkeypatch.setenv("CAIRN_DB", db_location)
-    from cairn.graph import server
+    from cairn.graph.apps import server
 
     yield server
     for session in server._sessions.values():

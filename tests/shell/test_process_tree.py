@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from cairn.tools.shell import process
+from cairn.tools.shell import process, process_tree
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="subreaper and /proc are Linux")
 
@@ -26,7 +26,7 @@ def no_proc_scan(monkeypatch):
 
 def test_the_agent_is_a_subreaper_once_a_command_ran(shell_tools):
     shell_tools.run("true")
-    assert process.become_subreaper() is True
+    assert process_tree.become_subreaper() is True
 
 
 def test_leftovers_in_other_groups_are_stopped_without_a_proc_scan(shell_tools, process_guard, no_proc_scan):
@@ -37,7 +37,7 @@ def test_leftovers_in_other_groups_are_stopped_without_a_proc_scan(shell_tools, 
 
 def test_orphans_of_a_command_are_found_stopped_and_reaped(shell_tools, process_guard, no_proc_scan):
     def zombies() -> set[int]:
-        return {pid for pid, state, _g, _s in process._descendants() if state == b"Z"}
+        return {pid for pid, state, _g, _s in process_tree._descendants() if state == b"Z"}
 
     before = zombies()  # other tests' orphans in this shared test process
     # The subshell exits at once: its sleep is an orphan, re-parented to the agent (not init).

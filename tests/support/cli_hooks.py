@@ -2,7 +2,7 @@
 
     python -m tests.support.cli_hooks MARKS_DIR [--self-sigint] -- <cairn arguments>
 
-Runs ``cairn.graph.cli.main`` unchanged except that ``Session.send`` first writes
+Runs ``cairn.graph.apps.cli.main`` unchanged except that ``Session.send`` first writes
 ``MARKS_DIR/sending`` and then waits 0.3 s (or, with ``--self-sigint``, sends this process a
 real SIGINT and waits 10 ms): a Ctrl-C lands after the run started and before its graph
 does, the window in which the stop flag used to be cleared.
@@ -23,7 +23,7 @@ def main(argv: list[str]) -> int:
     options, cairn_args = argv[:split], argv[split + 1 :]
     marks = Path(options[0])
     self_sigint = "--self-sigint" in options
-    from cairn.graph.cli import main as cairn_main
+    from cairn.graph.apps.cli import main as cairn_main
     from cairn.graph.session.session import Session
 
     original = Session.send

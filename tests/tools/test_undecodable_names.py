@@ -213,10 +213,10 @@ def test_json_stream_json_text_and_show_represent_undecodable_names(hostile, req
 
 
 def test_notebook_html_and_markdown_represent_undecodable_names():
+    from cairn.graph.core.state import ToolCallInfo
     from cairn.graph.display import calls_table, run_result_html, run_result_markdown, run_result_text
     from cairn.graph.display.parts import approval_html
     from cairn.graph.session.result import RunResult
-    from cairn.graph.state import ToolCallInfo
 
     done = ToolCallInfo(
         call_id="c1",

@@ -120,14 +120,7 @@ class GlobTool(Tool):
             budget = self.max_output_chars - len(head) - 100
             text = "\n".join([head, *bounded_rows(min(total, MAX_RESULTS), row, budget, unit="files")])
         else:
-            text = f"No files match {params.pattern!r} in {where}."
-            if deeper:
-                text += (
-                    f" {rest!r} only matches at the top level; '**/{rest}' would also match files in "
-                    f"subdirectories ({plural(len(deeper), 'file')})."
-                )
-            if not params.include_ignored:
-                text += " Ignored files (.gitignore, node_modules, .venv, build, ...) were skipped."
+            text = _none_found(params, where, rest, len(deeper))
         listing.learn_later()
         return ToolResult(
             output=truncate_middle(text, self.max_output_chars),
@@ -158,3 +151,16 @@ class GlobTool(Tool):
 
 def _where(display: str) -> str:
     return "the workspace root" if display == "." else display
+
+
+def _none_found(params: Any, where: str, rest: str, deeper: int) -> str:
+    """What glob says when nothing matched: the top-level-only hint, the skipped ignored files."""
+    text = f"No files match {params.pattern!r} in {where}."
+    if deeper:
+        text += (
+            f" {rest!r} only matches at the top level; '**/{rest}' would also match files in "
+            f"subdirectories ({plural(deeper, 'file')})."
+        )
+    if not params.include_ignored:
+        text += " Ignored files (.gitignore, node_modules, .venv, build, ...) were skipped."
+    return text

@@ -103,7 +103,11 @@ class ReadFileTool(Tool):
         data = path.read_bytes()
         self.services.reads.record(path, data)
         decoded = decode(data)
-        lines = split_lines(printable(decoded.text) if decoded.invalid else decoded.text)
+        text = printable(decoded.text) if decoded.invalid else decoded.text
+        if self.services.files is not None:  # editor files (issue 33): what the editor shows
+            shown = self.services.files.read_text(path)
+            text = text if shown is None else shown
+        lines = split_lines(text)
         start = max(params.offset, 1)
         if start > len(lines):
             return ToolResult.fail(

@@ -24,7 +24,7 @@ from cairn.tools.services import ToolServices
 
 class WriteRefused(CairnError):
     """A write that must not happen; the message is for the model. ``help`` is more detail the
-    graph adds when the model fails the same way twice in a row (``cairn.graph.loops``)."""
+    graph adds when the model fails the same way twice in a row (``cairn.graph.core.loops``)."""
 
     def __init__(self, message: str, help: str | None = None) -> None:
         super().__init__(message)
@@ -81,7 +81,16 @@ def load_current(path: Path, services: ToolServices, *, check_stale: bool = True
         )
     if check_stale and (reason := services.reads.stale_reason(path)):
         raise WriteRefused(reason)
-    return Current(path, data, decode(data), st.st_nlink)
+    decoded = decode(data)
+    if services.files is not None:  # editor files (issue 33): the buffer, unsaved changes included
+        text = services.files.read_text(path)
+        if text is not None and text != decoded.text:
+            try:
+                data = encode_like(text, decoded)
+                decoded = decode(data)
+            except UnicodeEncodeError:  # the buffer holds what the file's codec cannot: the disk's
+                pass
+    return Current(path, data, decoded, st.st_nlink)
 
 
 def _read_regular(path: Path) -> tuple[bytes | None, os.stat_result]:
@@ -182,6 +191,13 @@ def commit(plan: Plan, services: ToolServices) -> str:
     Returns a note for the model ("" normally): a hard-linked file became a file of its own.
     """
     try:
+        # editor files (issue 33): the change lands in the editor's buffer, which saves it
+        if services.files is not None and services.files.write_text(plan.current.path, plan.after_text):
+            try:
+                services.reads.record(plan.current.path, plan.data)
+            except OSError:  # the editor keeps it unsaved for now
+                pass
+            return ""
         atomic_write(plan.current.path, plan.data)
     except OSError as exc:
         raise WriteRefused(f"Cannot write {plan.display}: {exc.strerror or exc}.") from None

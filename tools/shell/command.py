@@ -20,10 +20,8 @@ import time
 from collections.abc import Callable
 
 from cairn.tools.shell.capture import STDERR_LIMIT, STDOUT_LIMIT, BoundedCapture
-from cairn.tools.shell.process import (
-    KILL_GRACE_S,
-    TERM_GRACE_S,
-    exit_code,
+from cairn.tools.shell.process import KILL_GRACE_S, TERM_GRACE_S, exit_code
+from cairn.tools.shell.process_tree import (
     has_exited,
     live_session_members,
     reap_orphans,

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from cairn.policy.sandbox import hidden_paths, protected_in_workspace
+from cairn.policy.sandbox_paths import hidden_paths, protected_in_workspace
 from cairn.tools.base import RiskLevel, ToolContext
 from cairn.tools.services import ToolServices
 from cairn.tools.shell.bash import BashTool

@@ -1,5 +1,5 @@
 """Helpers for the deny-by-default bubblewrap tests: commands run through the ``bash`` tool
-under the spec the graph builds (``cairn.graph.sandboxing.build_spec``), with the ``area``
+under the spec the graph builds (``cairn.graph.core.sandbox_setup.build_spec``), with the ``area``
 fixture's temporary HOME (under /var/tmp, never /tmp: the sandbox's private /tmp would hide it
 and make a probe pass for the wrong reason)."""
 
@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from cairn.graph.sandboxing import build_spec
+from cairn.graph.core.sandbox_setup import build_spec
 from cairn.policy.sandbox import SandboxSettings
 from cairn.tools.base import RiskLevel, ToolContext
 from cairn.tools.shell.sandbox import detect_backend, placeholders

@@ -151,7 +151,7 @@ def test_settings_keys_are_read_and_checked(area, tmp_path):
 
 
 def test_install_prefixes_on_path_and_the_venv_base_are_readable(area, monkeypatch):
-    from cairn.policy.sandbox import readable_in_home
+    from cairn.policy.sandbox_paths import readable_in_home
 
     tools = area.home / "tools" / "bin"
     tools.mkdir(parents=True)

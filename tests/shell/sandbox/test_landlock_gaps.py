@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from cairn import Session
+from cairn.graph.core.sandbox_setup import SandboxWarning
 from cairn.graph.models.scripted import ScriptedChatModel
-from cairn.graph.sandboxing import SandboxWarning
 from cairn.tools.shell.sandbox import detect_backend, reset_cache
 from cairn.tools.shell.sandbox import landlock_backend as llb
 

@@ -18,7 +18,7 @@ import uuid
 
 import pytest
 
-from cairn.policy.sandbox import SCAN_SKIP, workspace_secret_patterns
+from cairn.policy.sandbox_paths import SCAN_SKIP, workspace_secret_patterns
 from cairn.tools.base import RiskLevel, ToolContext
 from cairn.tools.shell.sandbox import detect_backend
 from cairn.tools.shell.sandbox import landlock_backend as llb

@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from cairn.policy.sandbox import READ_ONLY_IN_WORKSPACE
+from cairn.policy.sandbox_paths import READ_ONLY_IN_WORKSPACE
 from cairn.tools.shell.sandbox import placeholders
 from tests.shell.sandbox.deny_default import bwrap_tools, settle, text
 
@@ -150,7 +150,7 @@ def test_placeholders_are_gone_as_soon_as_the_command_ends(bw, area):
 def test_a_killed_runs_leftover_placeholders_are_cleared_when_a_session_starts(area):
     """A cairn killed mid-command leaves its marked placeholders behind; the next session removes
     them before anything reads those names (an unmarked empty directory is a person's: kept)."""
-    from cairn.graph.sandboxing import clear_placeholder_leftovers
+    from cairn.graph.core.sandbox_setup import clear_placeholder_leftovers
 
     left = area.ws / ".mcp.json"
     left.mkdir()

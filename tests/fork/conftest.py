@@ -1,0 +1,3 @@
+"""The CLI fixtures for the fork tests."""
+
+from tests.cli.conftest import cli_env, run_cairn, script  # noqa: F401  (fixtures)
