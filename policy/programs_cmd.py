@@ -62,7 +62,7 @@ def _table(found: list[ProgramSurface]) -> list[str]:
 def _options_summary(p: ProgramSurface) -> str:
     if not p.options:
         if p.options_by_handler:
-            return "judged by its handler"
+            return f"judged by its {p.judged_by}"
         return p.notes[0] if p.notes else "none"
     short = "".join(o[1] for o in p.options if len(o) == 2 and o[0] == "-")
     valued = [o for o in p.options if o.startswith("-") and not o.startswith("--") and " " in o]
@@ -82,7 +82,8 @@ def _detail(p: ProgramSurface) -> list[str]:
     if p.options:
         lines.append("  options that run without asking:")
     elif p.options_by_handler:
-        lines.append("  options: its handler judges them (the examples show what runs)")
+        judges = "its rules judge" if p.judged_by == "rules" else "its handler judges"
+        lines.append(f"  options: {judges} them (the examples show what runs)")
     else:
         lines.append("  options: none runs without asking")
     lines += _wrap(p.options)

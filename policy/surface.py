@@ -55,6 +55,8 @@ class ProgramSurface:
     options_by_handler: bool = False
     #: Options the record knows that always ask (``sort -o FILE``), with their arity.
     asks: tuple[str, ...] = ()
+    #: Who judges its options when the record lists none: ``"handler"`` or ``"rules"`` (kill, socat).
+    judged_by: str = "handler"
 
     @property
     def runs_unasked(self) -> bool:
@@ -75,6 +77,7 @@ class ProgramSurface:
             "operand_files": self.operand_files,
             "runs_unasked": self.runs_unasked,
             "options_by_handler": self.options_by_handler,
+            "judged_by": self.judged_by,
             "asks": list(self.asks),
         }
 
@@ -112,15 +115,21 @@ def _record_surface(record: Program) -> ProgramSurface:
     asks = tuple(f"-{c} VALUE" for c in getattr(record, "asks_valued", ""))
     asks += tuple(f"--{n}=VALUE" for n in sorted(getattr(record, "asks_long_valued", ())))
     notes = tuple(record.notes)
+    by_rules = bool(getattr(record, "rules", ())) and not record.handler
     if record.handler:
         notes += (f"its arguments are judged by the handler {record.handler}",)
+    elif by_rules:
+        notes += ("its arguments are judged by its record's rules (policy/shell/judge.py)",)
     if record.env:
         notes += ("asks when set before it: " + ", ".join(record.env),)
     return ProgramSurface(
         name=record.name,
         category=record.category,
         options=options,
-        reads=_READS.get(record.operands, READS_BY_HANDLER),
+        reads=_READS.get(
+            record.operands,
+            READS_BY_RULES if by_rules else READS_BY_HANDLER,
+        ),
         source=f"policy/shell/programs/{record.module}.py",
         examples=examples,
         notes=notes,
@@ -128,6 +137,7 @@ def _record_surface(record: Program) -> ProgramSurface:
         options_by_handler=bool(getattr(record, "options_by_handler", False))
         or (bool(record.handler) and not options),
         asks=asks,
+        judged_by="rules" if by_rules else "handler",
     )
 
 
@@ -140,6 +150,7 @@ _READS = {
     "command": "what the command it runs reads (that command is judged as its own unit)",
 }
 READS_BY_HANDLER = "what its handler finds in its arguments, each path judged as a read inside the workspace"
+READS_BY_RULES = "what its rules find in its arguments, each path judged as a read inside the workspace"
 
 
 def _number_forms(spec: Any) -> tuple[str, ...]:

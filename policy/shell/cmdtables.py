@@ -18,6 +18,7 @@ __all__ = [
     "SHELLS",
     "SYSTEM_BIN",
     "SYSTEM_HIGH",
+    "SYSTEM_STATE",
     "VERSION_SAFE",
 ]
 
@@ -28,10 +29,11 @@ NEUTRAL = words(
     expr basename dirname pwd cal whoami id groups logname uname arch nproc uptime tty locale
     getconf clear tput jobs dirs times which whereis help let"""
 )
-LISTERS_NO_PATHS = words(
-    """ps pgrep pidof free top htop vmstat iostat lsblk lscpu lsusb lspci lsmod who w last lastlog
-    netstat ss ifconfig route arp ulimit umask nvidia-smi sw_vers system_profiler"""
+#: Listers of system state whose options only change what is shown.
+SYSTEM_STATE = words(
+    "ps pgrep pidof free top htop vmstat iostat lsblk lscpu lsusb lspci lsmod who w last lastlog netstat ss"
 )
+LISTERS_NO_PATHS = SYSTEM_STATE | words("ifconfig route arp ulimit umask nvidia-smi sw_vers system_profiler")
 #: Subcommands of the project tools (``programs/build.py``) that install or run packages.
 INSTALL_SUBCOMMANDS = words(
     """install i add ci update upgrade remove uninstall get publish login link unlink global dlx create

@@ -39,7 +39,10 @@ def judge(record: Program, args: list[str]) -> Classified:
     """``record.name args`` as its record states it."""
     name = record.name
     command = record.operands == "command"
-    opts, files = split_args(args, *value_options(name), stop_at_operand=command)
+    if record.single_dash:
+        opts, files = _single_dash(args, {"-" + n for n in record.long_valued | record.asks_long_valued})
+    else:
+        opts, files = split_args(args, *value_options(name), stop_at_operand=command)
     for rule in record.rules:
         matched = _holds(rule.when, record, args, opts, files)
         if matched is not None:
@@ -88,14 +91,49 @@ def _paths(record: Program, opts: Opts, files: list[str]) -> tuple[list[str], li
     reads = (files if record.operands in ("read", "list") else []) + [
         v for o, v in opts if v and o in path_valued
     ]
-    return reads, [v for o, v in opts if o in record.writes_with and v]
+    reads += _keyed(record.reads_with, files)
+    return reads, [v for o, v in opts if o in record.writes_with and v] + _keyed(record.writes_with, files)
+
+
+def _single_dash(args: list[str], valued: set[str]) -> tuple[Opts, list[str]]:
+    """``openssl x509 -in FILE -noout``: each ``-word`` is one option; those in ``valued`` take
+    the next word."""
+    opts: Opts = []
+    files: list[str] = []
+    words = iter(args)
+    for arg in words:
+        if arg.startswith("-") and arg != "-":
+            opts.append((arg, next(words, None) if arg in valued else None))
+        else:
+            files.append(arg)
+    return opts, files
+
+
+def _keyed(keys: frozenset[str], files: list[str]) -> list[str]:
+    """The values of ``KEY=VALUE`` operands whose ``KEY=`` is in ``keys`` (``dd of=FILE``)."""
+    return [f.partition("=")[2] for f in files if "=" in f and f.partition("=")[0] + "=" in keys]
 
 
 def _holds(when: str, record: Program, args: list[str], opts: Opts, files: list[str]) -> str | None:
     """What makes a rule's test hold (an option, a word), or ``None`` when none does."""
     given = [o for o, _ in opts]
     for test in when.split():
+        if "&" in test:  # socat: every part holds
+            found = [_holds(part, record, args, opts, files) for part in test.split("&")]
+            if None not in found:
+                return found[-1]
+            continue
+        if test.startswith("^"):  # an argument starts with one of these, any case (socat EXEC:)
+            lowered = tuple(test[1:].lower().split(","))
+            hit = next((a for a in args if a.lower().startswith(lowered)), None)
+            if hit is not None:
+                return hit
+            continue
         if test.startswith("-") and test != "--first" and test in given:
+            return test
+        if test.startswith("is:") and test[3:] in args:  # kill -1
+            return test[3:]
+        if test.endswith("=") and test != "=" and any(f.startswith(test) for f in files):  # dd of=
             return test
         found = {
             "always": "",
@@ -120,8 +158,14 @@ def _ruled(
     reads, writes = _paths(record, opts, files)
     effects = rule.effect.split()
     writes += files if "writes" in effects else files[:1] if "writes-first" in effects else []
+    writes += files[1:2] if "writes-second" in effects else []
     if "here" in effects and not writes:
         writes = ["."]
+    default = [record.default_file] if record.default_file else []
+    if "reads-first" in effects:  # history -r [FILE]
+        reads += files[:1] or default
+    if {"writes-first", "writes-second"} & set(effects) and not writes:
+        writes = default  # split, csplit, history -w
     says = rule.says.replace("{op}", files[0] if files else "").replace("{opt}", matched)
     says = says.replace("{out}", writes[0] if writes else "")
     out = _c(rule.category, _RISK[rule.risk], f"{record.name} {says}", reads=reads, writes=writes)
@@ -134,19 +178,32 @@ def _ruled(
         out.cd = (files[0] if files else "") if "cd" in effects else "\x00unknown\x00"
     if "deny" in effects:
         out.hard_deny = [out.reason]
+    if "reverse-shell" in effects:  # nc -e sh
+        out.reverse_shell, out.hard_deny = True, [out.reason]
+    out.download_stdout = "downloads" in effects
+    out.destructive = "destructive" in effects
     if "network" in effects:
         out.network = True
     if "code" in effects:  # every word, options included, is shell code (eval)
         out.nested_code = [" ".join(args)]
     if "code-first" in effects and args[:1] not in ([], ["-"], [""]):  # trap CODE SIGNAL...
         out.nested_code = args[:1]
+    if "code-operands" in effects:  # watch CMDLINE...
+        out.nested_code = [" ".join(files)]
+    if "code-value" in effects:  # flock -c CMDLINE
+        out.nested_code = [v for o, v in opts if o == matched and v]
     return out
 
 
 _RISK = {"low": LOW, "medium": MEDIUM, "high": HIGH}
 #: The words a rule's ``when`` (besides option names) and ``effect`` may use.
+#: (``is:WORD``: an argument is WORD; ``KEY=``: an operand starts with it, as ``dd of=FILE``;
+#: ``^A,B``: an argument starts with A or B in any case; ``T1&T2``: both tests hold.)
 TESTS = words("always no-args operands no-operands --first + = / other")
-EFFECTS = words("runs-first inner cd cd-unknown writes writes-first here deny network code code-first")
+EFFECTS = words(
+    """runs-first inner cd cd-unknown writes writes-first writes-second reads-first here deny
+    network code code-first code-operands code-value reverse-shell downloads destructive"""
+)
 
 
 def _written(record: Program, files: list[str], reads: list[str]) -> Classified:

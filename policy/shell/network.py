@@ -7,47 +7,12 @@ import re
 from cairn.policy.levels import RiskLevel
 from cairn.policy.shell.download import _c
 from cairn.policy.shell.options import split_args
-from cairn.policy.shell.programs import record
 from cairn.policy.shell.result import Classified
 from cairn.policy.shell.safeflags import value_options
 
-__all__ = ["copy_remote", "netcat", "openssl", "socat"]
+__all__ = ["copy_remote"]
 
 LOW, MEDIUM, HIGH = RiskLevel.LOW, RiskLevel.MEDIUM, RiskLevel.HIGH
-
-
-def netcat(name: str, args: list[str]) -> Classified:
-    for arg in args:
-        if arg in ("-e", "-c", "--exec", "--sh-exec", "--lua-exec") or re.fullmatch(r"-[a-zA-Z]*[ec]", arg):
-            return _c(
-                "network",
-                HIGH,
-                f"{name} {arg} connects a program to the network (reverse shell)",
-                reverse_shell=True,
-                hard_deny=[f"{name} {arg} hands a shell to the network (reverse shell)"],
-            )
-    listen = any(re.fullmatch(r"-[a-zA-Z]*l[a-zA-Z]*", a) or a == "--listen" for a in args)
-    return _c(
-        "network",
-        HIGH,
-        f"{name} {'listens for' if listen else 'opens'} a raw network connection",
-        download_stdout=True,
-    )
-
-
-def socat(name: str, args: list[str]) -> Classified:
-    lowered = [a.lower() for a in args]
-    if any(a.startswith(("exec:", "system:")) for a in lowered) and any(
-        a.startswith(("tcp", "udp", "ssl", "openssl", "sctp")) for a in lowered
-    ):
-        return _c(
-            "network",
-            HIGH,
-            "socat connects a program to the network (reverse shell)",
-            reverse_shell=True,
-            hard_deny=["socat EXEC/SYSTEM with a network address is a reverse shell"],
-        )
-    return _c("network", HIGH, "socat relays data over the network", download_stdout=True)
 
 
 def copy_remote(name: str, args: list[str]) -> Classified:
@@ -74,27 +39,4 @@ def copy_remote(name: str, args: list[str]) -> Classified:
     ):
         result.destructive = True
         result.critical.extend((d, f"{name} --delete") for d in local[-1:])
-    return result
-
-
-def openssl(name: str, args: list[str]) -> Classified:
-    sub = args[0] if args else ""
-    if sub in ("s_client", "s_server", "ocsp") or any(a == "-connect" for a in args):
-        return _c("network", HIGH, f"openssl {sub} opens a network connection", download_stdout=True)
-    found = record(name)
-    assert found is not None  # programs/network.py
-    reads = [args[k + 1] for k, a in enumerate(args[:-1]) if a in found.reads_with]
-    writes = [args[k + 1] for k, a in enumerate(args[:-1]) if a in found.writes_with]
-    decode = sub in ("base64", "enc") and ("-d" in args or ("-base64" in args and "-d" in args))
-    result = _c(
-        "read",
-        LOW if not writes else MEDIUM,
-        f"openssl {sub} works on local data",
-        reads=reads,
-        writes=writes,
-        decoder=decode or (sub == "enc" and "-d" in args),
-    )
-    result.network = False
-    if writes:
-        result.category = "write"
     return result

@@ -91,11 +91,13 @@ def first_unknown(
     numeric: bool = False,
     plus: str = "",
     signs: str = "-",
+    pairs: Collection[str] = (),
 ) -> str | None:
     """The first option in ``args`` not on the lists (long names without ``--``), or ``None``.
 
     ``numeric`` accepts ``-20``; ``plus`` accepts ``+5`` (``"+num"``) or any ``+WORD``
-    (``"+text"``); ``signs`` says which words are options (``"-+"``: ``+x`` is one too).
+    (``"+text"``); ``signs`` says which words are options (``"-+"``: ``+x`` is one too);
+    ``pairs`` are long names taking two words (``jq --arg NAME VALUE``).
     A next word that looks like an option is never swallowed as a value, so no option can
     hide behind one (it is checked itself)."""
     i = 0
@@ -112,7 +114,10 @@ def first_unknown(
             return arg
         if arg.startswith("--"):
             key, eq, _ = arg[2:].partition("=")
-            if key in long_valued:
+            if key in pairs:
+                i += _takes_next(args, i, "")
+                i += _takes_next(args, i, "")
+            elif key in long_valued:
                 i += _takes_next(args, i, eq)
             elif key not in long:
                 return arg.split("=", 1)[0]

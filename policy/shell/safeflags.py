@@ -14,6 +14,7 @@ Any other program has no list: any option asks.
 
 from __future__ import annotations
 
+from cairn.policy.shell.cmdtables import NEUTRAL, SYSTEM_STATE
 from cairn.policy.shell.options import first_unknown
 from cairn.policy.shell.programs import Program, record, records
 from cairn.policy.shell.safegit import unsafe_git_option
@@ -25,14 +26,7 @@ __all__ = ["FREE_FORM", "HARMLESS_OPTIONS", "SPECS", "unsafe_option", "value_opt
 SPECS: dict[str, Program] = {r.name: r for r in records() if not r.options_by_handler}
 
 #: Builtins and printers whose options cannot read files, write or run programs.
-HARMLESS_OPTIONS = frozenset(
-    words(
-        """true false : sleep wait shift exit return break continue seq expr basename dirname pwd
-        cal whoami id groups logname uname arch nproc uptime tty locale getconf clear tput jobs
-        dirs times which whereis help type ps pgrep pidof free vmstat iostat lsblk lscpu lsusb
-        lspci lsmod who w last lastlog netstat ss top htop"""
-    )
-)
+HARMLESS_OPTIONS = NEUTRAL | SYSTEM_STATE
 #: Handled by their own handler's strict parser (or their arguments are not options).
 FREE_FORM = frozenset(
     words(
@@ -61,6 +55,7 @@ def unsafe_option(name: str, args: list[str]) -> str | None:
         numeric=spec.numeric,
         plus=plus,
         signs="-+",
+        pairs=spec.long_pairs,
     )
 
 

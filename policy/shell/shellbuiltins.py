@@ -9,7 +9,7 @@ from cairn.policy.levels import RiskLevel
 from cairn.policy.shell.result import Classified
 from cairn.policy.shell.result import make as _c
 
-__all__ = ["declare", "echo", "kill", "printf"]
+__all__ = ["declare", "echo", "printf"]
 
 LOW, MEDIUM, HIGH = RiskLevel.LOW, RiskLevel.MEDIUM, RiskLevel.HIGH
 
@@ -72,25 +72,6 @@ def _format(fmt: str, args: list[str]) -> str:
 
 
 _PRINTS_ENV = "{name} prints every variable of the shell (values the secret filter may miss)"
-
-
-def kill(name: str, args: list[str]) -> Classified:
-    rest = list(args)
-    if name == "kill" and rest:
-        if rest[0] in ("-s", "-n") and len(rest) > 1:
-            rest = rest[2:]
-        elif re.fullmatch(r"-(\d+|[A-Z]+|SIG[A-Z]+)", rest[0]) and len(rest) > 1:
-            rest = rest[1:]
-        if rest[:1] == ["--"]:
-            rest = rest[1:]
-        if "-1" in rest:
-            return _c(
-                "general",
-                HIGH,
-                "kill -1 signals every process",
-                hard_deny=["kill -1 signals every process you own"],
-            )
-    return _c("general", MEDIUM, f"{name} stops processes")
 
 
 def declare(name: str, args: list[str]) -> Classified:

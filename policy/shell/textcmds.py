@@ -8,8 +8,10 @@ from __future__ import annotations
 import re
 
 from cairn.policy.levels import RiskLevel
+from cairn.policy.shell.programs import record
 from cairn.policy.shell.result import Classified
 from cairn.policy.shell.result import make as _c
+from cairn.policy.shell.safeflags import value_options
 
 __all__ = ["jq"]
 
@@ -17,44 +19,29 @@ LOW, MEDIUM, HIGH = RiskLevel.LOW, RiskLevel.MEDIUM, RiskLevel.HIGH
 
 
 def jq(name: str, args: list[str]) -> Classified:
+    found = record(name)
+    assert found is not None  # jq, gojq, yq: programs/text.py
+    short, long = value_options(name)
+    pairs = frozenset("--" + n for n in found.long_pairs)
+    cluster = re.compile(r"-[^-]")  # -r, -rf FILE: a valued letter ends its cluster
+    has_filter_file = any(a == "--from-file" or (cluster.match(a) and "f" in a) for a in args)
     reads: list[str] = []
     positional: list[str] = []
-    has_filter_file = False
-    rest_are_args = False
+    values = False  # after --args: the words after the program are values, not files
     i = 0
     while i < len(args):
         arg = args[i]
-        if rest_are_args:
-            i += 1
-            continue
-        if arg in ("--arg", "--argjson"):
-            i += 3
-            continue
-        if arg in ("--slurpfile", "--rawfile"):
-            if i + 2 < len(args):
-                reads.append(args[i + 2])
-            i += 3
-            continue
-        if arg in ("-f", "--from-file"):
-            if i + 1 < len(args):
-                reads.append(args[i + 1])
-            has_filter_file = True
-            i += 2
-            continue
-        if arg in ("-L", "--indent", "--library-path"):
-            i += 2
-            continue
-        if arg in ("--args", "--jsonargs"):
-            rest_are_args = True
-            if positional or has_filter_file:
-                break
-            i += 1
-            continue
-        if arg.startswith("-") and arg != "-":
-            i += 1
-            continue
-        positional.append(arg)
-        i += 1
+        takes = 2 if arg in pairs else 1 if arg in long or (cluster.match(arg) and arg[-1] in short) else 0
+        if (
+            takes
+            and (arg in found.reads_with or (cluster.match(arg) and arg[-1] == "f"))
+            and i + takes < len(args)
+        ):
+            reads.append(args[i + takes])  # --rawfile NAME FILE, -f FILE
+        values = values or arg in ("--args", "--jsonargs")
+        if (not arg.startswith("-") or arg == "-") and not (values and (positional or has_filter_file)):
+            positional.append(arg)
+        i += 1 + takes
     files = positional if has_filter_file else positional[1:]
     category = "read"
     program = positional[0] if positional and not has_filter_file else ""

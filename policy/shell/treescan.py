@@ -16,6 +16,7 @@ import itertools
 import os
 from pathlib import Path
 
+from cairn.policy.vocab import words
 from cairn.tools.workspace import Workspace
 
 __all__ = ["MAX_GLOB", "MAX_WALK", "follows_links", "glob_matches", "names_secret", "outside_link"]
@@ -23,29 +24,8 @@ __all__ = ["MAX_GLOB", "MAX_WALK", "follows_links", "glob_matches", "names_secre
 MAX_GLOB = 256
 MAX_WALK = 20_000
 #: Names a credential file may have, for patterns matched before the file exists.
-_SECRET_SAMPLES = (
-    ".env",
-    ".env.local",
-    ".envrc",
-    ".netrc",
-    ".npmrc",
-    ".pypirc",
-    ".pgpass",
-    ".git-credentials",
-    ".vault-token",
-    "id_rsa",
-    "id_ed25519",
-    "id_ecdsa",
-    "credentials",
-    "credentials.json",
-    "key.pem",
-    "server.key",
-    "cert.p12",
-    "keystore.jks",
-    "terraform.tfstate",
-    "service-account.json",
-    "auth.json",
-    "token.json",
+_SECRET_SAMPLES = words(
+    """.env .env.local .envrc .netrc .npmrc .pypirc .pgpass .git-credentials .vault-token id_rsa id_ed25519 id_ecdsa credentials credentials.json key.pem server.key cert.p12 keystore.jks terraform.tfstate service-account.json auth.json token.json"""
 )
 
 

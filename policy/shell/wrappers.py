@@ -16,7 +16,7 @@ from cairn.policy.shell.result import Classified
 from cairn.policy.shell.result import make as _c
 from cairn.policy.shell.safeflags import value_options
 
-__all__ = ["env", "flock", "privilege", "watch", "xargs"]
+__all__ = ["env", "privilege", "xargs"]
 
 LOW, MEDIUM, HIGH = RiskLevel.LOW, RiskLevel.MEDIUM, RiskLevel.HIGH
 
@@ -84,26 +84,6 @@ def privilege(name: str, args: list[str]) -> Classified:
     if not rest:
         return _c("privilege", HIGH, f"{name} starts a root shell")
     return _c("privilege", HIGH, f"{name} runs {rest[0]} as another user (root)", inner=rest)
-
-
-def watch(name: str, args: list[str]) -> Classified:
-    opts, rest = _after_options(args, *value_options(name))
-    if not rest:
-        return _c("neutral", LOW, "watch with no command")
-    flags = {o for o, _ in opts}
-    if "-x" in flags or "--exec" in flags:
-        return _c("wrapper", LOW, f"watch runs {rest[0]} repeatedly", inner=rest)
-    return _c("wrapper", LOW, "watch runs a command line repeatedly", nested_code=[" ".join(rest)])
-
-
-def flock(name: str, args: list[str]) -> Classified:
-    opts, rest = _after_options(args, *value_options(name))
-    code = [v for o, v in opts if o in ("-c", "--command") and v]
-    if code:
-        return _c("wrapper", LOW, "flock runs a command line", nested_code=code, reads=rest[:1])
-    if len(rest) >= 2:
-        return _c("wrapper", LOW, f"flock runs {rest[1]}", inner=rest[1:], reads=rest[:1])
-    return _c("silent", LOW, "flock takes a lock")
 
 
 def xargs(name: str, args: list[str]) -> Classified:

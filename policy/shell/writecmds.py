@@ -10,7 +10,7 @@ from cairn.policy.shell.result import Classified
 from cairn.policy.shell.result import make as _c
 from cairn.policy.shell.safeflags import value_options
 
-__all__ = ["chmod_chown", "copy_move", "dd", "rm", "split_cmd"]
+__all__ = ["chmod_chown", "copy_move", "rm"]
 
 LOW, MEDIUM, HIGH = RiskLevel.LOW, RiskLevel.MEDIUM, RiskLevel.HIGH
 
@@ -98,17 +98,3 @@ def chmod_chown(name: str, args: list[str]) -> Classified:
     if name == "chmod" and re.search(r"(^|[ugoa]*[=+])[0-7]*7{2}|a\+rwx|o\+w", mode) and _recursive(opts):
         result.risk = HIGH
     return result
-
-
-def dd(name: str, args: list[str]) -> Classified:
-    reads = [a[3:] for a in args if a.startswith("if=")]
-    writes = [a[3:] for a in args if a.startswith("of=")]
-    if not writes:
-        return _c("read", LOW, "dd copies to stdout", reads=reads)
-    return _c("write", MEDIUM, f"dd writes {writes[0]}", reads=reads, writes=writes, destructive=True)
-
-
-def split_cmd(name: str, args: list[str]) -> Classified:
-    _, operands = split_args(args, *value_options(name))
-    prefix = operands[1:2] or ["x"]
-    return _c("write", MEDIUM, f"{name} writes pieces named {prefix[0]}*", reads=operands[:1], writes=prefix)

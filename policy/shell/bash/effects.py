@@ -49,13 +49,16 @@ class EffectsMixin(Base):
                 if not cand or UNKNOWN in cand or not ("/" in cand or cand.startswith(("~", "."))):
                     continue
                 for info in self.resolve(cand, cwds):
-                    if info is None:
-                        continue
-                    self.r.mentions.append(info)
-                    reason = sensitive_read_reason(info)
-                    if reason:
-                        self.s.credentials.append(reason)
-                        self.check_exfiltration()
+                    if info is not None:
+                        self.r.mentions.append(info)
+                        self.credential(info)
+
+    def credential(self, info: Any) -> None:
+        """Remember a credential the command reads or names (with the network: exfiltration)."""
+        reason = sensitive_read_reason(info)
+        if reason:
+            self.s.credentials.append(reason)
+            self.check_exfiltration()
 
     def resolve(self, word: str, cwds: Cwds) -> list[Any]:
         """PathInfo for each possible working directory (None entries: unknowable)."""
@@ -65,8 +68,6 @@ class EffectsMixin(Base):
         if _GLOB.search(value):
             prefix = _GLOB.split(value, 1)[0]
             value = prefix.rsplit("/", 1)[0] + "/" if "/" in prefix else "."
-            if value == "/":
-                value = "/"
         if os.path.isabs(os.path.expanduser(value)):
             return [self._resolved(value, None)]
         if cwds is None:
@@ -97,10 +98,7 @@ class EffectsMixin(Base):
                 seen.add(str(info.path))
             self.r.effects.append(PathEffect(kind, word, info, source, via_redirect, index))
             if info is not None and kind == "read":
-                reason = sensitive_read_reason(info)
-                if reason:
-                    self.s.credentials.append(reason)
-                    self.check_exfiltration()
+                self.credential(info)
 
     def glob_reads(self, pattern: str, cwds: Cwds, source: str, index: int | None) -> None:
         """Every path the glob names now is read (and judged); a glob that can spell a

@@ -64,7 +64,7 @@ class Expander:
                         out.extend(word_values)
                     else:
                         out.append(v)
-                return _dedupe(out)
+                return capped(list(dict.fromkeys(out)))
         if rest.startswith(":"):
             m2 = re.fullmatch(r":\s*(-?\d+)(?::\s*(-?\d+))?", rest)
             if not m2:
@@ -120,14 +120,6 @@ class Expander:
             self.r.unknown = True
             return [UNKNOWN]
         return [value.rstrip("\n")]
-
-
-def _dedupe(values: list[str]) -> list[str]:
-    out: list[str] = []
-    for v in values:
-        if v not in out:
-            out.append(v)
-    return capped(out)
 
 
 def _substring(value: str, off: int, length: int | None) -> str:

@@ -10,7 +10,7 @@ from cairn.policy.shell.bash.arith import arith_texts, dynamic_name, input_names
 from cairn.policy.shell.bash.state import MAX_UNITS, Base, Ctx, Cwds, short
 from cairn.policy.shell.bash.static import backstop
 from cairn.policy.shell.bash.words import UNKNOWN
-from cairn.policy.shell.cmdtables import SHELLS
+from cairn.policy.shell.cmdtables import NEUTRAL, SHELLS
 from cairn.policy.shell.commands import classify, command_name
 from cairn.policy.shell.envvars import dangerous_env, harmless_env
 from cairn.policy.shell.gitrepo import shipped_repo
@@ -27,12 +27,9 @@ _READ_ONLY_FAMILY = words(
     "rg grep egrep fgrep ag ack sed gsed awk gawk mawk nawk sort git less man tar zip bat find fd fdfind"
 )
 #: Builtins and printers whose options cannot read, write or run anything: a word only known at
-#: run time is judged where it is used, not here (cd, export and the other "silent" builtins too).
-_OPTIONS_HARMLESS = words(
-    """echo test [ true false : sleep wait shift exit return break continue unset read getopts seq
-    expr basename dirname pwd whoami id groups logname uname arch nproc uptime tty locale getconf
-    clear tput jobs dirs times type which whereis help cal"""
-)
+#: run time is judged where it is used, not here (cd, export and the other "silent" builtins too;
+#: ``let`` evaluates its words as arithmetic).
+_OPTIONS_HARMLESS = NEUTRAL - {"let"} | {"echo"}
 
 
 class ProcessMixin(Base):

@@ -22,7 +22,14 @@ from __future__ import annotations
 
 import re
 
-from cairn.policy.shell.bash.scanner import ASSIGN_RE, KEEP_CMD_POS, Heredoc, Rewritten, WordScanner
+from cairn.policy.shell.bash.scanner import (
+    ASSIGN_RE,
+    KEEP_CMD_POS,
+    RUNS_CODE,
+    Heredoc,
+    Rewritten,
+    WordScanner,
+)
 
 __all__ = ["HEREDOC_RE", "Heredoc", "Rewritten", "rewrite", "skip_to_close"]
 
@@ -139,13 +146,9 @@ class _Scanner(WordScanner):
             return "", True
         if raw == "coproc":
             self.note("coproc runs a command as a co-process")
-            save = self.i
             self.skip_blanks()
             m = re.match(r"[A-Za-z_][A-Za-z0-9_]*[ \t]+(?=[{(])", self.src[self.i :])
-            if m:
-                self.i += m.end()
-            elif save != self.i:
-                pass
+            self.i += m.end() if m else 0
             return "", True
         if raw == "select":
             return "for", False
@@ -187,7 +190,7 @@ class _Scanner(WordScanner):
             if self.src[wstart : self.i] == "]]":
                 if re.search(r"\s-(eq|ne|lt|le|gt|ge)\s", self.src[start:wstart]):
                     self.r.arith.append(self.src[start:wstart])  # operands are evaluated as arithmetic
-                if re.search(r"\$\(|`|<\(|>\(", self.src[start:wstart]):
+                if RUNS_CODE.search(self.src[start:wstart]):
                     self.fail("command substitution inside [[ ... ]]")
                 for name in re.findall(r"(?:^|\s)-v\s+(\S+)", self.src[start:wstart]):
                     if name.lstrip("\"'").startswith("$"):
@@ -225,7 +228,7 @@ class _Scanner(WordScanner):
                 self.i += 1
             start = self.i
             self.skip_balanced(")")  # the pattern list
-            if re.search(r"\$\(|`|<\(|>\(", self.src[start : self.i]):
+            if RUNS_CODE.search(self.src[start : self.i]):
                 self.note("a case pattern contains a substitution, which runs when it is matched")
             body = self.scan_list(case_body=True)
             parts.append("{ : ; " + body + "\n} ;")

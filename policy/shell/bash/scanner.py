@@ -11,27 +11,22 @@ import re
 from dataclasses import dataclass, field
 
 from cairn.policy.shell.bash.ansi import decode_ansi_c, single_quote
+from cairn.policy.vocab import words
 
-__all__ = ["ASSIGN_RE", "KEEP_CMD_POS", "OPERATORS", "OP_CHARS", "Heredoc", "Rewritten", "WordScanner"]
+__all__ = [
+    "ASSIGN_RE",
+    "KEEP_CMD_POS",
+    "OPERATORS",
+    "OP_CHARS",
+    "RUNS_CODE",
+    "Heredoc",
+    "Rewritten",
+    "WordScanner",
+]
 
-OPERATORS = (
-    ";;&",
-    ";;",
-    ";&",
-    "&&",
-    "||",
-    "|&",
-    "&>>",
-    "&>",
-    ">>",
-    "<<<",
-    "<<-",
-    "<<",
-    "<>",
-    "<&",
-    ">&",
-    ">|",
-)
+OPERATORS = tuple(
+    sorted(words(";;& ;; ;& && || |& &>> &> >> <<< <<- << <> <& >& >|"), key=len, reverse=True)
+)  # longest first
 OP_CHARS = set(";&|<>()\n")
 KEEP_CMD_POS = {"if", "then", "else", "elif", "do", "while", "until", "{", "!", "function"}
 ASSIGN_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=")
@@ -54,7 +49,7 @@ class Rewritten:
 
 
 #: Characters with no special meaning inside a word (everything scan_word handles one by one).
-_RUNS_CODE = re.compile(r"\$\(|`|<\(|>\(")
+RUNS_CODE = re.compile(r"\$\(|`|<\(|>\(")
 _PLAIN_RUN = re.compile(r"[^\s\\'\"`$;&|()<>]+")
 
 
@@ -102,7 +97,7 @@ class WordScanner:
                     self.i += 1
                     start = self.i
                     self.skip_balanced(")")
-                    if _RUNS_CODE.search(self.src[start : self.i]):
+                    if RUNS_CODE.search(self.src[start : self.i]):
                         self.note(
                             "an extglob pattern @(…)/!(…) contains a substitution, which runs when it is matched"
                         )
@@ -112,7 +107,7 @@ class WordScanner:
                     self.i += 1
                     start = self.i
                     self.skip_balanced(")")
-                    if re.search(r"\$\(|`|<\(|>\(", self.src[start : self.i]):
+                    if RUNS_CODE.search(self.src[start : self.i]):
                         self.fail("array assignment with command substitution")
                     out.append("__cairn_array__")
                     continue
@@ -244,7 +239,7 @@ class WordScanner:
             tail = re.sub(r"^\$\{[#!]?[A-Za-z_][A-Za-z0-9_]*", "", text)[:-1]
             if tail.startswith("[") or re.match(r":[^-=+?]", tail):
                 self.r.arith.append(tail)  # subscripts and substring offsets are arithmetic
-            if re.search(r"\$\(|`|<\(|>\(", text[2:]):
+            if RUNS_CODE.search(text[2:]):
                 self.fail("command substitution inside ${...} is not analysed")
             return text
         self.i += 1
@@ -258,13 +253,7 @@ class WordScanner:
             if ch == "\\":
                 self.i += 2
                 continue
-            if ch == "'":
-                end = self.src.find("'", self.i + 1)
-                self.i = len(self.src) if end == -1 else end + 1
-                continue
-            if ch == '"':
-                self.i += 1
-                self.scan_double_quoted()
+            if self.skip_quoted():
                 continue
             if ch == opener:
                 depth += 1
@@ -276,21 +265,28 @@ class WordScanner:
             self.i += 1
         self.fail(f"unterminated {opener}...{closer}")
 
+    def skip_quoted(self, backtick: bool = False) -> bool:
+        """Skip the quoted string (or backquote) at the position; whether there was one."""
+        ch = self.peek()
+        if ch == "'":
+            end = self.src.find("'", self.i + 1)
+            self.i = len(self.src) if end == -1 else end + 1
+        elif ch == '"':
+            self.i += 1
+            self.scan_double_quoted()
+        elif ch == "`" and backtick:
+            self.scan_backtick()
+        else:
+            return False
+        return True
+
     def skip_arith(self) -> str | None:
         """After ``$((``/``((``: skip to the matching ``))``; ``None`` if it is not arithmetic."""
         start = self.i
         depth = 0
         while self.i < len(self.src):
             ch = self.peek()
-            if ch in "'\"`":
-                if ch == "'":
-                    end = self.src.find("'", self.i + 1)
-                    self.i = len(self.src) if end == -1 else end + 1
-                elif ch == '"':
-                    self.i += 1
-                    self.scan_double_quoted()
-                else:
-                    self.scan_backtick()
+            if self.skip_quoted(backtick=True):
                 continue
             if ch == "(":
                 depth += 1

@@ -53,20 +53,6 @@ _BACKSTOP = [
     ),
 ]
 
-_INVISIBLE = {
-    "\u200b",
-    "\u200c",
-    "\u200d",
-    "\u2060",
-    "\ufeff",
-    "\u00ad",
-    "\u180e",
-    "\u2061",
-    "\u2062",
-    "\u2063",
-    "\u2064",
-}
-
 
 def backstop(text: str) -> list[str]:
     """Catastrophic patterns found textually in ``text``."""
@@ -90,7 +76,7 @@ def prescan(text: str) -> list[str]:
         if code < 0x20 or code == 0x7F or 0x80 <= code < 0xA0:
             if code != 0:
                 problems.append(f"the command contains the control character U+{code:04X}")
-        elif ch in _INVISIBLE or cat == "Cf":
+        elif cat == "Cf":  # zero-width spaces and joiners, soft hyphen, bidi controls
             problems.append(f"the command contains the invisible or bidirectional character U+{code:04X}")
         elif cat == "Zs" and ch != " ":
             problems.append(f"the command contains the look-alike space U+{code:04X}")

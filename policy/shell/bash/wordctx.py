@@ -18,19 +18,13 @@ from cairn.policy.shell.bash.words import UNKNOWN, WordExp, expand_word
 from cairn.policy.shell.commands import classify
 from cairn.policy.shell.envvars import dangerous_env, harmless_env
 from cairn.policy.shell.result import StageInfo
+from cairn.policy.vocab import words
 
 __all__ = ["WordsMixin"]
 
 MEDIUM, HIGH = RiskLevel.MEDIUM, RiskLevel.HIGH
-_KNOWN_ENV = (
-    "USER",
-    "LOGNAME",
-    "CAIRN_HOME",
-    "TMPDIR",
-    "XDG_CONFIG_HOME",
-    "XDG_DATA_HOME",
-    "XDG_STATE_HOME",
-    "XDG_CACHE_HOME",
+_KNOWN_ENV = words(
+    """USER LOGNAME CAIRN_HOME TMPDIR XDG_CONFIG_HOME XDG_DATA_HOME XDG_STATE_HOME XDG_CACHE_HOME"""
 )
 _ASSIGN = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)(\[[^\]]*\])?\+?=(.*)$", re.DOTALL)
 
@@ -181,9 +175,7 @@ class WordsMixin(Base):
         target = node.output
         if kind in ("<<<", "<<", "<<-"):
             return
-        if not hasattr(target, "kind"):
-            if kind in (">&", "<&") or target in ("-",):
-                return
+        if not hasattr(target, "kind"):  # a file descriptor number (2>&1)
             return
         if kind in (">&", "<&") and re.fullmatch(r"\d+-?|-", target.word or ""):
             return
@@ -204,12 +196,10 @@ class WordsMixin(Base):
                 self.s.network.append(source)
                 self.check_exfiltration()
                 continue
-            if kind in ("<",):
-                self.effect("read", value, cwds, short(source), None, via_redirect=True)
-            elif kind == "<>":
-                self.effect("write", value, cwds, short(source), None, via_redirect=True)
-            else:
-                self.effect("write", value, cwds, short(source), None, via_redirect=True)
+            # <> opens for reading and writing: a write
+            self.effect(
+                "read" if kind == "<" else "write", value, cwds, short(source), None, via_redirect=True
+            )
 
 
 def _single_quoted_spans(text: str, offset: int) -> list[tuple[int, int]]:

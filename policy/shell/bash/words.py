@@ -95,10 +95,7 @@ def _combine(raw: str, ex: Expander, assignment: bool) -> list[list[_Piece]]:
             ex.r.glob = True
         seq.append([_Piece(text, False)])
         i = j
-    combos: list[list[_Piece]] = []
-    for combo in itertools.islice(itertools.product(*seq), MAX_CANDIDATES + 1):
-        combos.append(list(combo))
-    return combos or [[]]
+    return [list(combo) for combo in itertools.islice(itertools.product(*seq), MAX_CANDIDATES + 1)] or [[]]
 
 
 def _expansion(raw: str, i: int, ex: Expander) -> tuple[list[str] | None, int]:
@@ -187,8 +184,6 @@ def expand_word(
         options: list[list[str]] = []
         for pieces in _combine(variant, ex, assignment):
             fields = _split(pieces, ifs) if split else ["".join(p.text for p in pieces)]
-            if not split and not fields:
-                fields = [""]
             if fields not in options:
                 options.append(fields)
         per_variant.append(options)

@@ -50,7 +50,9 @@ _TAR: dict[str, Any] = dict(
 
 # fmt: off
 RECORDS: tuple[Program, ...] = (
-    program("dd", handler="writecmds.dd", allow=(), ask=("dd if=/dev/zero of=src/app.py",)),
+    program("dd", reads_with="if=", writes_with="of=", ask=("dd if=/dev/zero of=src/app.py",),
+        rules=(("of=", "write", "medium", "writes {out}", "destructive"), ("always", "read", "low", "copies to stdout")),
+        allow=("dd if=README.md count=1",), deny=("dd if=README.md of=/etc/x",)),
     program("tar", **_TAR, allow=("tar -tf src.tar",),
         ask=("tar --to-command=sh -xf src.tar", "tar -xf src.tar"), deny=("tar -xf src.tar -C /",)),
     program("gtar", **_TAR, allow=("gtar -tf src.tar",), ask=("gtar -xf src.tar",)),

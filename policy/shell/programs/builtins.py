@@ -44,6 +44,11 @@ _SOURCE: dict[str, Any] = dict(
 )
 
 
+#: ``kill -1`` (as a pid: ``kill -9 -1``, ``kill -- -1``; ``kill -1 PID`` too) signals every process.
+_KILL_ALL = ("is:-1", "general", "high", "-1 signals every process you own", "deny")
+_STOPS = ("always", "general", "medium", "stops processes")
+
+
 def _by(handler: str) -> dict[str, Any]:
     """A program whose handler judges every argument (its record states no option list)."""
     return {"handler": handler, "options_by_handler": True}
@@ -111,13 +116,18 @@ RECORDS: tuple[Program, ...] = (
     program("busybox", operands="command", allow=("busybox ls src",), ask=("busybox rm -r src",)),
     program("echo", **_by("shellbuiltins.echo"), allow=("echo hi",), ask=("echo 'rm -r src' | sh",)),
     program("printf", **_by("shellbuiltins.printf"), allow=("printf '%s' hi",), ask=("printf 'id' | sh",)),
-    program("kill", **_by("shellbuiltins.kill"), ask=("kill 123",), deny=("kill -9 -1",)),
-    *(program(n, **_by("shellbuiltins.kill"), ask=(f"{n} -9 python",)) for n in ("pkill", "killall")),
+    program("kill", options_by_handler=True, ask=("kill 123", "kill -s TERM 123"),
+        deny=("kill -9 -1", "kill -- -1", "kill -1"), rules=(_KILL_ALL, _STOPS)),
+    *(program(n, options_by_handler=True, rules=(_STOPS,), ask=(f"{n} -9 python",)) for n in ("pkill", "killall")),
     *(
         program(n, **_by("shellbuiltins.declare"), allow=(f"{n} X=1",), ask=(f"{n} LD_PRELOAD=./x.so",))
         for n in ("export", "declare", "local", "readonly", "typeset")
     ),
-    program("history", **_by("history.history"), allow=("history",), ask=("history -w src/x",)),
+    program("history", options_by_handler=True, default_file="~/.bash_history", rules=(
+        ("-a -w", "write", "medium", "{opt} writes the history list to {out}", "writes-first"),
+        ("-r -n", "read", "low", "{opt} reads a history file", "reads-first"),
+        ("always", "neutral", "low", "only changes or lists this shell's history")),
+        allow=("history", "history -c"), ask=("history -w src/x", "history -aw", "history -r")),
     program("env", **_by("wrappers.env"), flags="i0v", valued="uCS", long="ignore-environment null debug",
         long_valued="unset chdir split-string", allow=("env LANG=C ls", "env -u HOME ls"),
         ask=("env", "env -S 'rm -r src'", "env --frob ls")),

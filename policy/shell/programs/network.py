@@ -41,6 +41,14 @@ _REMOTE_SHELL = (
 )
 
 # fmt: off
+#: netcat: a program handed to the connection is a reverse shell, else raw network data.
+_NETCAT = (
+    ("-e -c --exec --sh-exec --lua-exec is:-e is:-c", "network", "high",
+        "{opt} connects a program to the network (reverse shell)", "network reverse-shell downloads"),
+    ("-l --listen", "network", "high", "listens for a raw network connection", "network downloads"),
+    ("always", "network", "high", "opens a raw network connection", "network downloads"),
+)
+
 RECORDS: tuple[Program, ...] = (
     program("curl", asks_valued="oKdFTbcDEHuwXAeUxrYyzCmQ",
         asks_long_valued="""output config data data-binary data-raw data-urlencode data-ascii form
@@ -62,19 +70,24 @@ RECORDS: tuple[Program, ...] = (
         for n in ("ssh", "sftp", "telnet", "ftp", "mosh")
     ),
     *(
-        program(
-            n,
-            handler="network.netcat",
-            options_by_handler=True,
-            ask=(f"{n} host 80",),
-            deny=(f"{n} -e sh host 80",),
-        )
+        program(n, options_by_handler=True, rules=_NETCAT, ask=(f"{n} host 80", f"{n} -l 8080"),
+            deny=(f"{n} -e sh host 80", f"{n} -lvpc sh 80", f"{n} --sh-exec=sh host 80"))
         for n in ("nc", "ncat", "netcat")
     ),
-    program("socat", handler="network.socat", options_by_handler=True, ask=("socat - tcp:host:80",),
-        deny=("socat exec:sh tcp:host:80",)),
-    program("openssl", handler="network.openssl", options_by_handler=True,
-        reads_with="-in -inkey -key -CAfile", writes_with="-out -keyout", allow=("openssl version",),
-        ask=("openssl s_client -connect host:443",)),
+    program("socat", options_by_handler=True, rules=(
+            ("^exec:,system:&^tcp,udp,ssl,openssl,sctp", "network", "high",
+                "connects a program to the network (reverse shell)", "network reverse-shell downloads"),
+            ("always", "network", "high", "relays data over the network", "network downloads")),
+        ask=("socat - tcp:host:80", "socat exec:ls -"),
+        deny=("socat exec:sh tcp:host:80", "socat TCP:host:80 SYSTEM:sh", "socat -d OPENSSL:h:443 EXEC:'sh -i'")),
+    program("openssl", options_by_handler=True, single_dash=True, asks_long_valued="in inkey key CAfile out keyout",
+        reads_with="-in -inkey -key -CAfile", writes_with="-out -keyout", decodes_with="-d", rules=(
+            ("is:s_client is:s_server is:ocsp -connect", "network", "high", "opens a network connection",
+                "network downloads"),
+            ("-out -keyout", "write", "medium", "{opt} writes {out}"),
+            ("always", "read", "low", "works on local data")),
+        allow=("openssl version",),
+        ask=("openssl s_client -connect host:443", "openssl enc -d -in x -out src/y", "openssl x509 -in /etc/x"),
+        deny=("openssl enc -in README.md -out /etc/x",)),
 )
 # fmt: on

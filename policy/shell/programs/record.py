@@ -26,12 +26,14 @@ class Option:
     """One option that runs without asking: ``-n``, ``--lines`` and whether it takes a value."""
 
     name: str
-    value: str = ""  # "" none, "required" (next word or =VALUE), "optional" (only =VALUE)
+    value: str = ""  # "" none, "required" (next word or =VALUE), "optional" (only =VALUE), "pair"
 
     @property
     def text(self) -> str:
         if self.value == "required":
             return f"{self.name}=VALUE" if self.name.startswith("--") else f"{self.name} VALUE"
+        if self.value == "pair":
+            return f"{self.name} NAME VALUE"
         if self.value == "optional":
             return f"{self.name}[=VALUE]"
         return self.name
@@ -73,6 +75,7 @@ class Program:
     valued: str = ""  # short options taking a value
     long: frozenset[str] = frozenset()  # long options without a value (``--x=V`` is accepted too)
     long_valued: frozenset[str] = frozenset()  # long options taking a value
+    long_pairs: frozenset[str] = frozenset()  # long options taking two words (jq --arg NAME VALUE)
     #: Options that always ask but whose value the handler must find (``sort -o FILE``,
     #: ``less --log-file=FILE``, ``rg --pre=CMD``): their arity, stated here and nowhere else.
     asks_valued: str = ""
@@ -100,8 +103,11 @@ class Program:
     edits: bool = False  # operands="write": a plain file edit accept-edits may allow (touch)
     skip: int = 0  # operands="command": operands before the command (timeout's DURATION)
     skip_number: bool = False  # ... and then a number, when one follows (chrt's priority)
+    single_dash: bool = False  # options are whole words after one dash (openssl -in FILE): the
+    #: long lists name them
     options_by_handler: bool = False  # the handler parses every option (no option list here)
     rules: tuple[Rule, ...] = ()  # verdicts by argument, before the defaults above (see Rule)
+    default_file: str = ""  # a rule's reads-first / writes-* file when no operand names one
     accepts: frozenset[str] = frozenset()  # the words a rule's ``other`` test allows (set, shopt)
     lists_with: frozenset[str] = frozenset()  # options that make stdout a list of paths (rg --files)
     subcommands: frozenset[str] = frozenset()  # project tools: the subcommands that run project code
@@ -117,12 +123,13 @@ class Program:
         out += [Option(f"-{c}", "required") for c in self.valued]
         out += [Option(f"--{n}", "optional" if n in _OPTIONAL else "") for n in sorted(self.long)]
         out += [Option(f"--{n}", "required") for n in sorted(self.long_valued)]
+        out += [Option(f"--{n}", "pair") for n in sorted(self.long_pairs)]
         return tuple(out)
 
     @property
     def long_names(self) -> frozenset[str]:
         """Every long option the record knows (``--name``): GNU abbreviations resolve against them."""
-        names = self.long | self.long_valued | self.asks_long | self.asks_long_valued
+        names = self.long | self.long_valued | self.long_pairs | self.asks_long | self.asks_long_valued
         return frozenset("--" + n for n in names)
 
     @property

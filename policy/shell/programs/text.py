@@ -6,12 +6,23 @@ share an option list (aliases, checksum tools) share one statement of it.
 
 from __future__ import annotations
 
+from typing import Any
+
 from cairn.policy.shell.programs.record import Program, plain, program
 
 __all__ = ["FAMILY", "RECORDS"]
 
 FAMILY = "text"
 
+#: jq and gojq: the one statement of their option arity (``--arg NAME VALUE`` takes two words).
+_JQ: dict[str, Any] = dict(
+    long_valued="from-file indent",
+    long_pairs="arg argjson rawfile slurpfile",
+    asks_valued="fL",
+    asks_long_valued="library-path",
+    reads_with="-f --from-file --rawfile --slurpfile",
+    handler="textcmds.jq",
+)
 
 # fmt: off
 RECORDS: tuple[Program, ...] = (
@@ -52,18 +63,18 @@ RECORDS: tuple[Program, ...] = (
     program("gojq", flags="ncrjaSsCMe",
         long="""ascii-output color-output compact-output exit-status help join-output
         monochrome-output null-input raw-output slurp sort-keys tab version yaml-input
-        yaml-output""",
-        long_valued="arg argjson args from-file indent jsonargs rawfile slurpfile", handler="textcmds.jq",
-        allow=(), ask=("gojq --cairn-no-such-option README.md",)),
+        yaml-output args jsonargs""",
+        **_JQ, allow=(), ask=("gojq --cairn-no-such-option README.md",)),
     plain("join", flags="iz", valued="ajeot12v",
         long="check-order header help ignore-case nocheck-order version zero-terminated"),
     program("jq", flags="ncrjaSsCMe0",
         long="""ascii-output color-output compact-output exit-status help join-output
         monochrome-output null-input raw-input raw-output raw-output0 seq slurp sort-keys
-        stream stream-errors tab version""",
-        long_valued="arg argjson args from-file indent jsonargs rawfile slurpfile", handler="textcmds.jq",
-        allow=("jq .name README.md", "jq -r .version README.md"),
-        ask=("jq -n env", "jq -n '$ENV'", "jq . /etc/passwd")),
+        stream stream-errors tab version args jsonargs""", **_JQ,
+        allow=("jq .name README.md", "jq -r .version README.md", "jq --arg f /etc/passwd .a README.md"),
+        ask=("jq -n env", "jq -n '$ENV'", "jq . /etc/passwd", "jq --rawfile f /etc/passwd .a README.md",
+            "jq -f x.jq README.md", "jq -L /tmp .a README.md", "jq --arg a -x .a README.md",
+            "jq --args '$ENV' a")),
     plain("paste", flags="sz", valued="d", long="help serial version zero-terminated",
         long_valued="delimiters"),
     plain("sort", writes_with="-o --output", runs_with="--compress-program",
@@ -90,6 +101,6 @@ RECORDS: tuple[Program, ...] = (
         long="""colors exit-status help no-colors no-doc nul-output null-input prettyPrint
         unwrapScalar version""",
         long_valued="expression indent input-format output-format", handler="textcmds.jq",
-        allow=("yq .a README.md",), ask=("yq -i .a=1 README.md", "yq -n 'strenv(HOME)'")),
+        allow=("yq .a README.md",), ask=("yq -i .a=1 README.md", "yq -n 'strenv(HOME)'", "yq -o json 'strenv(HOME)' README.md")),
 )
 # fmt: on

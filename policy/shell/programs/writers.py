@@ -13,6 +13,8 @@ __all__ = ["FAMILY", "RECORDS"]
 
 FAMILY = "write"
 
+#: split and csplit write pieces named PREFIX* (their second operand; csplit also -f; default x, xx).
+_PIECES = ("always", "write", "medium", "writes pieces named {out}*", "writes-second")
 _CP = "target-directory suffix no-preserve sparse"
 _RM = dict(handler="writecmds.rm")
 _OWNER = dict(asks_long_valued="from reference", handler="writecmds.chmod_chown")
@@ -39,8 +41,9 @@ RECORDS: tuple[Program, ...] = (
     program("chmod", **_OWNER, ask=("chmod +x src/x",), deny=("chmod -R 777 /",)),
     program("chown", **_OWNER, ask=("chown me src/x",)),
     program("cp", asks_valued="tS", asks_long_valued=_CP, handler="writecmds.copy_move", ask=("cp a b",)),
-    program("csplit", asks_valued="bfn", asks_long_valued="prefix suffix-format digits",
-        handler="writecmds.split_cmd", ask=("csplit README.md 2",)),
+    program("csplit", operands="read", asks_valued="bfn", asks_long_valued="prefix suffix-format digits",
+        writes_with="-f --prefix", default_file="xx", rules=(_PIECES,),
+        ask=("csplit README.md 2",), deny=("csplit -f /etc/x README.md 2",)),
     _simple("fallocate", "changes", "lo", "length offset"),
     program("install", asks_valued="tSmog", asks_long_valued=_CP + " mode owner group strip-program",
         handler="writecmds.copy_move", ask=("install a b",)),
@@ -63,8 +66,9 @@ RECORDS: tuple[Program, ...] = (
     program("rm", **_RM, ask=("rm src/x",), deny=("rm -rf /",)),
     program("rmdir", **_RM, ask=("rmdir src",)),
     _simple("shred", "destroys", "ns", "iterations size random-source", destructive=True),
-    program("split", asks_valued="abCdlnt", asks_long_valued="additional-suffix bytes line-bytes lines number",
-        handler="writecmds.split_cmd", ask=("split README.md part",)),
+    program("split", operands="read", asks_valued="abCdlnt",
+        asks_long_valued="additional-suffix bytes line-bytes lines number", default_file="x", rules=(_PIECES,),
+        ask=("split README.md part", "split README.md"), deny=("split README.md /etc/x",)),
     _simple("tee", "writes", edits=True),
     _simple("touch", "changes", "dtr", "date reference", edits=True),
     _simple("truncate", "changes", "sro", "size reference", destructive=True),
