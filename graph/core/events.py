@@ -39,6 +39,7 @@ __all__ = [
     "SubagentEnd",
     "SubagentEvent",
     "SubagentStart",
+    "Thought",
     "Token",
     "ToolEnd",
     "ToolProgress",
@@ -75,6 +76,15 @@ class Token(Event):
     """A piece of the model's text while it streams (``stream=True`` only)."""
 
     kind: ClassVar[str] = "token"
+    text: str
+
+
+@dataclass(frozen=True)
+class Thought(Event):
+    """A piece of the reasoning a model shows before its answer, as it streams (where the
+    endpoint sends it: ``reasoning_content``); kept in the reply, never sent back as text."""
+
+    kind: ClassVar[str] = "thought"
     text: str
 
 
@@ -222,6 +232,7 @@ class Notification(Event):
 #: Every kind of event, the one list of what exists.
 ALL_EVENTS: tuple[type[Event], ...] = (
     Token,
+    Thought,
     Message,
     ToolStart,
     ToolProgress,

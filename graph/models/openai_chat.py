@@ -81,7 +81,25 @@ class CairnChatOpenAI(ChatOpenAI):
         result = super()._create_chat_result(response, generation_info)
         if not result.generations:
             raise _NoChoices
+        choices = (response if isinstance(response, dict) else response.model_dump()).get("choices") or []
+        reasoning = _reasoning_of((choices[0].get("message") or {}) if choices else {})
+        if reasoning:
+            result.generations[0].message.additional_kwargs["reasoning_content"] = reasoning
         return result
+
+    def _convert_chunk_to_generation_chunk(
+        self, chunk: dict, default_chunk_class: type, base_generation_info: dict | None
+    ) -> ChatGenerationChunk | None:
+        """A streamed chunk, with the reasoning the server sends beside the content
+        (``reasoning_content`` or ``reasoning``, which the stock client drops) kept in
+        ``additional_kwargs["reasoning_content"]``: chunks merge it into the reply's."""
+        out = super()._convert_chunk_to_generation_chunk(chunk, default_chunk_class, base_generation_info)
+        choices = chunk.get("choices") or []
+        if out is not None and choices:
+            reasoning = _reasoning_of(choices[0].get("delta") or {})
+            if reasoning:
+                out.message.additional_kwargs["reasoning_content"] = reasoning
+        return out
 
     def _generate(self, *args: Any, **kwargs: Any) -> ChatResult:
         try:
@@ -128,6 +146,12 @@ class CairnChatOpenAI(ChatOpenAI):
                 out.append(entry[1])
             self._converted = current
         return out
+
+
+def _reasoning_of(message: Mapping[str, Any]) -> str:
+    """The reasoning text of a message or delta (servers name it differently)."""
+    value = message.get("reasoning_content") or message.get("reasoning")
+    return value if isinstance(value, str) else ""
 
 
 class _NoChoices(Exception):

@@ -74,6 +74,7 @@ _TURN_KEYS = {
     "empty_choices",
     "arg_delta",
     "usage",
+    "reasoning",
 }
 _CALL_KEYS = {"name", "args", "arguments", "raw_args", "id"}
 
@@ -118,6 +119,9 @@ class ScriptTurn:
     arg_delta: int = 0
     #: The usage to report: (input, output, cached input) tokens; None: word counts.
     usage: tuple[int, int, int] | None = None
+    #: Reasoning the model shows before its answer (``reasoning_content``, as llama.cpp, vLLM
+    #: and DeepSeek send it); empty: none.
+    reasoning: str = ""
 
     @property
     def finish_reason(self) -> str | None:
@@ -203,7 +207,11 @@ def parse_turn(raw: Any, index: int) -> ScriptTurn:
             int(usage.get("output_tokens", 0)),
             int(usage.get("cached_input_tokens", 0)),
         )
+    reasoning = raw.get("reasoning") or ""
+    if not isinstance(reasoning, str):
+        raise ValueError(f"script turn {index}: 'reasoning' must be a string")
     return ScriptTurn(
+        reasoning=reasoning,
         usage=usage,
         finish=str(raw["finish_reason"]) if raw.get("finish_reason") else None,
         cut=bool(raw.get("cut")),

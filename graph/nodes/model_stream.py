@@ -15,7 +15,7 @@ from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
 from langchain_core.messages.ai import add_ai_message_chunks
 
 from cairn.graph.core.context import AgentContext
-from cairn.graph.core.events import Token
+from cairn.graph.core.events import Thought, Token
 from cairn.graph.core.messages import message_text
 
 
@@ -80,6 +80,9 @@ def call_model(
         if kind == "end":
             return _assemble(chunks), ctx.cancel.is_set()
         text = value.content if isinstance(value.content, str) else ""
+        thought = (value.additional_kwargs or {}).get("reasoning_content")
+        if thought and isinstance(thought, str):
+            ctx.emit(Thought(thought))
         if text:
             ctx.emit(Token(text))
         chunks.append(value)

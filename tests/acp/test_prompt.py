@@ -75,3 +75,25 @@ def test_read_edit_run_streams_in_order_and_ends_the_turn(cli_env, workspace, ma
     assert (
         "".join(x for x in order[order.index("b1") :] if x not in ("r1", "e1", "b1")) == "Done: x is 2 now."
     )
+
+
+def test_reasoning_streams_as_thought_chunks_before_the_answer(cli_env, workspace, make_openai_server, tmp_path):
+    server = make_openai_server(
+        [{"reasoning": "The user asks for a greeting, so greet.", "content": "Hello there."}]
+    )
+    client = EditorClient([])
+
+    async def scenario():
+        async with agent(client, env_for(cli_env, server), workspace, stderr_path=tmp_path / "err") as (
+            conn,
+            _,
+        ):
+            new = await conn.new_session(cwd=workspace, mcp_servers=[])
+            return await conn.prompt(session_id=new.session_id, prompt=prompt("say hello"))
+
+    response = run(scenario())
+    assert response.stop_reason == "end_turn", (tmp_path / "err").read_text()
+    assert client.text("agent_thought_chunk") == "The user asks for a greeting, so greet."
+    assert client.text() == "Hello there."
+    kinds = [k for k in client.kinds() if k in ("agent_thought_chunk", "agent_message_chunk")]
+    assert kinds.index("agent_message_chunk") > max(i for i, k in enumerate(kinds) if k == "agent_thought_chunk")

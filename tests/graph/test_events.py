@@ -25,6 +25,7 @@ FRONTENDS = [
 #: One instance of each kind, with the values a run gives them.
 SAMPLES: list[ev.Event] = [
     ev.Token("hi"),
+    ev.Thought("the user wants a list"),
     ev.Message("hello", 1, ["c1"]),
     ev.ToolStart({"call_id": "c1", "tool_name": "ls", "status": "pending"}),
     ev.ToolProgress("c1", "a line"),
@@ -118,6 +119,7 @@ def test_kinds_are_unique_and_old_names():
     assert [cls.kind for cls in ALL_EVENTS] == list(ev.BY_KIND)
     assert set(ev.BY_KIND) == {
         "token",
+        "thought",
         "message",
         "tool_start",
         "tool_progress",

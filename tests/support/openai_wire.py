@@ -11,6 +11,7 @@ from cairn.graph.models.script import (
     ScriptTurn,
     count_words,
     is_summary_request,
+    split_tokens,
     summarized_assistant_count,
 )
 
@@ -95,6 +96,8 @@ def empty_choices_events(body: dict[str, Any], index: int) -> list[dict[str, Any
 def completion_body(body: dict[str, Any], turn: ScriptTurn, index: int) -> dict[str, Any]:
     """A non-streaming ``chat.completion`` answering ``body`` with ``turn``."""
     message: dict[str, Any] = {"role": "assistant", "content": turn.text or None}
+    if turn.reasoning:
+        message["reasoning_content"] = turn.reasoning
     if turn.tool_calls:
         message["tool_calls"] = [
             {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments_text}}
@@ -137,6 +140,7 @@ def stream_events(body: dict[str, Any], turn: ScriptTurn, index: int) -> list[di
         return chunk
 
     events = [event({"role": "assistant", "content": ""})]
+    events += [event({"reasoning_content": piece}) for piece in split_tokens(turn.reasoning)]
     events += [event({"content": piece}) for piece in turn.stream_pieces()]
     for i, call in enumerate(turn.tool_calls):
         head = {

@@ -36,6 +36,8 @@ def translate(event: ev.Event, view: CallView) -> list[Any]:
     match event:
         case ev.Token(text=text):
             return [helpers.update_agent_message_text(text)] if text else []
+        case ev.Thought(text=text):
+            return [helpers.update_agent_thought_text(text)] if text else []
         case ev.ToolStart(call=call):
             return [call_update(call, view)]
         case ev.ToolEnd(call=call):

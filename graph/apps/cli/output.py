@@ -140,6 +140,7 @@ def stream_json_line(event: ev.Event) -> dict[str, Any]:
                     line["call"]["status"] = "executing"
         case (
             ev.Token()
+            | ev.Thought()
             | ev.Message()
             | ev.ToolProgress()
             | ev.Compacted()

@@ -98,7 +98,7 @@ class CellStream:
                     self._on_hook(event.payload())
                 case ev.Notification():
                     self._on_notification(event.payload())
-                case ev.SubagentEvent() | ev.Waiting() | ev.DecisionRefused():
+                case ev.SubagentEvent() | ev.Waiting() | ev.DecisionRefused() | ev.Thought():
                     pass  # the pause shows in the RunResult the cell gets back
 
     # -- events --------------------------------------------------------------------------

@@ -85,6 +85,7 @@ class RunRecorder:
                 self._tool_end(call or {})
             case (
                 ev.Token()
+                | ev.Thought()
                 | ev.Message()
                 | ev.ToolProgress()
                 | ev.Compacted()
