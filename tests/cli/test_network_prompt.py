@@ -6,9 +6,7 @@ The host is a server the test runs on 127.0.0.1, reached as ``index.test`` throu
 
 from __future__ import annotations
 
-import http.server
 import os
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,33 +14,15 @@ import pytest
 
 from cairn.tools.shell.sandbox import detect_backend
 from tests.cli.conftest import call
+from tests.support.hello_origin import FETCH, hello_server
 
 pytestmark = [pytest.mark.slow, pytest.mark.sqlite_only("the approval prompt is tested, not the store")]
-
-FETCH = """\
-import sys, urllib.request
-print(urllib.request.urlopen(sys.argv[1], timeout=10).read().decode())
-"""
 
 
 @pytest.fixture
 def origin() -> Iterator[int]:
-    class Hello(http.server.BaseHTTPRequestHandler):
-        def do_GET(self) -> None:
-            body = b"hello from the index"
-            self.send_response(200)
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, *args: object) -> None:
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Hello)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield server.server_address[1]
-    server.shutdown()
-    server.server_close()
+    with hello_server() as port:
+        yield port
 
 
 def test_w_grants_typed_domains_and_show_records_them(pty_cairn, script, workspace, cli_env, origin):

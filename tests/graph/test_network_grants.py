@@ -6,11 +6,9 @@ the user's ``[sandbox] network_hosts`` pin; no other address is ever a target.
 
 from __future__ import annotations
 
-import http.server
 import os
 import shutil
 import tempfile
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -20,31 +18,13 @@ from cairn import Session
 from cairn.graph.models.scripted import ScriptedChatModel
 from cairn.graph.session.decision_forms import DecisionError
 from cairn.tools.shell.sandbox import detect_backend
-
-FETCH = """\
-import sys, urllib.request
-print(urllib.request.urlopen(sys.argv[1], timeout=10).read().decode())
-"""
+from tests.support.hello_origin import FETCH, hello_server
 
 
 @pytest.fixture
 def origin() -> Iterator[int]:
-    class Hello(http.server.BaseHTTPRequestHandler):
-        def do_GET(self) -> None:
-            body = b"hello from the index"
-            self.send_response(200)
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, *args: object) -> None:
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Hello)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield server.server_address[1]
-    server.shutdown()
-    server.server_close()
+    with hello_server() as port:
+        yield port
 
 
 @pytest.fixture
