@@ -59,7 +59,7 @@ class Runner:
         if core.hooks_engine is not None:  # hooks (issue 32): SessionStart, UserPromptSubmit
             from cairn.graph.session.hooks_run import before_prompt
 
-            text, blocked = before_prompt(core, text, on_event)
+            text, blocked = before_prompt(core, text, event_callback(on_event))
             if blocked is not None:
                 self.forget_if_empty()
                 return blocked

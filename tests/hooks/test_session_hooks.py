@@ -41,6 +41,18 @@ def test_user_prompt_submit_stdout_is_added_as_context(hh):
     assert first.startswith("fix it") and "current ticket: CAIRN-42" in first
 
 
+def test_prompt_hooks_reach_an_old_style_callback(hh):
+    """A ``(kind, payload)`` callback gets the hook lines of SessionStart and UserPromptSubmit
+    too (they fire before the run adapts its callback)."""
+    _hook(hh, "UserPromptSubmit", "ups.py", 'print("current ticket: CAIRN-42")\n')
+    s = hh.session([{"content": "ok"}])
+    seen: list[tuple[str, dict]] = []
+    assert s.send("fix it", on_event=lambda kind, payload: seen.append((kind, payload))).status == "done"
+    hooks = [payload for kind, payload in seen if kind == "hook"]
+    assert [h["event"] for h in hooks] == ["UserPromptSubmit"]
+    assert [kind for kind, _ in seen][-1] == "message"
+
+
 def test_session_start_fires_once_with_its_source(hh):
     _hook(hh, "SessionStart", "start.py", 'print("branch: main")\n')
     s = hh.session([{"content": "one"}, {"content": "two"}, {"content": "three"}])
