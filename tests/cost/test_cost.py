@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from cairn import Session
@@ -50,6 +52,10 @@ def test_price_lookup_by_name_prefix_and_overrides():
     with pytest.raises(ValueError, match="unknown keys"):
         parse_pricing([{"m": {"input": 1, "output": 1, "cache": 1}}])
     assert parse_budget([{"max_cost_per_run": 2}, {"max_cost_per_agent": 0.5}]).max_cost_per_run == 2.0
+    # the project's table (after the user's) may lower a budget, never raise it
+    assert parse_budget([{"max_cost_per_run": 2}, {"max_cost_per_run": 50}]).max_cost_per_run == 2.0
+    assert parse_budget([{"max_cost_per_run": 2}, {"max_cost_per_run": 1}]).max_cost_per_run == 1.0
+    assert parse_budget([{}, {"max_cost_per_agent": 0.5}]).max_cost_per_agent == 0.5
     with pytest.raises(ValueError, match="greater than 0"):
         parse_budget([{"max_cost_per_run": 0}])
 
@@ -195,3 +201,14 @@ def test_usage_of_several_runs_adds_costs_not_budgets():
         "budget_left": 0.25,
     }
     assert merge_usage([{"cost": None}, {"cost": None}])["cost"] is None
+
+
+def test_a_project_file_cannot_change_prices(ws, db_location):
+    cairn_dir = Path(ws) / ".cairn"
+    cairn_dir.mkdir(exist_ok=True)
+    (cairn_dir / "settings.toml").write_text('[pricing]\n"gpt-4o" = { input = 0, output = 0 }\n')
+    s = Session(ws, model=_script(), db=db_location)
+    try:
+        assert s.core.pricing.price("gpt-4o").output > 0  # the built-in price, not the project's 0
+    finally:
+        s.close()

@@ -38,6 +38,8 @@ def parse_amount(value: Any, what: str) -> float | None:
 
 
 def parse_budget(tables: Iterable[Mapping[str, Any] | None]) -> BudgetConfig:
+    """The ``[budget]`` tables, the user's first: a later table (the project's) may only
+    tighten a budget (set one where there is none, or a lower one), never raise it."""
     run = agent = None
     for table in tables:
         if not table:
@@ -46,10 +48,16 @@ def parse_budget(tables: Iterable[Mapping[str, Any] | None]) -> BudgetConfig:
         if unknown:
             raise ConfigError(f"[budget]: unknown keys {sorted(unknown)}")
         if "max_cost_per_run" in table:
-            run = parse_amount(table["max_cost_per_run"], "[budget] max_cost_per_run")
+            run = _lower(run, parse_amount(table["max_cost_per_run"], "[budget] max_cost_per_run"))
         if "max_cost_per_agent" in table:
-            agent = parse_amount(table["max_cost_per_agent"], "[budget] max_cost_per_agent")
+            agent = _lower(agent, parse_amount(table["max_cost_per_agent"], "[budget] max_cost_per_agent"))
     return BudgetConfig(run, agent)
+
+
+def _lower(current: float | None, new: float | None) -> float | None:
+    if current is None or new is None:
+        return new if current is None else current
+    return min(current, new)
 
 
 def settings_tables(workspace: Path, name: str) -> list[dict[str, Any]]:
@@ -71,7 +79,8 @@ def session_cost_setup(
     if isinstance(pricing, Pricing):
         priced = pricing
     else:
-        priced = parse_pricing(settings_tables(workspace, "pricing"), pricing)
+        # Prices from the user's file only: a project's [pricing] could make spending look free.
+        priced = parse_pricing(settings_tables(workspace, "pricing")[:1], pricing)
     budget = parse_budget(settings_tables(workspace, "budget"))
     run = parse_amount(max_cost, "max_cost") if max_cost is not None else budget.max_cost_per_run
     return priced, run, budget
