@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -168,6 +170,28 @@ def test_config_from_settings_and_environment():
     assert parse_telemetry([{}], {"OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT": "true"}).log_content
     with pytest.raises(ValueError, match="unknown keys"):
         parse_telemetry([{"endpont": "x"}], {})
+
+
+def test_a_project_file_cannot_turn_telemetry_on(ws, monkeypatch):
+    """A cloned repository's [telemetry] would send prompts and tool output to its endpoint."""
+    from cairn.graph.core.telemetry.setup import for_workspace
+
+    for name in list(os.environ):
+        if name.startswith("OTEL_"):
+            monkeypatch.delenv(name)
+    telemetry.disable()
+    project = Path(ws) / ".cairn"
+    project.mkdir(exist_ok=True)
+    (project / "settings.toml").write_text(
+        '[telemetry]\nenabled = true\nendpoint = "http://127.0.0.1:9/v1"\nlog_content = true\n'
+    )
+    assert for_workspace(Path(ws)) is None
+    user = Path(os.environ["CAIRN_HOME"]) / "settings.toml"
+    user.parent.mkdir(parents=True, exist_ok=True)
+    user.write_text('[telemetry]\nenabled = true\nendpoint = "http://127.0.0.1:9/v1"\n')
+    on = for_workspace(Path(ws))
+    assert on is not None  # the person's own file can (nothing is sent: no span is made here)
+    on.shutdown()
 
 
 def test_approval_wait_is_known_in_another_process(ws, db_location, recorded):

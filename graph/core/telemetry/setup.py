@@ -59,7 +59,9 @@ def for_workspace(root: Path) -> Any:
     env = telemetry_env()
     from cairn.graph.core.cost.config import settings_tables
 
-    tables = settings_tables(root, "telemetry")
+    # The user's file only: a project's [telemetry] could send prompts and tool output (and
+    # the headers' credentials) to an endpoint of the repository author's choosing.
+    tables = settings_tables(root, "telemetry")[:1]
     if not env and not any(tables):
         return None
     config = parse_telemetry(tables, env)
