@@ -147,6 +147,17 @@ class SessionIndex:
         )
         return [SessionRecord(*r) for r in rows]
 
+    def resolve(self, wanted: str) -> tuple[SessionRecord | None, str]:
+        """The session ``wanted`` names (its id, or a prefix matching exactly one), or
+        ``(None, why)``: "no session" or "N sessions" matching it."""
+        record = self.get(wanted)
+        if record is not None:
+            return record, ""
+        matches = self.find(wanted)
+        if len(matches) == 1:
+            return matches[0], ""
+        return None, "no session" if not matches else f"{len(matches)} sessions"
+
     def list(self, workspace: str | None = None, *, limit: int = 200) -> list[SessionRecord]:
         """Top-level sessions, newest first (sub-agent sessions are left out)."""
         sql, params = list_query(workspace, limit)

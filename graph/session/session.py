@@ -103,14 +103,10 @@ class Session:
         workspace, the model and the mode default to the stored ones.
         """
         store = open_store(db)
-        record = store.sessions.get(session_id)
+        record, why = store.sessions.resolve(session_id)
         if record is None:
-            matches = store.sessions.find(session_id)
-            if len(matches) != 1:
-                store.close()
-                why = "no session" if not matches else f"{len(matches)} sessions"
-                raise SessionError(f"{why} matching {session_id!r} in {store.location}")
-            record = matches[0]
+            store.close()
+            raise SessionError(f"{why} matching {session_id!r} in {store.location}")
         session = cls(
             record.workspace,
             model=model if model is not None else (record.model or None),

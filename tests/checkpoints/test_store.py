@@ -303,3 +303,12 @@ def test_many_processes_open_a_new_postgres_database_at_once(pg_url):
         assert versions == list(range(1, LATEST + 1))
     finally:
         s.close()
+
+
+def test_sessions_resolve_an_id_or_a_unique_prefix(store):
+    store.sessions.create("abc111", workspace="/w", mode="default", model="")
+    store.sessions.create("abc222", workspace="/w", mode="default", model="")
+    assert store.sessions.resolve("abc111")[0].session_id == "abc111"
+    assert store.sessions.resolve("abc2")[0].session_id == "abc222"
+    assert store.sessions.resolve("abc") == (None, "2 sessions")
+    assert store.sessions.resolve("zzz") == (None, "no session")

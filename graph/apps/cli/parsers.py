@@ -44,6 +44,13 @@ server (--base-url URL or $OPENAI_BASE_URL); --model script:FILE replays a scrip
 """
 
 
+def session_choice(parser: argparse.ArgumentParser, *, default: str | None = None) -> None:
+    """``[SESSION_ID] [--last]``: which stored session a command works on."""
+    more = f" (default: {default})" if default else ""
+    parser.add_argument("session_id", nargs="?", metavar="SESSION_ID", help=f"id or unique prefix{more}")
+    parser.add_argument("--last", action="store_true", help="the most recent session of this workspace")
+
+
 def main_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="cairn",
@@ -77,8 +84,7 @@ def resume_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
         parents=[common_flags()],
     )
-    parser.add_argument("session_id", nargs="?", metavar="SESSION_ID", help="id or unique prefix")
-    parser.add_argument("--last", action="store_true", help="the most recent session of this workspace")
+    session_choice(parser)
     parser.add_argument(
         "-p",
         "--print",
@@ -137,10 +143,7 @@ def show_parser() -> argparse.ArgumentParser:
         description="A session's transcript and every tool call: status, risk, decision, result.",
         parents=[common_flags()],
     )
-    parser.add_argument(
-        "session_id", nargs="?", metavar="SESSION_ID", help="id or unique prefix (default: the latest here)"
-    )
-    parser.add_argument("--last", action="store_true", help="the most recent session of this workspace")
+    session_choice(parser, default="the latest here")
     parser.add_argument("--json", action="store_true", help="one JSON object")
     return parser
 
@@ -229,10 +232,7 @@ def export_parser() -> argparse.ArgumentParser:  # issue 34
         "diffs, approvals and costs. Secrets known to the environment filter are redacted.",
         parents=[common_flags()],
     )
-    parser.add_argument(
-        "session_id", nargs="?", metavar="SESSION_ID", help="id or unique prefix (default: the latest here)"
-    )
-    parser.add_argument("--last", action="store_true", help="the most recent session of this workspace")
+    session_choice(parser, default="the latest here")
     parser.add_argument(
         "--format",
         choices=("md", "json", "html"),

@@ -24,13 +24,9 @@ def run_export(ns: Any, opts: Options) -> int:
     wanted = ns.session_id or latest_id(opts)
     store = open_for_reading(opts.db)
     try:
-        record = store.sessions.get(wanted)
+        record, why = store.sessions.resolve(wanted)
         if record is None:
-            matches = store.sessions.find(wanted)
-            if len(matches) != 1:
-                why = "no session" if not matches else f"{len(matches)} sessions"
-                raise CliError(f"{why} matching {wanted!r} in {store.location}")
-            record = matches[0]
+            raise CliError(f"{why} matching {wanted!r} in {store.location}")
         try:
             pricing = session_cost_setup(Path(record.workspace), None, None)[0]
         except ValueError:

@@ -49,13 +49,9 @@ def load(session_id: str, opts: Options) -> Shown:
         raise CliError(f"no session matching {session_id!r} in {location}")
     store = open_for_reading(opts.db)
     try:
-        record = store.sessions.get(session_id)
+        record, why = store.sessions.resolve(session_id)
         if record is None:
-            matches = store.sessions.find(session_id)
-            if len(matches) != 1:
-                why = "no session" if not matches else f"{len(matches)} sessions"
-                raise CliError(f"{why} matching {session_id!r} in {store.location}")
-            record = matches[0]
+            raise CliError(f"{why} matching {session_id!r} in {store.location}")
         sid = record.session_id
         saved = store.saver.get_tuple({"configurable": {"thread_id": sid}})
         values = saved.checkpoint["channel_values"] if saved is not None else {}
@@ -141,18 +137,22 @@ def call_json(call: Any) -> dict[str, Any]:
     result = call.result if call.status == "success" else call.error_msg
     if isinstance(result, list):  # content blocks (images): keep the text parts
         result = "\n".join(b.get("text", f"[{b.get('type')}]") for b in result if isinstance(b, dict))
-    return {
-        "call_id": call.call_id,
-        "tool_name": call.tool_name,
-        "arguments": call.arguments,
-        "status": call.status,
-        "risk": call.risk,
-        "reason": call.reason,
-        "result": result,
-        "decision": call.decision,
-        "sandbox": call.sandbox,
-        "display": call.display,
-    } | ({"network": call.network} if call.network else {}) | ({"hooks": call.hooks} if call.hooks else {})
+    return (
+        {
+            "call_id": call.call_id,
+            "tool_name": call.tool_name,
+            "arguments": call.arguments,
+            "status": call.status,
+            "risk": call.risk,
+            "reason": call.reason,
+            "result": result,
+            "decision": call.decision,
+            "sandbox": call.sandbox,
+            "display": call.display,
+        }
+        | ({"network": call.network} if call.network else {})
+        | ({"hooks": call.hooks} if call.hooks else {})
+    )
 
 
 def latest_id(opts: Options) -> str:
