@@ -35,7 +35,7 @@ def _after_options(
 def env(name: str, args: list[str]) -> Classified:
     """env [OPTION]... [NAME=VALUE]... [COMMAND]: its options from its record (``-`` is ``-i``)."""
     found = record(name)
-    assert found is not None  # programs/builtins.py
+    assert found is not None  # programs/shell_words.py
     lead = 0
     while lead < len(args) and args[lead] == "-":
         lead += 1

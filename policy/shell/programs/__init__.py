@@ -15,13 +15,13 @@ import functools
 from cairn.policy.shell.programs import (
     archives,
     build,
-    builtins,
     coded,
     interpreters,
     listers,
     network,
     readers,
     search,
+    shell_words,
     text,
     wrappers,
     writers,
@@ -31,7 +31,7 @@ from cairn.policy.shell.programs.record import Option, Program
 __all__ = ["Option", "Program", "record", "records"]
 
 _FAMILIES = (readers, listers, search, text, archives, coded, writers, wrappers, network, interpreters)
-_FAMILIES += (builtins, build)
+_FAMILIES += (shell_words, build)
 
 
 @functools.cache
