@@ -78,7 +78,8 @@ def _same_git(ws: Path, before: dict[str, str], *, status: bool) -> None:
 
 def test_rewind_to_each_call_restores_exact_bytes_and_modes(ran):
     s, ws, states, git_before = ran
-    assert all(a != b for a, b in itertools.pairwise(states))  # every call changed something
+    unchanged = [CALLS[i][-1]["id"] for i, (a, b) in enumerate(itertools.pairwise(states)) if a == b]
+    assert unchanged == [], f"these calls changed nothing in the workspace: {unchanged}"
     for index, group in enumerate(CALLS):
         call_id = group[-1]["id"]
         r = s.rewind(call_id, code=True, conversation=False)
