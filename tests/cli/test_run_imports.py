@@ -1,7 +1,10 @@
 """A scripted ``cairn -p`` run imports only what it uses (issue 30: start-up CPU).
 
-The OpenAI client, MCP, notebooks, PostgreSQL and the web fetcher's HTTP core are imported
-when a run needs them, never for a one-step scripted run on SQLite.
+The OpenAI client, MCP, notebooks, PostgreSQL, the web tools' HTTP stack (httpx, httpcore,
+html2text), the shell's regex filter and bash parser, images, Markdown, telemetry exporters, ACP
+and the exact tokenizer are imported when a run needs them, never for a one-step scripted run on
+SQLite; neither are langsmith's ~300 API models nor the LangGraph server SDK's client, which
+langgraph's own imports would pull in (graph/apps/lazy_reexports.py defers them).
 """
 
 from __future__ import annotations
@@ -20,10 +23,22 @@ with contextlib.redirect_stdout(io.StringIO()):
         code = main({argv!r})
     except SystemExit as exc:
         code = exc.code
-unused = ('langchain_openai', 'openai', 'mcp', 'langchain_mcp_adapters', 'psycopg', 'nbformat',
-          'ipywidgets', 'IPython', 'httpcore', 'tiktoken')
-print(code, sorted({{m.split('.')[0] for m in sys.modules}} & set(unused)))
+unused = {unused!r}
+print(code, sorted(m for m in sys.modules if any(m == u or m.startswith(u + '.') for u in unused)))
 """
+
+#: Modules (and everything below them) a one-step scripted run must not import.
+UNUSED = (
+    "langchain_openai", "openai", "tiktoken", "bpe_openai",  # an OpenAI endpoint's client
+    "mcp", "langchain_mcp_adapters",  # MCP servers
+    "psycopg", "psycopg_pool",  # PostgreSQL
+    "nbformat", "ipywidgets", "IPython", "markdown_it",  # notebooks, Markdown as HTML
+    "httpx", "httpcore", "html2text",  # web_fetch / web_search
+    "regex", "bashlex", "PIL",  # bash_output's filter, the shell parser, images
+    "acp", "opentelemetry.sdk.metrics", "opentelemetry.exporter",  # ACP, cairn's OTel export
+    # Pulled in by langgraph's own imports unless deferred (graph/apps/lazy_reexports.py):
+    "langsmith.types.run", "langsmith.types.dataset", "langgraph_sdk.client", "langgraph_sdk.encryption",
+)
 
 
 @pytest.mark.sqlite_only("the run's database is a SQLite file: Postgres drivers must stay unimported")
@@ -32,7 +47,7 @@ def test_a_scripted_print_run_imports_only_what_it_uses(tmp_path, cli_env, works
     script.write_text(json.dumps({"turns": [{"content": "ok"}]}))
     argv = ["-p", "hi", "--model", f"script:{script}"]
     out = subprocess.run(
-        [sys.executable, "-c", CHECK.format(argv=argv)],
+        [sys.executable, "-c", CHECK.format(argv=argv, unused=UNUSED)],
         env=cli_env,
         cwd=workspace,
         capture_output=True,

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import time
+from typing import TYPE_CHECKING
 
-import regex
 from pydantic import AliasChoices, Field
 
 from cairn.tools.base import ArgsModel, RiskLevel, Tool, ToolContext, ToolResult
@@ -18,6 +18,9 @@ FILTER_BUDGET_S = 2.0
 
 #: Other agents call the id ``bash_id`` or ``shell_id``; accept those too.
 TASK_ID_ALIASES = AliasChoices("task_id", "bash_id", "shell_id")
+
+if TYPE_CHECKING:
+    import regex
 
 
 class BashOutputArgs(ArgsModel):
@@ -74,6 +77,8 @@ class BashOutputTool(Tool):
             return unknown_task(params.task_id, state.task_ids())
         pattern = None
         if params.filter:
+            import regex  # only when a filter is given
+
             try:
                 pattern = regex.compile(params.filter)
             except (regex.error, ValueError, OverflowError) as exc:

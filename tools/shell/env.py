@@ -19,7 +19,6 @@ timeout: git never prompts for credentials or opens an editor, pagers are ``cat`
 
 from __future__ import annotations
 
-import ctypes
 import fnmatch
 import os
 import re
@@ -129,6 +128,8 @@ def protect_agent_environment() -> bool:
     (``CAP_SYS_PTRACE``) is not stopped by it.  Returns whether the flag was set."""
     if not sys.platform.startswith("linux"):
         return False
+    import ctypes  # loaded when first needed (start-up)
+
     try:
         return ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0) == 0
     except (OSError, AttributeError):

@@ -15,7 +15,6 @@ processes of its session are found by walking the agent's own process tree, not 
 
 from __future__ import annotations
 
-import ctypes
 import functools
 import os
 import shutil
@@ -181,6 +180,8 @@ def _pdeathsig_preexec() -> Callable[[], None] | None:
     """
     if not sys.platform.startswith("linux"):
         return None
+    import ctypes  # loaded when first needed (start-up)
+
     try:
         prctl = ctypes.CDLL(None, use_errno=True).prctl
     except (OSError, AttributeError):

@@ -5,7 +5,6 @@ subreaper, so what a command leaves behind stays below it; see ``cairn.tools.she
 
 from __future__ import annotations
 
-import ctypes
 import os
 import subprocess
 import sys
@@ -51,6 +50,8 @@ def become_subreaper() -> bool:
         if _subreaper is None:
             _subreaper = False
             if sys.platform.startswith("linux") and os.path.exists(f"/proc/self/task/{os.getpid()}/children"):
+                import ctypes  # loaded when first needed (start-up)
+
                 try:
                     prctl = ctypes.CDLL(None, use_errno=True).prctl
                     _subreaper = prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0

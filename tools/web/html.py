@@ -6,8 +6,6 @@ import html as html_lib
 import re
 import threading
 
-import html2text
-
 _TITLE = re.compile(r"<title[^>]*>(.*?)</title\s*>", re.IGNORECASE | re.DOTALL)
 _META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.IGNORECASE)
 _BLANK_RUNS = re.compile(r"\n[ \t]*(?:\n[ \t]*){2,}")
@@ -24,6 +22,8 @@ def html_to_markdown(text: str, base_url: str = "", cancel: threading.Event | No
     The document is fed in slices so a cancel stops a long conversion (about 1 MB/s):
     raises ``InterruptedError`` when ``cancel`` is set.
     """
+    import html2text  # on the first page converted, not when web_fetch is registered
+
     converter = html2text.HTML2Text(baseurl=base_url)
     converter.ignore_images = True
     converter.ignore_links = False

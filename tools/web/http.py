@@ -15,14 +15,14 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-import httpx
-
 from cairn.tools.services import UrlGuard
 from cairn.tools.web.decode import ACCEPT_ENCODING, BoundedDecoder, EncodingError
 from cairn.tools.web.ssrf import Resolver
 from cairn.tools.web.urlcheck import FetchError, check_url, resolve_once
 
 if TYPE_CHECKING:
+    import httpx
+
     from cairn.tools.web.pinning import PinnedBackend
 
 REDIRECT_CODES = frozenset({301, 302, 303, 307, 308})
@@ -68,6 +68,8 @@ def fetch(
     resolver: Resolver | None = None,
 ) -> Fetched:
     """GET ``url``, following up to ``limits.max_redirects`` redirects, each one checked."""
+    import httpx  # on the first fetch, not when the tool is registered
+
     deadline = time.monotonic() + limits.total_timeout
     redirects: list[str] = []
     seen = {url}
@@ -135,6 +137,8 @@ def _open(
     stop: threading.Event,
     redirects: list[str],
 ) -> httpx.Response:
+    import httpx
+
     if stop.is_set():
         raise FetchError("cancelled", "Fetch cancelled.", redirects=redirects)
     left = _remaining(deadline, url, limits.total_timeout, redirects)
@@ -162,6 +166,8 @@ _DNS_MARKERS = (
 
 
 def _connect_error(url: str, exc: httpx.ConnectError, redirects: list[str]) -> FetchError:
+    import httpx
+
     host = httpx.URL(url).host
     text = str(exc)
     if any(marker in text.lower() for marker in _DNS_MARKERS):
@@ -189,6 +195,8 @@ def _read(
     want_body: WantBody,
     redirects: list[str],
 ) -> Fetched:
+    import httpx
+
     content_type = response.headers.get("content-type", "")
     length = response.headers.get("content-length")
     declared = int(length) if length and length.isdigit() else None

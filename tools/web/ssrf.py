@@ -17,8 +17,10 @@ import ipaddress
 import re
 import socket
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-import httpx
+if TYPE_CHECKING:
+    import httpx
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 #: ``resolver(host, port) -> [address, ...]``; raises ``OSError`` when the name does not resolve.

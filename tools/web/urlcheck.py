@@ -13,12 +13,14 @@ only absolute http(s) URLs pass, and a redirect may not add credentials (``user:
 from __future__ import annotations
 
 import inspect
-
-import httpx
+from typing import TYPE_CHECKING
 
 from cairn.errors import CairnError
 from cairn.tools.services import UrlGuard
 from cairn.tools.web.ssrf import Resolver, check_public, literal_address, system_resolver
+
+if TYPE_CHECKING:
+    import httpx
 
 
 class FetchError(CairnError):
@@ -63,6 +65,8 @@ def _redacted(url: httpx.URL) -> str:
 def resolve_once(url: str, resolver: Resolver | None, redirects: list[str]) -> list[str]:
     """The addresses of ``url``'s host, resolved once for both the check and the connection
     (the caller pins the connection to them).  A literal address is its own answer."""
+    import httpx  # on the first fetch: policy and registry imports stay light
+
     try:
         parsed = httpx.URL(url)
     except Exception as exc:
@@ -110,6 +114,8 @@ def check_url(
     decides; "ask" on the first URL proceeds (the call itself was approved before it ran),
     "ask" on a redirect hop raises :class:`ApprovalNeeded`.
     """
+    import httpx
+
     try:
         parsed = httpx.URL(url)
     except Exception as exc:
@@ -154,5 +160,7 @@ def _same_credentials(url: httpx.URL, redirects: list[str]) -> bool:
     """A relative redirect keeps the credentials of the URL it came from (same host): allowed."""
     if not redirects:
         return False
+    import httpx
+
     previous = httpx.URL(redirects[-1])
     return previous.userinfo == url.userinfo and previous.host == url.host and previous.port == url.port

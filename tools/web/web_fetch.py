@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import threading
 import time
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
-import httpx
 from pydantic import Field
 
 from cairn.tools.base import ArgsModel, RiskLevel, Tool, ToolContext, ToolResult
@@ -17,6 +16,9 @@ from cairn.tools.web.page import UNTRUSTED_NOTE, Page, _human, _size_text, extra
 from cairn.tools.web.ssrf import Resolver
 from cairn.tools.web.summary import PageCache, answer_from_page
 from cairn.tools.web.urlcheck import ApprovalNeeded, FetchError
+
+if TYPE_CHECKING:
+    import httpx  # imported by tools/web/http.py on the first fetch
 
 DESCRIPTION = """Fetch a web page or file over HTTP(S) and return its content as text.
 

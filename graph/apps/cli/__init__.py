@@ -13,6 +13,9 @@ __all__ = ["main"]
 
 def main(argv: list[str] | None = None) -> int:
     """Parse ``argv`` (default: ``sys.argv[1:]``), run the command, return the exit code."""
+    from cairn.graph.apps.lazy_reexports import install
+
+    install()  # langsmith.types and langgraph_sdk load only if used (lazy_reexports.py)
     from cairn.graph.apps.cli.commands import dispatch
     from cairn.graph.apps.cli.exits import CTRL_C, USAGE, CliError
     from cairn.graph.apps.cli.grammar import split_command, typo_of_command

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import httpx
+from typing import TYPE_CHECKING
 
 from cairn.tools.web.search.brave import BraveSearch
 from cairn.tools.web.search.config import SearchConfig
@@ -10,6 +10,9 @@ from cairn.tools.web.search.exa import ExaSearch
 from cairn.tools.web.search.providers import SearchProvider
 from cairn.tools.web.search.searxng import SearxngSearch
 from cairn.tools.web.search.tavily import TavilySearch
+
+if TYPE_CHECKING:
+    import httpx
 
 KINDS: dict[str, type] = {
     "searxng": SearxngSearch,

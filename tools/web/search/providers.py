@@ -4,12 +4,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol
-
-import httpx
+from typing import TYPE_CHECKING, Protocol
 
 from cairn.errors import CairnError
 from cairn.tools.web.search.config import SearchConfig
+
+if TYPE_CHECKING:
+    import httpx
 
 
 @dataclass(frozen=True)
@@ -39,6 +40,8 @@ class HttpProvider:
         self.transport = transport
 
     def request(self, method: str, path: str, **kwargs: object) -> object:
+        import httpx  # on the first search, not when the tool is registered
+
         url = self.config.url + path
         try:
             with httpx.Client(
