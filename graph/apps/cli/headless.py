@@ -51,8 +51,10 @@ def new_session(opts: Options) -> Any:
     return session
 
 
-def run_prompt(opts: Options, prompt: str, output_format: str, *, wait: tuple[bool, float | None]) -> int:
-    session = new_session(opts)
+def run_prompt(
+    session: Any, opts: Options, prompt: str, output_format: str, *, wait: tuple[bool, float | None]
+) -> int:
+    """Send ``prompt`` to ``session`` (from :func:`new_session`) headless; the exit code."""
 
     def work(on_event: Any) -> Any:
         events = with_wait_notes(session, opts, on_event)

@@ -25,10 +25,14 @@ def run_main(ns: argparse.Namespace, opts: Options) -> int:
             prompt = (raw.read().decode("utf-8", "surrogateescape") if raw else sys.stdin.read()).strip()
         if not prompt:
             raise CliError("-p needs a prompt: cairn -p 'what to do' (or pipe it on stdin)")
-        from cairn.graph.apps.cli.headless import run_prompt
+        from cairn.graph.apps.cli.startup import quiet_gc
 
+        with quiet_gc():  # loading the agent and building the session (startup.py)
+            from cairn.graph.apps.cli.headless import new_session, run_prompt
+
+            session = new_session(opts)
         return run_prompt(
-            opts, prompt, ns.output_format, wait=(ns.wait or ns.wait_timeout is not None, ns.wait_timeout)
+            session, opts, prompt, ns.output_format, wait=(ns.wait or ns.wait_timeout is not None, ns.wait_timeout)
         )
     if ns.wait or ns.wait_timeout is not None:
         raise CliError("--wait is for headless runs: add -p PROMPT")
