@@ -22,17 +22,17 @@ library user's ``import cairn`` is unaffected.
 
 from __future__ import annotations
 
-import ast
 import importlib
-import importlib.abc
 import importlib.machinery
-import importlib.util
+import os
 import sys
 import threading
 from collections.abc import Sequence
-from pathlib import Path
 from types import ModuleType
 from typing import Any
+
+# No importlib.abc, ast or pathlib up here: `cairn --help` imports this module too (importlib.abc
+# alone pulls in importlib.resources and tempfile, ~12 ms).
 
 PACKAGES = frozenset({"langsmith.types", "langgraph_sdk"})
 
@@ -46,6 +46,9 @@ def plan_reexports(source: str, package: str, submodules: frozenset[str] = froze
     ``submodules`` are the names of the package's own modules: a re-exported name equal to
     one of them is refused, since importing that submodule would set the attribute first.
     """
+    import ast
+    import importlib.util
+
     try:
         tree = ast.parse(source)
     except SyntaxError:
@@ -79,7 +82,7 @@ def plan_reexports(source: str, package: str, submodules: frozenset[str] = froze
     return names, literals
 
 
-class _DeferredInit(importlib.abc.Loader):
+class _DeferredInit:
     """Runs a package's re-export plan instead of its ``__init__`` code."""
 
     def __init__(self, plan: Plan) -> None:
@@ -114,7 +117,7 @@ class _DeferredInit(importlib.abc.Loader):
         module.__dir__ = __dir__  # type: ignore[method-assign]
 
 
-class DeferredReexports(importlib.abc.MetaPathFinder):
+class DeferredReexports:
     """The finder :func:`install` puts first on ``sys.meta_path``."""
 
     def __init__(self, packages: frozenset[str] = PACKAGES) -> None:
@@ -128,11 +131,11 @@ class DeferredReexports(importlib.abc.MetaPathFinder):
         spec = importlib.machinery.PathFinder.find_spec(fullname, path)
         if spec is None or spec.origin is None or not spec.submodule_search_locations:
             return spec
-        init = Path(spec.origin)
-        if init.name != "__init__.py":
+        if os.path.basename(spec.origin) != "__init__.py":
             return spec
         try:
-            source = init.read_text(encoding="utf-8")
+            with open(spec.origin, encoding="utf-8") as init:
+                source = init.read()
         except OSError:
             return spec
         plan = plan_reexports(source, fullname, _submodule_names(spec.submodule_search_locations))
@@ -145,13 +148,14 @@ def _submodule_names(locations: Sequence[str]) -> frozenset[str]:
     found: set[str] = set()
     for location in locations:
         try:
-            entries = list(Path(location).iterdir())
+            entries = list(os.scandir(location))
         except OSError:
             continue
         for entry in entries:
-            if entry.suffix == ".py" and entry.stem != "__init__":
-                found.add(entry.stem)
-            elif entry.is_dir() and (entry / "__init__.py").exists():
+            stem, suffix = os.path.splitext(entry.name)
+            if suffix == ".py" and stem != "__init__":
+                found.add(stem)
+            elif entry.is_dir() and os.path.exists(os.path.join(entry.path, "__init__.py")):
                 found.add(entry.name)
     return frozenset(found)
 
