@@ -62,6 +62,8 @@ def plan_reexports(source: str, package: str, submodules: frozenset[str] = froze
             if node.module == "__future__":
                 continue
             module = importlib.util.resolve_name("." * node.level + (node.module or ""), package)
+            if module == package:  # `from . import x`: its own attribute, not a re-export
+                return None
             for alias in node.names:
                 bound = alias.asname or alias.name
                 if alias.name == "*" or bound in submodules or bound in names:
@@ -83,10 +85,15 @@ def plan_reexports(source: str, package: str, submodules: frozenset[str] = froze
 
 
 class _DeferredInit:
-    """Runs a package's re-export plan instead of its ``__init__`` code."""
+    """Runs a package's re-export plan instead of its ``__init__`` code; anything else a loader
+    is asked (``get_source`` for tracebacks, ``get_resource_reader``...) goes to the real one."""
 
-    def __init__(self, plan: Plan) -> None:
+    def __init__(self, plan: Plan, real: Any) -> None:
         self.names, self.literals = plan
+        self.real = real
+
+    def __getattr__(self, attr: str) -> Any:
+        return getattr(self.real, attr)
 
     def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType | None:
         return None  # the default module, with __path__ and __spec__ set by the import system
@@ -140,7 +147,7 @@ class DeferredReexports:
             return spec
         plan = plan_reexports(source, fullname, _submodule_names(spec.submodule_search_locations))
         if plan is not None:
-            spec.loader = _DeferredInit(plan)
+            spec.loader = _DeferredInit(plan, spec.loader)
         return spec
 
 

@@ -1,8 +1,9 @@
-"""Start-up CPU of a headless run: the cyclic garbage collector paused while cairn loads.
+"""Start-up CPU of ``cairn -p`` and ``cairn resume``: the cyclic garbage collector paused while
+the agent loads and the session is built or opened.
 
-Loading the agent creates ~half a million objects (a thousand modules, their classes, ~150
-pydantic models), nearly none of them garbage; with the default thresholds the collector runs
-~250 times meanwhile and re-examines the young ones each time (~55 ms of a ``cairn -p`` run).
+Loading the agent leaves ~150,000 objects the collector tracks (~1,100 modules, their
+functions and classes, ~200 pydantic models), nearly none of them garbage; with the default
+thresholds the collector runs ~250 times meanwhile (~55 ms of a ``cairn -p`` run's CPU).
 :func:`quiet_gc` pauses it for the loading only; afterwards ``gc.freeze()`` moves what was
 loaded to the permanent generation (later collections skip it) and collection resumes.  The
 window closes before the first model call, so a long run collects as usual.

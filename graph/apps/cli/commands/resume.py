@@ -107,7 +107,10 @@ def run_resume(ns: argparse.Namespace, opts: Options) -> int:
         ns.wait = True
     if ns.wait and not headless:
         raise CliError("--wait is for headless runs: add -p (with or without a MESSAGE)")
-    session = open_session(ns, opts)
+    from cairn.graph.apps.cli.startup import quiet_gc
+
+    with quiet_gc():  # loading the agent and opening the session (startup.py)
+        session = open_session(ns, opts)
     if headless and decision_flags.given(ns) and session.waiting.held_elsewhere():
         # A run elsewhere holds the session (waiting for exactly this): hand the decisions over.
         from cairn.graph.apps.cli.handover import record
