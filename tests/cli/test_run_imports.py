@@ -42,12 +42,17 @@ UNUSED = (
 
 
 @pytest.mark.sqlite_only("the run's database is a SQLite file: Postgres drivers must stay unimported")
-def test_a_scripted_print_run_imports_only_what_it_uses(tmp_path, cli_env, workspace):
+@pytest.mark.parametrize(
+    ("output_format", "also_unused"),
+    # Text mode shows tool lines on stderr through rich; json prints one object and needs no TUI.
+    [("text", ()), ("json", ("rich", "pygments"))],
+)
+def test_a_scripted_print_run_imports_only_what_it_uses(output_format, also_unused, tmp_path, cli_env, workspace):
     script = tmp_path / "script.json"
     script.write_text(json.dumps({"turns": [{"content": "ok"}]}))
-    argv = ["-p", "hi", "--model", f"script:{script}"]
+    argv = ["-p", "hi", "--model", f"script:{script}", "--output-format", output_format]
     out = subprocess.run(
-        [sys.executable, "-c", CHECK.format(argv=argv, unused=UNUSED)],
+        [sys.executable, "-c", CHECK.format(argv=argv, unused=UNUSED + also_unused)],
         env=cli_env,
         cwd=workspace,
         capture_output=True,
