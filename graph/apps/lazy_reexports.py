@@ -2,10 +2,11 @@
 
 ``import langgraph`` pulls in two packages a ``cairn`` run never uses unless it traces or talks
 to a LangGraph server: ``langsmith.types`` (its ``__init__`` imports ~150 modules defining
-~300 pydantic models, because ``langsmith.client`` needs one enum from one of them) and
+~310 pydantic models, because ``langsmith.client`` needs one enum from one of them) and
 ``langgraph_sdk`` (its ``__init__`` imports the HTTP client, httpx and rich, because
 ``langgraph.runtime`` needs one protocol class from ``langgraph_sdk.auth.types``).  Together
-that is about a third of a ``cairn -p`` run's CPU time (docs/cli.md, "Start-up").
+that was about a quarter of a ``cairn -p`` run's CPU (0.35 s of 1.47 s in paired runs under
+load; docs/cli.md, "Start-up").
 
 :func:`install` adds a meta-path finder for exactly the packages in :data:`PACKAGES`.  When such
 a package is first imported, the finder reads its ``__init__.py``; if every statement is a
@@ -26,7 +27,6 @@ import importlib
 import importlib.machinery
 import os
 import sys
-import threading
 from collections.abc import Sequence
 from types import ModuleType
 from typing import Any
@@ -102,19 +102,19 @@ class _DeferredInit:
         names = self.names
         module.__dict__.update(self.literals)
         module.__dict__.setdefault("__all__", sorted(names))
-        lock = threading.RLock()
 
         def __getattr__(attr: str) -> Any:
             if attr not in names:
                 raise AttributeError(f"module {module.__name__!r} has no attribute {attr!r}")
+            # No lock of our own (the import system locks each module; a second lock could
+            # deadlock against it): two threads may both resolve a name, to the same value.
             source, original = names[attr]
-            with lock:
-                owner = importlib.import_module(source)
-                try:
-                    value = getattr(owner, original)
-                except AttributeError:  # `from package import submodule`
-                    value = importlib.import_module(f"{source}.{original}")
-                setattr(module, attr, value)
+            owner = importlib.import_module(source)
+            try:
+                value = getattr(owner, original)
+            except AttributeError:  # `from package import submodule`
+                value = importlib.import_module(f"{source}.{original}")
+            setattr(module, attr, value)
             return value
 
         def __dir__() -> list[str]:
