@@ -38,16 +38,20 @@ class Background:
 
 
 def warm_imports(spec: str) -> None:
-    """Import what the first run needs: the graph, the tools, the policy and the model client."""
-    import cairn.graph.session.session  # langgraph, langchain-core, checkpoints
-    from cairn import policy  # noqa: F401
-    from cairn.tools import builtin_tool_classes
+    """Import what the first run needs: the graph, the tools, the policy and the model client
+    (with the collector paused meanwhile: graph/apps/cli/startup.py)."""
+    from cairn.graph.apps.cli.startup import quiet_gc
 
-    builtin_tool_classes()
-    from cairn.tools.shell.sandbox import detect_backend
+    with quiet_gc():
+        import cairn.graph.session.session  # langgraph, langchain-core, checkpoints
+        from cairn import policy  # noqa: F401
+        from cairn.tools import builtin_tool_classes
 
-    detect_backend()  # the probe (one bwrap run), cached for the session's first command
-    if spec.startswith("script:"):
-        import cairn.graph.models.scripted  # noqa: F401
-    else:
-        import langchain_openai  # noqa: F401
+        builtin_tool_classes()
+        from cairn.tools.shell.sandbox import detect_backend
+
+        detect_backend()  # the probe (one bwrap run), cached for the session's first command
+        if spec.startswith("script:"):
+            import cairn.graph.models.scripted  # noqa: F401
+        else:
+            import langchain_openai  # noqa: F401
