@@ -7,6 +7,7 @@ friends live in sibling modules.  Unknown commands are ``general`` / HIGH.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 from collections.abc import Callable
@@ -63,13 +64,10 @@ def classify(argv: list[str]) -> Classified:
     bad = unsafe_option(name, argv[1:])
     if bad is None:
         return result
-    return _c(
-        "general",
-        MEDIUM,
-        f"{name} {bad} is not on the list of {name} options known to be read-only",
-        reads=result.reads,
-        writes=result.writes,
-    )
+    # What its output is (decoded data, network data) stays: ``openssl enc -d -in F | sh`` is
+    # refused as ``base64 -d F | sh`` is, whatever the options (one rule for every decoder).
+    why = f"{name} {bad} is not on the list of {name} options known to be read-only"
+    return dataclasses.replace(result, category="general", risk=MEDIUM, reason=why, lists_paths=False)
 
 
 def _classify(argv: list[str]) -> Classified:
