@@ -103,10 +103,11 @@ def test_every_rule_is_spelled_with_known_words() -> None:
 
     for r in RECORDS:
         for rule in r.rules:
-            parts = [p for t in rule.when.split() for p in t.split("&")]
-            tests = [t for t in parts if not t.startswith(("-", "is:", "^")) and t[-1:] != "="]
+            parts = [p.lstrip("!") for t in rule.when.split() for p in t.split("&")]
+            tests = [t for t in parts if not t.startswith(("-", "is:", "^", "~")) and t[-1:] != "="]
             assert set(tests) <= TESTS or tests == ["="], (r.name, rule)
-            assert set(rule.effect.split()) <= EFFECTS and rule.risk in _RISK, (r.name, rule)
+            effects = {e.partition("=")[0] + ("=" if "=" in e else "") for e in rule.effect.split()}
+            assert effects <= EFFECTS and rule.risk in _RISK, (r.name, rule)
             assert rule.when.split() and rule.says, (r.name, rule)
 
 
@@ -188,7 +189,10 @@ def test_git_subcommands_are_data() -> None:
 
 @pytest.mark.parametrize(
     ("command", "decision"),
-    [("git blame --contents=/etc/passwd README.md", "ask"), ("git blame --contents=README.md README.md", "ask")],
+    [
+        ("git blame --contents=/etc/passwd README.md", "ask"),
+        ("git blame --contents=README.md README.md", "ask"),
+    ],
 )
 def test_git_blame_contents_is_judged_not_a_crash(project: Path, command: str, decision: str) -> None:
     verdict = evaluate("bash", {"command": command}, workspace=project)

@@ -70,7 +70,7 @@ class Program:
     name: str
     category: str
     module: str
-    operands: str = ""  # "read", "list", or "" when its handler decides what it reads
+    operands: str = ""  # "read", "list", "write", "copy" (SOURCE... DEST), "command", or ""
     flags: str = ""  # short options without a value
     valued: str = ""  # short options taking a value
     long: frozenset[str] = frozenset()  # long options without a value (``--x=V`` is accepted too)
@@ -99,7 +99,11 @@ class Program:
     pattern_with: frozenset[str] | None = None  # set: the first operand is a pattern unless these
     here: bool = False  # reads "." when given no file operand
     here_with: frozenset[str] = frozenset()  # ... only with one of these options (grep -r)
-    destructive: bool = False  # operands="write": what it writes cannot be restored (shred)
+    destructive: bool = False  # what it writes cannot be restored (rm, shred): ``/`` and ``~`` are critical
+    critical_with: frozenset[str] = frozenset()  # options making every path it names critical (rm -r)
+    target_with: frozenset[str] = frozenset()  # operands="copy": options naming the destination (-t)
+    remote: bool = False  # operands="copy": ``host:path`` operands name another machine (rsync)
+    bundled_first: bool = False  # a first word of letters is a cluster of options (tar xzf)
     edits: bool = False  # operands="write": a plain file edit accept-edits may allow (touch)
     skip: int = 0  # operands="command": operands before the command (timeout's DURATION)
     skip_number: bool = False  # ... and then a number, when one follows (chrt's priority)
