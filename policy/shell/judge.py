@@ -45,6 +45,7 @@ class _Args:
     operands: list[str]  # every operand, as given
     paths: list[str]  # the operands that name files (a leading pattern or mode dropped)
     remote: list[str]  # host:path operands (records with ``remote``)
+    command: list[str]  # the command it runs on each match (fd -x CMD {})
 
     def values(self, names: frozenset[str] | set[str]) -> list[str]:
         return [v for o, v in self.opts if o in names and v]
@@ -73,6 +74,10 @@ def judge(record: Program, args: list[str]) -> Classified:
 def _split(record: Program, args: list[str]) -> _Args:
     if record.bundled_first and args and re.fullmatch(r"[A-Za-z]+", args[0]):
         args = ["-" + args[0], *args[1:]]  # old style: tar xzf archive
+    cut = next((k for k, x in enumerate(args) if x.partition("=")[0] in record.command_with), len(args))
+    value = args[cut].partition("=")[2] if cut < len(args) else ""
+    command = [x for x in [value, *args[cut + 1 :]] if x and x != ";"]
+    args = args[:cut]
     if record.single_dash:
         opts, files = _single_dash(args, {"-" + n for n in record.long_valued | record.asks_long_valued})
     else:
@@ -83,7 +88,7 @@ def _split(record: Program, args: list[str]) -> _Args:
     pattern = record.pattern_with is not None and not given & record.pattern_with
     paths = files[1:] if pattern else files
     remote = [f for f in paths if _REMOTE.match(f)] if record.remote else []
-    return _Args(args, opts, files, [p for p in paths if p not in remote], remote)
+    return _Args(args, opts, files, [p for p in paths if p not in remote], remote, command)
 
 
 def _default(record: Program, a: _Args) -> Classified:
@@ -107,7 +112,7 @@ def _default(record: Program, a: _Args) -> Classified:
         return _c(
             "write", MEDIUM, f"{name} {opt} writes {writes[0]}", reads=reads, writes=writes, auto_edit=True
         )
-    lists = bool({o for o, _ in a.opts} & record.lists_with)
+    lists = record.lists or bool({o for o, _ in a.opts} & record.lists_with)
     return _c(record.kind or record.operands, LOW, f"{name} {record.says}", reads=reads, lists_paths=lists)
 
 
@@ -263,6 +268,11 @@ def _finish(record: Program, a: _Args, out: Classified, effects: list[str], matc
     elif record.destructive:  # rm /, shred ~: the roots are critical even without -r
         out.critical += [(w, record.name) for w in a.paths if w == "~" or w.rstrip("/") == ""]
     out.destructive = out.destructive or record.destructive or bool(wide) or "destructive" in effects
+    if a.command:  # fd -x CMD: CMD runs with {} standing for each match
+        out.inner, out.inner_placeholder, out.category = a.command, "{}", "wrapper"
+        out.reason = f"{record.name} runs {a.command[0]} on each match"
+    if "assigns" in effects:  # export NAME=VALUE: the walker judges what NAME does
+        out.assignments = [x for x in a.operands if re.match(r"[A-Za-z_][A-Za-z0-9_]*=", x)]
     return out
 
 
@@ -276,7 +286,7 @@ TESTS = words("always no-args operands no-operands --first + = / other remote re
 EFFECTS = words(
     """runs-first inner cd cd-unknown writes writes-first writes-second reads-first here deny
     network code code-first code-operands code-value reverse-shell downloads destructive critical
-    edits writes-sources symlink reads-operands download-files reads= writes="""
+    edits writes-sources symlink assigns reads-operands download-files reads= writes="""
 )
 
 

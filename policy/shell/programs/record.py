@@ -114,6 +114,8 @@ class Program:
     default_file: str = ""  # a rule's reads-first / writes-* file when no operand names one
     accepts: frozenset[str] = frozenset()  # the words a rule's ``other`` test allows (set, shopt)
     lists_with: frozenset[str] = frozenset()  # options that make stdout a list of paths (rg --files)
+    lists: bool = False  # stdout is always a list of paths under what it reads (fd)
+    command_with: frozenset[str] = frozenset()  # the words after these are a command it runs per match
     subcommands: frozenset[str] = frozenset()  # project tools: the subcommands that run project code
     allow: tuple[str, ...] = ()
     ask: tuple[str, ...] = ()

@@ -49,6 +49,20 @@ _KILL_ALL = ("is:-1", "general", "high", "-1 signals every process you own", "de
 _STOPS = ("always", "general", "medium", "stops processes")
 
 
+#: export, declare, local …: alone (or with only options) they print every variable; their
+#: NAME=VALUE words are assignments the walker judges (PATH=, LD_PRELOAD= ask).
+_DECLARE = (
+    ("-f", "general", "medium", "-f exports shell functions to child processes"),
+    (
+        "no-operands&!-F ^+&!=",
+        "general",
+        "medium",
+        "prints every variable of the shell (values the secret filter may miss)",
+    ),
+    ("always", "silent", "low", "sets shell variables", "assigns"),
+)
+
+
 def _by(handler: str) -> dict[str, Any]:
     """A program whose handler judges every argument (its record states no option list)."""
     return {"handler": handler, "options_by_handler": True}
@@ -120,7 +134,8 @@ RECORDS: tuple[Program, ...] = (
         deny=("kill -9 -1", "kill -- -1", "kill -1"), rules=(_KILL_ALL, _STOPS)),
     *(program(n, options_by_handler=True, rules=(_STOPS,), ask=(f"{n} -9 python",)) for n in ("pkill", "killall")),
     *(
-        program(n, **_by("shellbuiltins.declare"), allow=(f"{n} X=1",), ask=(f"{n} LD_PRELOAD=./x.so",))
+        program(n, options_by_handler=True, rules=_DECLARE, allow=(f"{n} X=1",),
+            ask=(f"{n} LD_PRELOAD=./x.so", f"{n} -p", f"{n} -f f"))
         for n in ("export", "declare", "local", "readonly", "typeset")
     ),
     program("history", options_by_handler=True, default_file="~/.bash_history", rules=(
