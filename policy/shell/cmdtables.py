@@ -10,7 +10,6 @@ from cairn.policy.vocab import words
 
 __all__ = [
     "DISK_WIPERS",
-    "INSTALL_SUBCOMMANDS",
     "INTERPRETERS",
     "LISTERS_NO_PATHS",
     "NET_DIAG",
@@ -34,11 +33,6 @@ SYSTEM_STATE = words(
     "ps pgrep pidof free top htop vmstat iostat lsblk lscpu lsusb lspci lsmod who w last lastlog netstat ss"
 )
 LISTERS_NO_PATHS = SYSTEM_STATE | words("ifconfig route arp ulimit umask nvidia-smi sw_vers system_profiler")
-#: Subcommands of the project tools (``programs/build.py``) that install or run packages.
-INSTALL_SUBCOMMANDS = words(
-    """install i add ci update upgrade remove uninstall get publish login link unlink global dlx create
-    init x"""
-)
 #: Interpreters and shells: from their records (``programs/interpreters.py``).
 INTERPRETERS = frozenset(r.name for r in records() if r.handler == "interp.interpreter")
 SHELLS = frozenset(r.name for r in records() if r.handler == "interp.shell")

@@ -15,7 +15,6 @@ from collections.abc import Callable
 from cairn.policy.levels import RiskLevel
 from cairn.policy.shell.cmdtables import (
     DISK_WIPERS,
-    INSTALL_SUBCOMMANDS,
     INTERPRETERS,
     LISTERS_NO_PATHS,
     NET_DIAG,
@@ -124,40 +123,3 @@ def _ps_environment(args: list[str]) -> bool:
         if not valued and not arg.startswith("-") and "e" in arg and arg.isalpha():
             return True
     return False
-
-
-def project_tool(name: str, args: list[str]) -> Classified:
-    """cargo, go, npm …: the subcommands their record names run project code."""
-    found = record(name)
-    assert found is not None  # programs/build.py
-    sub = next((a for a in args if not a.startswith("-")), "")
-    if (
-        sub in INSTALL_SUBCOMMANDS
-        or (name == "npm" and sub in ("exec", "x"))
-        or (name in ("pnpm", "bun") and sub == "x")
-    ):
-        return _c(
-            "network",
-            HIGH,
-            f"{name} {sub} installs or runs packages (downloads code, runs install scripts)",
-            network=True,
-        )
-    if name in ("uv", "poetry", "hatch", "pdm") and sub == "run":
-        rest = args[args.index(sub) + 1 :]
-        while rest and rest[0].startswith("-"):
-            rest = rest[1:]
-        if rest:
-            return _c(
-                "general", MEDIUM, f"{name} run executes {rest[0]} in the project environment", inner=rest
-            )
-    if name == "uv" and sub in ("pip", "tool", "add", "remove", "python", "venv", "init", "publish"):
-        return _c("network", HIGH, f"uv {sub} installs or changes packages", network=True)
-    if sub in found.subcommands or (
-        name in ("yarn", "pnpm", "bun") and sub and sub not in INSTALL_SUBCOMMANDS
-    ):
-        from cairn.policy.shell.pytestcmd import runner_options
-
-        return runner_options(
-            found, args, _c("general", MEDIUM, f"{name} {sub} runs project code (build/test scripts)")
-        )
-    return _c("general", HIGH, f"{name} {sub or ''} is not a known read-only command".replace("  ", " "))

@@ -81,9 +81,9 @@ def _split(record: Program, args: list[str]) -> _Args:
     if record.single_dash:
         opts, files = _single_dash(args, {"-" + n for n in record.long_valued | record.asks_long_valued})
     else:
-        opts, files = split_args(
-            args, *value_options(record.name), stop_at_operand=record.operands == "command"
-        )
+        names = record.long_names if record.abbreviations else None  # pytest: argparse resolves them
+        wraps = record.operands == "command"
+        opts, files = split_args(args, *value_options(record.name), stop_at_operand=wraps, long_names=names)
     given = {o for o, _ in opts}
     pattern = record.pattern_with is not None and not given & record.pattern_with
     paths = files[1:] if pattern else files
@@ -134,8 +134,13 @@ def _paths(record: Program, a: _Args, effects: list[str]) -> tuple[list[str], li
         reads += files
     elif kind == "write":
         writes += files
-    reads += a.values(path_valued) + _keyed(record.reads_with, files)
-    writes += a.values(record.writes_with) + _keyed(record.writes_with, files)
+    values = files + [v for _, v in a.opts if v]  # dd of=FILE, pytest -o cache_dir=DIR
+    reads += a.values(path_valued) + _keyed(record.reads_with, values)
+    written = a.values(record.writes_with)
+    writes += (
+        written + [v.partition(":")[2] for v in written if ":" in v] + _keyed(record.writes_with, values)
+    )
+    writes += [record.default_file for o, v in a.opts if o in record.writes_with and not v][:1]  # --debug
     for effect in effects:
         key, _, opts = effect.partition("=")
         if key in ("reads", "writes") and opts:
@@ -162,7 +167,8 @@ def _single_dash(args: list[str], valued: set[str]) -> tuple[Opts, list[str]]:
     items = iter(args)
     for arg in items:
         if arg.startswith("-") and arg != "-":
-            opts.append((arg, next(items, None) if arg in valued else None))
+            name, eq, value = ("-" + arg.lstrip("-")).partition("=")  # go: --flag is -flag
+            opts.append((name, value if eq else next(items, None) if name in valued else None))
         else:
             files.append(arg)
     return opts, files
@@ -198,6 +204,8 @@ def _test(test: str, record: Program, a: _Args) -> str | None:
         return next((v for v in values if re.search(pattern, v)), None)
     if test.startswith("-") and test != "--first":
         return test if test in {o for o, _ in a.opts} else None
+    if test.startswith("sub:"):  # npm install: the first operand is one of these
+        return files[0] if files[:1] and files[0] in test[4:].split(",") else None
     if test.startswith("is:"):  # kill -1
         return test[3:] if test[3:] in args else None
     if test.endswith("=") and test != "=":  # dd of=
@@ -237,6 +245,9 @@ def _ruled(record: Program, rule: Rule, matched: str, a: _Args) -> Classified:
         out.exec_files = files[:1]
     if "inner" in effects:
         out.inner = files[record.skip :]
+    if "inner-rest" in effects and a.operands:  # uv run [OPTIONS] CMD...: the words after "run"
+        rest = a.args[a.args.index(a.operands[0]) + 1 :]
+        out.inner = rest[next((k for k, x in enumerate(rest) if not x.startswith("-")), len(rest)) :] or None
     if "cd" in effects or "cd-unknown" in effects:
         out.cd = (files[0] if files else "") if "cd" in effects else "\x00unknown\x00"
     if "deny" in effects or "reverse-shell" in effects:  # nc -e sh
@@ -264,10 +275,17 @@ def _finish(record: Program, a: _Args, out: Classified, effects: list[str], matc
     if wide or "critical" in effects:  # rm -r, chmod -R, rsync --delete, mv: the paths it names
         action = f"{record.name} {wide[0]}" if wide else record.name
         targets = a.paths if wide or record.operands != "copy" else out.reads  # mv: its sources
-        out.critical += [(w, action) for w in targets]
+        out.critical += [(w, action) for w in a.values(record.critical_with) or targets]  # --basetemp=DIR
     elif record.destructive:  # rm /, shred ~: the roots are critical even without -r
         out.critical += [(w, record.name) for w in a.paths if w == "~" or w.rstrip("/") == ""]
     out.destructive = out.destructive or record.destructive or bool(wide) or "destructive" in effects
+    if record.category == "build":  # options that write or load paths escalate past bash(pytest:*)
+        paths = record.writes_with | record.reads_with
+        keyed = _keyed(paths, [v for _, v in a.opts if v])
+        maybe = [
+            o for o in given - record.long_names if o.startswith("--") and any(p.startswith(o) for p in paths)
+        ]
+        out.escalates = out.escalates or bool(given & paths or keyed or maybe) or "escalates" in effects
     if a.command:  # fd -x CMD: CMD runs with {} standing for each match
         out.inner, out.inner_placeholder, out.category = a.command, "{}", "wrapper"
         out.reason = f"{record.name} runs {a.command[0]} on each match"
@@ -282,11 +300,12 @@ _RISK = {"low": LOW, "medium": MEDIUM, "high": HIGH}
 #: ``^A,B``: an argument starts with A or B in any case; ``T1&T2``: both tests hold; ``!T``: T
 #: does not; ``OPT~RE``: OPT's value matches RE, ``~RE``: the first operand does.)
 TESTS = words("always no-args operands no-operands --first + = / other remote remote-last")
+#: (``sub:A,B``: the first operand is A or B.)
 #: (``reads=OPT,OPT`` / ``writes=OPT,OPT``: those options' values are files it reads / writes.)
 EFFECTS = words(
     """runs-first inner cd cd-unknown writes writes-first writes-second reads-first here deny
     network code code-first code-operands code-value reverse-shell downloads destructive critical
-    edits writes-sources symlink assigns reads-operands download-files reads= writes="""
+    edits writes-sources symlink assigns inner-rest escalates reads-operands download-files reads= writes="""
 )
 
 

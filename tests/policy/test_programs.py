@@ -104,7 +104,7 @@ def test_every_rule_is_spelled_with_known_words() -> None:
     for r in RECORDS:
         for rule in r.rules:
             parts = [p.lstrip("!") for t in rule.when.split() for p in t.split("&")]
-            tests = [t for t in parts if not t.startswith(("-", "is:", "^", "~")) and t[-1:] != "="]
+            tests = [t for t in parts if not t.startswith(("-", "is:", "^", "~", "sub:")) and t[-1:] != "="]
             assert set(tests) <= TESTS or tests == ["="], (r.name, rule)
             effects = {e.partition("=")[0] + ("=" if "=" in e else "") for e in rule.effect.split()}
             assert effects <= EFFECTS and rule.risk in _RISK, (r.name, rule)
