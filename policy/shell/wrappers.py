@@ -16,7 +16,7 @@ from cairn.policy.shell.result import Classified
 from cairn.policy.shell.result import make as _c
 from cairn.policy.shell.safeflags import value_options
 
-__all__ = ["env", "privilege", "xargs"]
+__all__ = ["env", "xargs"]
 
 LOW, MEDIUM, HIGH = RiskLevel.LOW, RiskLevel.MEDIUM, RiskLevel.HIGH
 
@@ -65,25 +65,6 @@ def env(name: str, args: list[str]) -> Classified:
 
 
 _PRINTS_ENV = "{name} prints every variable of the environment (values the secret filter may miss)"
-
-
-def privilege(name: str, args: list[str]) -> Classified:
-    if name == "su":
-        opts, rest = split_args(args, *value_options(name))
-        code = [v for o, v in opts if o in ("-c", "--command") and v]
-        return _c("privilege", HIGH, "su runs commands as another user", nested_code=code)
-    opts, rest = _after_options(args, *value_options(name))
-    flags = {o for o, _ in opts}
-    if name == "sudoedit" or "-e" in flags or "--edit" in flags:
-        return _c("privilege", HIGH, "sudoedit edits files as root", writes=rest)
-    if (
-        flags & {"-l", "--list", "-v", "--validate", "-k", "-K", "--reset-timestamp", "--remove-timestamp"}
-        and not rest
-    ):
-        return _c("privilege", MEDIUM, f"{name} {' '.join(sorted(flags))} manages sudo credentials")
-    if not rest:
-        return _c("privilege", HIGH, f"{name} starts a root shell")
-    return _c("privilege", HIGH, f"{name} runs {rest[0]} as another user (root)", inner=rest)
 
 
 def xargs(name: str, args: list[str]) -> Classified:
