@@ -8,6 +8,8 @@ friends live in sibling modules.  Unknown commands are ``general`` / HIGH.
 from __future__ import annotations
 
 import dataclasses
+import functools
+import importlib
 import os
 import re
 from collections.abc import Callable
@@ -28,7 +30,7 @@ from cairn.policy.shell.judge import judge, judged
 from cairn.policy.shell.programs import record
 from cairn.policy.shell.result import READ_ONLY_CATEGORIES, Classified
 from cairn.policy.shell.result import make as _c
-from cairn.policy.shell.safeflags import unsafe_option, value_options
+from cairn.policy.shell.safeflags import unsafe_option
 
 __all__ = ["classify", "command_name"]
 
@@ -69,6 +71,14 @@ def classify(argv: list[str]) -> Classified:
     return dataclasses.replace(result, category="general", risk=MEDIUM, reason=why, lists_paths=False)
 
 
+@functools.cache
+def _handler(spec: str) -> Handler:
+    """The function a record names (``"sedawk.sed"``): programs whose arguments embed code."""
+    module, function = spec.rsplit(".", 1)
+    handler: Handler = getattr(importlib.import_module(f"cairn.policy.shell.{module}"), function)
+    return handler
+
+
 def _classify(argv: list[str]) -> Classified:
     if not argv:
         return _c("neutral", LOW, "no command")
@@ -83,21 +93,17 @@ def _classify(argv: list[str]) -> Classified:
         or (args == ["-v"] and name in _SHORT_V_IS_VERSION)
     ):
         return _c("neutral", LOW, f"{name} {args[0]} only prints a version")
-    from cairn.policy.shell.handlers import HANDLERS
-
-    handler = HANDLERS.get(name)
-    if handler is not None:
-        return handler(name, args)
+    found = record(name)
+    if found is not None and found.handler:
+        return _handler(found.handler)(name, args)
     if name.startswith("mkfs") or name in DISK_WIPERS:
         return _c(
             "general", HIGH, f"{name} formats or wipes a disk", hard_deny=[f"{name} formats or wipes a disk"]
         )
     if name in NEUTRAL:
         return _c("neutral", LOW, f"{name} changes nothing")
-    if judged(found := record(name)):
+    if judged(found):
         return judge(found, args)  # type: ignore[arg-type]
-    if name == "ps" and _ps_environment(args):
-        return _c("general", MEDIUM, "ps with e or environ prints every process's environment (API keys)")
     if name in LISTERS_NO_PATHS:
         return _c("list", LOW, f"{name} only shows system state")
     if re.fullmatch(r"python[0-9.]*|pypy[0-9.]*", name):  # python3.12 … (python3 has a record)
@@ -109,17 +115,3 @@ def _classify(argv: list[str]) -> Classified:
     if name in SYSTEM_HIGH:
         return _c("general", HIGH, f"{name} changes the system (services, packages, users, disks)")
     return _c("general", HIGH, f"{name} is not a known read-only command")
-
-
-def _ps_environment(args: list[str]) -> bool:
-    """``ps e``, ``ps auxe``, ``ps eww`` (BSD syntax: ``e`` shows the environment), or an output
-    format naming ``environ``; ``ps -e`` (every process) is not it."""
-    short, long = value_options("ps")
-    valued_options = {"-" + c for c in short} | long
-    for k, arg in enumerate(args):
-        if "environ" in arg.lower():
-            return True
-        valued = k > 0 and args[k - 1] in valued_options  # ps -o user, ps -p 1: not BSD letters
-        if not valued and not arg.startswith("-") and "e" in arg and arg.isalpha():
-            return True
-    return False

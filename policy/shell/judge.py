@@ -198,9 +198,9 @@ def _test(test: str, record: Program, a: _Args) -> str | None:
     if test.startswith("^"):  # an argument starts with one of these, any case (socat EXEC:)
         lowered = tuple(test[1:].lower().split(","))
         return next((x for x in args if x.lower().startswith(lowered)), None)
-    if "~" in test:  # OPT~RE: the value of OPT matches; ~RE: the first operand does
+    if "~" in test:  # OPT~RE: the value of OPT matches; ~RE: an operand does
         opt, _, pattern = test.partition("~")
-        values = a.values({opt}) if opt else files[:1]
+        values = a.values({opt}) if opt else files
         return next((v for v in values if re.search(pattern, v)), None)
     if test.startswith("-") and test != "--first":
         return test if test in {o for o, _ in a.opts} else None
@@ -298,7 +298,7 @@ _RISK = {"low": LOW, "medium": MEDIUM, "high": HIGH}
 #: The words a rule's ``when`` (besides option names) and ``effect`` may use.
 #: (``is:WORD``: an argument is WORD; ``KEY=``: an operand starts with it, as ``dd of=FILE``;
 #: ``^A,B``: an argument starts with A or B in any case; ``T1&T2``: both tests hold; ``!T``: T
-#: does not; ``OPT~RE``: OPT's value matches RE, ``~RE``: the first operand does.)
+#: does not; ``OPT~RE``: OPT's value matches RE, ``~RE``: an operand does.)
 TESTS = words("always no-args operands no-operands --first + = / other remote remote-last")
 #: (``sub:A,B``: the first operand is A or B.)
 #: (``reads=OPT,OPT`` / ``writes=OPT,OPT``: those options' values are files it reads / writes.)
