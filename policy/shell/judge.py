@@ -221,6 +221,7 @@ def _test(test: str, record: Program, a: _Args) -> str | None:
         "/": next((f for f in files if "/" in f), None),
         "other": next((x for x in args if x not in record.accepts), None),
         "remote": a.remote[0] if a.remote else None,
+        "unknown-long": next((o for o, _ in a.opts if o[:2] == "--" and o not in record.long_names), None),
         "remote-last": files[-1] if a.remote and files[-1] in a.remote else None,
     }.get(test)
 
@@ -243,8 +244,9 @@ def _ruled(record: Program, rule: Rule, matched: str, a: _Args) -> Classified:
     out = _c(rule.category, _RISK[rule.risk], f"{record.name} {says}", reads=reads, writes=writes)
     if "runs-first" in effects:
         out.exec_files = files[:1]
-    if "inner" in effects:
-        out.inner = files[record.skip :]
+    if "inner" in effects:  # xargs with no command runs echo (its default_file)
+        out.inner = files[record.skip :] or ([record.default_file] if record.default_file else [])
+        out.inner_extra_operands = "stdin-args" in effects  # xargs: operands come from its input
     if "inner-rest" in effects and a.operands:  # uv run [OPTIONS] CMD...: the words after "run"
         rest = a.args[a.args.index(a.operands[0]) + 1 :]
         out.inner = rest[next((k for k, x in enumerate(rest) if not x.startswith("-")), len(rest)) :] or None
@@ -256,6 +258,9 @@ def _ruled(record: Program, rule: Rule, matched: str, a: _Args) -> Classified:
     if "download-files" in effects:
         out.download_files = list(writes)
     out.network = "network" in effects
+    for effect in effects:  # placeholder=-I,-i: xargs -I STR, STR standing for each input item
+        if effect.startswith("placeholder="):
+            out.inner_placeholder = next((v or "{}" for o, v in a.opts if o in effect[12:].split(",")), None)
     if "code" in effects:  # every word, options included, is shell code (eval)
         out.nested_code = [" ".join(a.args)]
     if "code-first" in effects and a.args[:1] not in ([], ["-"], [""]):  # trap CODE SIGNAL...
@@ -299,13 +304,13 @@ _RISK = {"low": LOW, "medium": MEDIUM, "high": HIGH}
 #: (``is:WORD``: an argument is WORD; ``KEY=``: an operand starts with it, as ``dd of=FILE``;
 #: ``^A,B``: an argument starts with A or B in any case; ``T1&T2``: both tests hold; ``!T``: T
 #: does not; ``OPT~RE``: OPT's value matches RE, ``~RE``: an operand does.)
-TESTS = words("always no-args operands no-operands --first + = / other remote remote-last")
+TESTS = words("always no-args operands no-operands --first + = / other remote remote-last unknown-long")
 #: (``sub:A,B``: the first operand is A or B.)
 #: (``reads=OPT,OPT`` / ``writes=OPT,OPT``: those options' values are files it reads / writes.)
 EFFECTS = words(
     """runs-first inner cd cd-unknown writes writes-first writes-second reads-first here deny
     network code code-first code-operands code-value reverse-shell downloads destructive critical
-    edits writes-sources symlink assigns inner-rest escalates reads-operands download-files reads= writes="""
+    edits writes-sources symlink assigns inner-rest escalates stdin-args placeholder= reads-operands download-files reads= writes="""
 )
 
 

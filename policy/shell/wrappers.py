@@ -1,13 +1,10 @@
-"""Commands that run other commands: wrappers, shells, eval, xargs, interpreters.
-
-A wrapper's own risk is judged here; the command it wraps comes back as ``inner`` (classified
-as its own unit) or, for code passed as a string, as ``nested_code`` (parsed and analysed).
+"""env: its own risk is judged here; the command it runs comes back as ``inner`` (classified as
+its own unit) or, for ``env -S STRING``, as ``nested_code`` (parsed and analysed).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Collection
 
 from cairn.policy.levels import RiskLevel
 from cairn.policy.shell.options import split_args
@@ -16,20 +13,9 @@ from cairn.policy.shell.result import Classified
 from cairn.policy.shell.result import make as _c
 from cairn.policy.shell.safeflags import value_options
 
-__all__ = ["env", "xargs"]
+__all__ = ["env"]
 
 LOW, MEDIUM, HIGH = RiskLevel.LOW, RiskLevel.MEDIUM, RiskLevel.HIGH
-
-
-def _after_options(
-    args: list[str],
-    short_values: str,
-    long_values: Collection[str] = (),
-    long_names: Collection[str] | None = None,
-) -> tuple[list[tuple[str, str | None]], list[str]]:
-    """Options before the wrapped command, and the wrapped command's argv."""
-    opts, rest = split_args(args, short_values, long_values, stop_at_operand=True, long_names=long_names)
-    return opts, rest
 
 
 def env(name: str, args: list[str]) -> Classified:
@@ -39,7 +25,7 @@ def env(name: str, args: list[str]) -> Classified:
     lead = 0
     while lead < len(args) and args[lead] == "-":
         lead += 1
-    opts, rest = _after_options(args[lead:], *value_options(name))  # exact long names only
+    opts, rest = split_args(args[lead:], *value_options(name), stop_at_operand=True)  # exact names only
     known = {o.name for o in found.options}
     strange = next((o for o, _ in opts if o not in known), None)
     if strange is not None:
@@ -65,30 +51,3 @@ def env(name: str, args: list[str]) -> Classified:
 
 
 _PRINTS_ENV = "{name} prints every variable of the environment (values the secret filter may miss)"
-
-
-def xargs(name: str, args: list[str]) -> Classified:
-    xargs_record = record("xargs")
-    assert xargs_record is not None
-    long_names = xargs_record.long_names
-    opts, rest = _after_options(args, *value_options(name), long_names=long_names)
-    strange = next((o for o, _ in opts if o.startswith("--") and o not in long_names), None)
-    if strange is not None:
-        return _c("general", HIGH, f"xargs {strange} is not an xargs option")
-    reads = [v for o, v in opts if o in ("-a", "--arg-file") and v]
-    inner = rest or ["echo"]
-    replace = next((v or "{}" for o, v in opts if o in ("-I", "-i", "--replace")), None)
-    result = _c(
-        "wrapper",
-        LOW,
-        f"xargs runs {inner[0]} with arguments read from its input",
-        inner=inner,
-        inner_extra_operands=True,
-        reads=reads,
-    )
-    if replace:
-        result.inner_placeholder = replace
-    return result
-
-
-# -- shells and interpreters -------------------------------------------------------------------------

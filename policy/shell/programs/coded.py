@@ -1,7 +1,7 @@
 """Programs whose arguments embed code or commands: a handler parses every argument.
 
 git (config, aliases, pagers, hooks), sed (``e``, ``w``), awk (``system``, files, extensions),
-find (``-exec``, ``-delete``), xargs (runs a command).  Their records carry no option list: the
+find (``-exec``, ``-delete``).  Their records carry no option list: the
 handler named in each record judges every option, resolving GNU abbreviations against the
 program's full option list (an option it does not know asks).  pytest (runs project code;
 ``--basetemp`` deletes) is judged from its record: its options that write or load paths escalate.
@@ -107,8 +107,11 @@ RECORDS: tuple[Program, ...] = (
         allow=("find src -name '*.py'", "find . -type f -newer README.md"),
         ask=("find . -name x -exec touch {} \\;", "find /etc -name x", "find . -name x -fprint out.txt"),
         deny=("find / -delete", "find . -exec rm {} +")),
-    program("xargs", "wrapper", handler="wrappers.xargs", options_by_handler=True, flags="0prtx",
-        valued="aEeIiLlnPsd",
+    program("xargs", "wrapper", operands="command", abbreviations=True, options_by_handler=True, flags="0prtx",
+        valued="aEeIiLlnPsd", reads_with="-a --arg-file", default_file="echo", rules=(
+            ("unknown-long", "general", "high", "{opt} is not an xargs option"),
+            ("always", "wrapper", "low", "runs a command with arguments read from its input",
+                "inner stdin-args placeholder=-I,-i,--replace")),
         long="""null interactive open-tty no-run-if-empty verbose show-limits exit help version""",
         long_valued="""arg-file eof replace max-lines max-args max-procs max-chars delimiter
         process-slot-var""",
