@@ -1,6 +1,7 @@
 """The command tables: which commands only read, list, run project code, touch the network...
 
-Argument-aware handlers (``handlers.py``) take precedence over these tables.
+Programs with a record (:mod:`cairn.policy.shell.programs`) are judged from it; these tables
+are the facts about programs that have none.
 """
 
 from __future__ import annotations
@@ -9,14 +10,11 @@ from cairn.policy.shell.programs import records
 from cairn.policy.vocab import words
 
 __all__ = [
-    "DISK_WIPERS",
     "INTERPRETERS",
     "LISTERS_NO_PATHS",
-    "NET_DIAG",
     "NEUTRAL",
     "SHELLS",
     "SYSTEM_BIN",
-    "SYSTEM_HIGH",
     "SYSTEM_STATE",
     "VERSION_SAFE",
 ]
@@ -36,15 +34,6 @@ LISTERS_NO_PATHS = SYSTEM_STATE | words("ifconfig route arp ulimit umask nvidia-
 #: Interpreters and shells: from their records (``programs/interpreters.py``).
 INTERPRETERS = frozenset(r.name for r in records() if r.handler == "interp.interpreter")
 SHELLS = frozenset(r.name for r in records() if r.handler == "interp.shell")
-NET_DIAG = {"ping", "ping6", "dig", "nslookup", "host", "traceroute", "tracepath", "mtr", "whois", "arping"}
-SYSTEM_HIGH = words(
-    """shutdown reboot halt poweroff init telinit systemctl service launchctl crontab at batch mount
-    umount swapon swapoff modprobe insmod rmmod sysctl useradd userdel usermod groupadd passwd
-    chpasswd chsh visudo iptables nft ufw firewall-cmd apt apt-get aptitude dpkg yum dnf rpm zypper
-    pacman apk brew port snap flatpak nix-env mknod setcap chattr fdisk sfdisk gdisk parted mkswap
-    fsck losetup cryptsetup"""
-)
-DISK_WIPERS = {"wipefs", "blkdiscard", "mke2fs", "mkfs", "newfs", "format"}
 #: Programs known to print their version (``X --version`` / ``X -V``) without reading project
 #: files first.  Launchers that read the project before they answer are left out on purpose:
 #: cargo/rustc/rustup (rust-toolchain.toml installs and runs a toolchain), go (go.mod's

@@ -16,14 +16,11 @@ from collections.abc import Callable
 
 from cairn.policy.levels import RiskLevel
 from cairn.policy.shell.cmdtables import (
-    DISK_WIPERS,
     INTERPRETERS,
     LISTERS_NO_PATHS,
-    NET_DIAG,
     NEUTRAL,
     SHELLS,
     SYSTEM_BIN,
-    SYSTEM_HIGH,
     VERSION_SAFE,
 )
 from cairn.policy.shell.judge import judge, judged
@@ -93,13 +90,9 @@ def _classify(argv: list[str]) -> Classified:
         or (args == ["-v"] and name in _SHORT_V_IS_VERSION)
     ):
         return _c("neutral", LOW, f"{name} {args[0]} only prints a version")
-    found = record(name)
+    found = record("mkfs" if name.startswith("mkfs") else name)  # mkfs.ext4 is mkfs
     if found is not None and found.handler:
         return _handler(found.handler)(name, args)
-    if name.startswith("mkfs") or name in DISK_WIPERS:
-        return _c(
-            "general", HIGH, f"{name} formats or wipes a disk", hard_deny=[f"{name} formats or wipes a disk"]
-        )
     if name in NEUTRAL:
         return _c("neutral", LOW, f"{name} changes nothing")
     if judged(found):
@@ -110,8 +103,4 @@ def _classify(argv: list[str]) -> Classified:
         from cairn.policy.shell.interp import interpreter
 
         return interpreter(name, args)
-    if name in NET_DIAG:
-        return _c("network", MEDIUM, f"{name} contacts the network (names can carry data out)", network=True)
-    if name in SYSTEM_HIGH:
-        return _c("general", HIGH, f"{name} changes the system (services, packages, users, disks)")
     return _c("general", HIGH, f"{name} is not a known read-only command")

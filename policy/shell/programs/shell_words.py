@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from cairn.policy.shell.programs.record import Program, program
+from cairn.policy.vocab import words
 
 __all__ = ["FAMILY", "RECORDS"]
 
@@ -68,8 +69,25 @@ def _by(handler: str) -> dict[str, Any]:
     return {"handler": handler, "options_by_handler": True}
 
 
+#: Programs that change the system (services, packages, users, disks): every use asks.
+_SYSTEM = """shutdown reboot halt poweroff init telinit systemctl service launchctl crontab at batch mount
+    umount swapon swapoff modprobe insmod rmmod sysctl useradd userdel usermod groupadd passwd
+    chpasswd chsh visudo iptables nft ufw firewall-cmd apt apt-get aptitude dpkg yum dnf rpm zypper
+    pacman apk brew port snap flatpak nix-env mknod setcap chattr fdisk sfdisk gdisk parted mkswap
+    fsck losetup cryptsetup"""
+_SYSTEM_RULE = ("always", "general", "high", "changes the system (services, packages, users, disks)")
+#: Disk formatters and wipers are refused in every mode (``mkfs.ext4`` is judged as mkfs).
+_WIPE_RULE = ("always", "general", "high", "formats or wipes a disk", "deny")
+_NET_DIAG = ("always", "network", "medium", "contacts the network (names can carry data out)", "network")
+
+
 # fmt: off
 RECORDS: tuple[Program, ...] = (
+    *(program(n, "system", options_by_handler=True, rules=(_SYSTEM_RULE,), ask=(n,)) for n in words(_SYSTEM)),
+    *(program(n, "system", options_by_handler=True, rules=(_WIPE_RULE,), deny=(n,))
+        for n in words("wipefs blkdiscard mke2fs mkfs newfs format")),
+    *(program(n, "network", options_by_handler=True, rules=(_NET_DIAG,), ask=(f"{n} example.com",))
+        for n in words("ping ping6 dig nslookup host traceroute tracepath mtr whois arping")),
     program("alias", flags="p", **_ALIAS, allow=("alias",), ask=("alias ls='rm -rf'",)),
     program("unalias", flags="a", **_ALIAS, allow=("unalias ll",), ask=("unalias x=y",)),
     program("compgen", kind="neutral", says="only lists completions", flags="abcdefgjksuvIEDoAGPSXV",
