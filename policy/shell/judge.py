@@ -33,6 +33,7 @@ _PATH_VALUED = words(
 )
 #: ``host:path`` or ``rsync://``: an operand of a remote copy that names another machine.
 _REMOTE = re.compile(r"^[^/]*:|^rsync://")
+_ASSIGN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 Opts = list[tuple[str, str | None]]
 
 
@@ -46,6 +47,7 @@ class _Args:
     paths: list[str]  # the operands that name files (a leading pattern or mode dropped)
     remote: list[str]  # host:path operands (records with ``remote``)
     command: list[str]  # the command it runs on each match (fd -x CMD {})
+    assigned: list[str]  # NAME=VALUE operands before the command (records with assigns_first)
 
     def values(self, names: frozenset[str] | set[str]) -> list[str]:
         return [v for o, v in self.opts if o in names and v]
@@ -78,6 +80,8 @@ def _split(record: Program, args: list[str]) -> _Args:
     value = args[cut].partition("=")[2] if cut < len(args) else ""
     command = [x for x in [value, *args[cut + 1 :]] if x and x != ";"]
     args = args[:cut]
+    lead = next((k for k, x in enumerate(args) if x != "-"), len(args)) if record.dash_means else 0
+    args = [record.dash_means] * lead + args[lead:]  # env - ls: env -i ls
     if record.single_dash:
         opts, files = _single_dash(args, {"-" + n for n in record.long_valued | record.asks_long_valued})
     else:
@@ -88,7 +92,10 @@ def _split(record: Program, args: list[str]) -> _Args:
     pattern = record.pattern_with is not None and not given & record.pattern_with
     paths = files[1:] if pattern else files
     remote = [f for f in paths if _REMOTE.match(f)] if record.remote else []
-    return _Args(args, opts, files, [p for p in paths if p not in remote], remote, command)
+    assigned = files[: next((k for k, f in enumerate(files) if not _ASSIGN.match(f)), len(files))]
+    assigned = assigned if record.assigns_first else []
+    files, paths = files[len(assigned) :], paths[len(assigned) :]
+    return _Args(args, opts, files, [p for p in paths if p not in remote], remote, command, assigned)
 
 
 def _default(record: Program, a: _Args) -> Classified:
@@ -222,6 +229,7 @@ def _test(test: str, record: Program, a: _Args) -> str | None:
         "other": next((x for x in args if x not in record.accepts), None),
         "remote": a.remote[0] if a.remote else None,
         "unknown-long": next((o for o, _ in a.opts if o[:2] == "--" and o not in record.long_names), None),
+        "unknown": next((o for o, _ in a.opts if o not in {x.name for x in record.options}), None),
         "remote-last": files[-1] if a.remote and files[-1] in a.remote else None,
     }.get(test)
 
@@ -269,6 +277,8 @@ def _ruled(record: Program, rule: Rule, matched: str, a: _Args) -> Classified:
         out.nested_code = [" ".join(files)]
     if "code-value" in effects:  # flock -c CMDLINE
         out.nested_code = a.values({matched})
+    if "code-line" in effects:  # env -S STRING ARGS...: one command line
+        out.nested_code = [" ".join([*(v or "" for o, v in a.opts if o == matched), *files])]
     return out
 
 
@@ -294,8 +304,8 @@ def _finish(record: Program, a: _Args, out: Classified, effects: list[str], matc
     if a.command:  # fd -x CMD: CMD runs with {} standing for each match
         out.inner, out.inner_placeholder, out.category = a.command, "{}", "wrapper"
         out.reason = f"{record.name} runs {a.command[0]} on each match"
-    if "assigns" in effects:  # export NAME=VALUE: the walker judges what NAME does
-        out.assignments = [x for x in a.operands if re.match(r"[A-Za-z_][A-Za-z0-9_]*=", x)]
+    if "assigns" in effects:  # export NAME=VALUE, env NAME=VALUE CMD: the walker judges NAME
+        out.assignments = a.assigned + [x for x in a.operands if _ASSIGN.match(x)]
     return out
 
 
@@ -304,13 +314,15 @@ _RISK = {"low": LOW, "medium": MEDIUM, "high": HIGH}
 #: (``is:WORD``: an argument is WORD; ``KEY=``: an operand starts with it, as ``dd of=FILE``;
 #: ``^A,B``: an argument starts with A or B in any case; ``T1&T2``: both tests hold; ``!T``: T
 #: does not; ``OPT~RE``: OPT's value matches RE, ``~RE``: an operand does.)
-TESTS = words("always no-args operands no-operands --first + = / other remote remote-last unknown-long")
+TESTS = words(
+    "always no-args operands no-operands --first + = / other remote remote-last unknown-long unknown"
+)
 #: (``sub:A,B``: the first operand is A or B.)
 #: (``reads=OPT,OPT`` / ``writes=OPT,OPT``: those options' values are files it reads / writes.)
 EFFECTS = words(
     """runs-first inner cd cd-unknown writes writes-first writes-second reads-first here deny
     network code code-first code-operands code-value reverse-shell downloads destructive critical
-    edits writes-sources symlink assigns inner-rest escalates stdin-args placeholder= reads-operands download-files reads= writes="""
+    edits writes-sources symlink assigns inner-rest escalates stdin-args placeholder= code-line reads-operands download-files reads= writes="""
 )
 
 

@@ -104,6 +104,8 @@ class Program:
     target_with: frozenset[str] = frozenset()  # operands="copy": options naming the destination (-t)
     remote: bool = False  # operands="copy": ``host:path`` operands name another machine (rsync)
     bundled_first: bool = False  # a first word of letters is a cluster of options (tar xzf)
+    dash_means: str = ""  # the option a lone ``-`` before the command stands for (env -: -i)
+    assigns_first: bool = False  # NAME=VALUE operands before the command are assignments (env)
     edits: bool = False  # operands="write": a plain file edit accept-edits may allow (touch)
     skip: int = 0  # operands="command": operands before the command (timeout's DURATION)
     skip_number: bool = False  # ... and then a number, when one follows (chrt's priority)
