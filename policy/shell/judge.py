@@ -115,7 +115,7 @@ def _default(record: Program, a: _Args) -> Classified:
     if not files and (record.here or {o for o, _ in a.opts} & record.here_with):
         reads.append(".")
     if writes:
-        opt = next(o for o, v in a.opts if o in record.writes_with and v)
+        opt = next((o for o, _ in a.opts if o in record.writes_with), "")
         return _c(
             "write", MEDIUM, f"{name} {opt} writes {writes[0]}", reads=reads, writes=writes, auto_edit=True
         )
@@ -145,7 +145,9 @@ def _paths(record: Program, a: _Args, effects: list[str]) -> tuple[list[str], li
     reads += a.values(path_valued) + _keyed(record.reads_with, values)
     written = a.values(record.writes_with)
     writes += (
-        written + [v.partition(":")[2] for v in written if ":" in v] + _keyed(record.writes_with, values)
+        written
+        + [v.partition(":")[2] for v in written if v.partition(":")[2]]
+        + _keyed(record.writes_with, values)
     )
     writes += [record.default_file for o, v in a.opts if o in record.writes_with and not v][:1]  # --debug
     for effect in effects:
