@@ -111,7 +111,7 @@ class Program:
     skip_number: bool = False  # ... and then a number, when one follows (chrt's priority)
     single_dash: bool = False  # options are whole words after one dash (openssl -in FILE): the
     #: long lists name them
-    options_by_handler: bool = False  # the handler parses every option (no option list here)
+    options_by_handler: bool = False  # its handler or rules judge every option (no allow list here)
     rules: tuple[Rule, ...] = ()  # verdicts by argument, before the defaults above (see Rule)
     default_file: str = ""  # a rule's reads-first / writes-* file when no operand names one
     accepts: frozenset[str] = frozenset()  # the words a rule's ``other`` test allows (set, shopt)
