@@ -57,11 +57,7 @@ def test_no_module_over_the_line_limit():
 
 
 def test_no_function_over_the_line_limit():
-    over = {
-        f"{rel(p)}:{name}": n
-        for p in package_modules()
-        for name, n in long_functions(p)
-    }
+    over = {f"{rel(p)}:{name}": n for p in package_modules() for name, n in long_functions(p)}
     assert over == {}, f"functions over {MAX_FUNCTION_LINES} lines: split them into named steps"
 
 
