@@ -13,13 +13,14 @@ from pathlib import Path
 
 import bashlex
 
+from cairn.policy.levels import RiskLevel
 from cairn.policy.shell.bash.arith import input_in_arithmetic
 from cairn.policy.shell.bash.rewrite import rewrite
 from cairn.policy.shell.bash.state import MAX_UNITS
 from cairn.policy.shell.bash.static import backstop, prescan
-from cairn.policy.shell.bash.walker import Shared, Walker
+from cairn.policy.shell.bash.walker import Ctx, Shared, Walker
 from cairn.policy.shell.commands import classify
-from cairn.policy.shell.result import ShellAnalysis, StageInfo
+from cairn.policy.shell.result import ShellAnalysis, StageInfo, Unit
 from cairn.tools.workspace import Workspace
 
 __all__ = ["MAX_CHARS", "analyse", "parse_into"]
@@ -71,7 +72,7 @@ def parse_into(code: str, shared: Shared, cwds: frozenset[Path] | None, depth: i
     for reason in rewritten.fail:
         result.add_fail(prefix + reason)
     for note in rewritten.notes:
-        result.add_ask(result_risk_high(), prefix + note)
+        result.add_ask(RiskLevel.HIGH, prefix + note)
     if not rewritten.text.strip():
         return StageInfo(text=code)
     try:
@@ -85,7 +86,7 @@ def parse_into(code: str, shared: Shared, cwds: frozenset[Path] | None, depth: i
     walker = Walker(shared, rewritten, depth)
     info = StageInfo(text=code)
     for tree in trees:
-        cwds, info = walker.visit(tree, cwds, _empty_ctx())
+        cwds, info = walker.visit(tree, cwds, Ctx())
     return info
 
 
@@ -131,18 +132,6 @@ def _textual_only(code: str, result: ShellAnalysis) -> None:
         result.add_hard_deny(f"the command contains {found}")
 
 
-def result_risk_high():
-    from cairn.policy.levels import RiskLevel
-
-    return RiskLevel.HIGH
-
-
-def _empty_ctx():
-    from cairn.policy.shell.bash.walker import Ctx as _Ctx
-
-    return _Ctx()
-
-
 def _fallback(code: str, shared: Shared) -> None:
     """Without an AST: split on operators, classify each word list, and run the backstop."""
     result = shared.result
@@ -163,8 +152,6 @@ def _fallback(code: str, shared: Shared) -> None:
                 for word, action in cls.critical:
                     if word in ("/", "/*", "~", "~/", "~/*", ".", "*", "./*") or word.rstrip("/") == "":
                         result.add_hard_deny(f"{action} {word}: {' '.join(argv)}")
-                from cairn.policy.shell.result import Unit
-
                 text = " ".join(argv)
                 result.units.append(
                     Unit(

@@ -1,6 +1,7 @@
 """The command tables: which commands only read, list, run project code, touch the network...
 
-Argument-aware handlers (``handlers.py``) take precedence over these tables.
+Programs with a record (:mod:`cairn.policy.shell.programs`) are judged from it; these tables
+are the facts about programs that have none.
 """
 
 from __future__ import annotations
@@ -9,15 +10,11 @@ from cairn.policy.shell.programs import records
 from cairn.policy.vocab import words
 
 __all__ = [
-    "DISK_WIPERS",
-    "INSTALL_SUBCOMMANDS",
     "INTERPRETERS",
     "LISTERS_NO_PATHS",
-    "NET_DIAG",
     "NEUTRAL",
     "SHELLS",
     "SYSTEM_BIN",
-    "SYSTEM_HIGH",
     "SYSTEM_STATE",
     "VERSION_SAFE",
 ]
@@ -34,23 +31,9 @@ SYSTEM_STATE = words(
     "ps pgrep pidof free top htop vmstat iostat lsblk lscpu lsusb lspci lsmod who w last lastlog netstat ss"
 )
 LISTERS_NO_PATHS = SYSTEM_STATE | words("ifconfig route arp ulimit umask nvidia-smi sw_vers system_profiler")
-#: Subcommands of the project tools (``programs/build.py``) that install or run packages.
-INSTALL_SUBCOMMANDS = words(
-    """install i add ci update upgrade remove uninstall get publish login link unlink global dlx create
-    init x"""
-)
 #: Interpreters and shells: from their records (``programs/interpreters.py``).
 INTERPRETERS = frozenset(r.name for r in records() if r.handler == "interp.interpreter")
 SHELLS = frozenset(r.name for r in records() if r.handler == "interp.shell")
-NET_DIAG = {"ping", "ping6", "dig", "nslookup", "host", "traceroute", "tracepath", "mtr", "whois", "arping"}
-SYSTEM_HIGH = words(
-    """shutdown reboot halt poweroff init telinit systemctl service launchctl crontab at batch mount
-    umount swapon swapoff modprobe insmod rmmod sysctl useradd userdel usermod groupadd passwd
-    chpasswd chsh visudo iptables nft ufw firewall-cmd apt apt-get aptitude dpkg yum dnf rpm zypper
-    pacman apk brew port snap flatpak nix-env mknod setcap chattr fdisk sfdisk gdisk parted mkswap
-    fsck losetup cryptsetup"""
-)
-DISK_WIPERS = {"wipefs", "blkdiscard", "mke2fs", "mkfs", "newfs", "format"}
 #: Programs known to print their version (``X --version`` / ``X -V``) without reading project
 #: files first.  Launchers that read the project before they answer are left out on purpose:
 #: cargo/rustc/rustup (rust-toolchain.toml installs and runs a toolchain), go (go.mod's

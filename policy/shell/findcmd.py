@@ -1,18 +1,16 @@
-"""find and fd: read-only unless -exec, -delete or -fprint (and fd -x) make them run or write."""
+"""find: read-only unless -exec, -delete or -fprint make it run or write (fd is judged from its record)."""
 
 from __future__ import annotations
 
 import re
 
 from cairn.policy.levels import RiskLevel
-from cairn.policy.shell.options import split_args
 from cairn.policy.shell.result import Classified
 from cairn.policy.shell.result import make as _c
-from cairn.policy.shell.safeflags import value_options
 from cairn.policy.shell.treescan import names_secret
 from cairn.policy.vocab import words
 
-__all__ = ["fd", "find"]
+__all__ = ["find"]
 
 LOW, MEDIUM, HIGH = RiskLevel.LOW, RiskLevel.MEDIUM, RiskLevel.HIGH
 
@@ -109,19 +107,3 @@ _FILTERS = words(
 
 def _quote(word: str) -> str:
     return word if re.fullmatch(r"[A-Za-z0-9_./{}=:,+@%-]+", word) else "'" + word.replace("'", "'\\''") + "'"
-
-
-def fd(name: str, args: list[str]) -> Classified:
-    for k, arg in enumerate(args):
-        if arg in ("-x", "--exec", "-X", "--exec-batch") or arg.startswith(("--exec=", "--exec-batch=")):
-            inner = [a for a in args[k + 1 :] if a != ";"]
-            result = fd(name, args[:k])
-            if inner:
-                result.inner, result.inner_placeholder, result.category = inner, "{}", "wrapper"
-                result.reason = f"{name} {arg} runs {inner[0]} on each match"
-            return result
-    opts, operands = split_args(args, *value_options(name))
-    reads = operands[1:] + [
-        v for o, v in opts if v and o in ("--base-directory", "--search-path", "--ignore-file")
-    ]
-    return _c("search", LOW, f"{name} only searches", reads=reads or ["."], lists_paths=True)

@@ -99,9 +99,10 @@ def interpreter(name: str, args: list[str]) -> Classified:
 def _module(name: str, module: str, args: list[str]) -> Classified:
     """``python -m MODULE``: what the module does, from ``programs/interpreters.py``."""
     if module == "pytest":
-        from cairn.policy.shell.pytestcmd import pytest
+        from cairn.policy.shell.judge import judge
+        from cairn.policy.shell.programs import record
 
-        return pytest(f"{name} -m pytest", args[args.index(module) + 1 :] if module in args else [])
+        return judge(record("pytest"), args[args.index(module) + 1 :] if module in args else [])  # type: ignore[arg-type]
     for modules, category, risk, says in PYTHON_MODULES:
         if module in modules:
             return _c(category, risk, f"{name} -m {module} {says}", network=category == "network")

@@ -14,6 +14,7 @@ def split_args(
     *,
     stop_at_operand: bool = False,
     long_names: Collection[str] | None = None,
+    optional: str = "",
 ) -> tuple[list[tuple[str, str | None]], list[str]]:
     """Options as ``(name, value)`` and operands, GNU style (``--`` ends options).
 
@@ -21,7 +22,8 @@ def split_args(
     ``long_values`` the long ones taking the next word when not written ``--opt=value``.
     ``long_names``, every long option the program has, makes abbreviations resolve as
     getopt_long resolves them (``--in-pl`` is ``--in-place``); one that does not resolve keeps
-    its spelling, so the caller sees an option it does not know.
+    its spelling, so the caller sees an option it does not know.  ``optional`` letters take
+    the rest of their word as their value, never the next word (``sed -i.bak``).
     """
     opts: list[tuple[str, str | None]] = []
     operands: list[str] = []
@@ -54,6 +56,9 @@ def split_args(
         j = 1
         while j < len(arg):
             letter = arg[j]
+            if letter in optional:
+                opts.append(("-" + letter, arg[j + 1 :] or None))
+                break
             if letter in short_values:
                 value = arg[j + 1 :]
                 if not value and i + 1 < len(args):

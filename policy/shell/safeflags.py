@@ -17,10 +17,10 @@ from __future__ import annotations
 from cairn.policy.shell.cmdtables import NEUTRAL, SYSTEM_STATE
 from cairn.policy.shell.options import first_unknown
 from cairn.policy.shell.programs import Program, record, records
-from cairn.policy.shell.safegit import unsafe_git_option
+from cairn.policy.shell.programs.git import GLOBAL_VALUED, LONG, LONG_VALUED, subcommand
 from cairn.policy.vocab import words
 
-__all__ = ["FREE_FORM", "HARMLESS_OPTIONS", "SPECS", "unsafe_option", "value_options"]
+__all__ = ["FREE_FORM", "HARMLESS_OPTIONS", "SPECS", "unsafe_git_option", "unsafe_option", "value_options"]
 
 #: The allow lists, by program: the records themselves, where they are stated once.
 SPECS: dict[str, Program] = {r.name: r for r in records() if not r.options_by_handler}
@@ -38,7 +38,7 @@ FREE_FORM = frozenset(
 
 def unsafe_option(name: str, args: list[str]) -> str | None:
     """The first option of ``name args`` not known to be safe, or ``None``."""
-    if name == "git":
+    if name == "git":  # the options of its read-only subcommand (programs/git.py)
         return unsafe_git_option(args)
     if name in FREE_FORM or name in HARMLESS_OPTIONS:
         return None
@@ -70,3 +70,19 @@ def value_options(name: str) -> tuple[str, frozenset[str]]:
         return "", frozenset()
     longs = found.long_valued | found.asks_long_valued
     return found.valued + found.asks_valued, frozenset("--" + n for n in longs)
+
+
+def unsafe_git_option(args: list[str]) -> str | None:
+    """The first option of a read-only git subcommand not known to be safe, or ``None``.
+
+    Subcommands with their own strict listing check (``branch``, ``tag``, ``remote``,
+    ``config``, ``notes``, ``worktree``...) are judged by ``gitcmd``/``gitmore`` alone.
+    """
+    i = 0
+    while i < len(args) and args[i].startswith("-"):
+        i += 2 if args[i] in GLOBAL_VALUED else 1
+    found = subcommand(args[i]) if i < len(args) else None
+    if found is None or found.short is None:
+        return None
+    flags, valued = found.short
+    return first_unknown(args[i + 1 :], flags, valued, LONG, LONG_VALUED, numeric=True)

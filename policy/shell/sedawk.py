@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from cairn.policy.levels import RiskLevel
-from cairn.policy.shell.options import resolve_long, split_args
+from cairn.policy.shell.options import split_args
 from cairn.policy.shell.programs import Program, record
 from cairn.policy.shell.result import Classified
 from cairn.policy.shell.result import make as _c
@@ -28,51 +28,16 @@ def _record(name: str) -> Program:
 
 
 def sed(name: str, args: list[str]) -> Classified:
-    scripts: list[str] = []
-    files: list[str] = []
-    in_place = sandbox = False
-    i = 0
-    while i < len(args):
-        arg = args[i]
-        i += 1
-        if arg == "--":
-            files.extend(args[i:])
-            break
-        if arg.startswith("--"):
-            given, eq, value = arg.partition("=")
-            opt = resolve_long(given, _record(name).long_names)
-            if opt is None:
-                return _c("general", MEDIUM, f"sed {given} is not a sed option the policy knows")
-            if opt == "--expression":
-                scripts.append(value if eq else (args[i] if i < len(args) else ""))
-                i += 0 if eq else 1
-            elif opt == "--file":
-                return _c("general", MEDIUM, "sed -f runs a script file the policy cannot read")
-            elif opt == "--in-place":
-                in_place = True
-            elif opt == "--line-length" and not eq:
-                i += 1
-            elif opt == "--sandbox":
-                sandbox = True
-            continue
-        if not arg.startswith("-") or arg == "-":
-            files.append(arg)
-            continue
-        for k, letter in enumerate(arg[1:], start=1):
-            rest = arg[k + 1 :]
-            if letter in "ef":
-                value = rest if rest else (args[i] if i < len(args) else "")
-                i += 0 if rest else 1
-                if letter == "f":
-                    return _c("general", MEDIUM, "sed -f runs a script file the policy cannot read")
-                scripts.append(value)
-                break
-            if letter == "l":
-                i += 0 if rest else 1
-                break
-            if letter == "i":  # -i[SUFFIX]: the rest of the word is the backup suffix
-                in_place = True
-                break
+    found = _record(name)
+    opts, files = split_args(args, *value_options(name), long_names=found.long_names, optional="i")
+    given = {o for o, _ in opts}
+    unknown = next((o for o in given if o.startswith("--") and o not in found.long_names), None)
+    if unknown is not None:
+        return _c("general", MEDIUM, f"sed {unknown} is not a sed option the policy knows")
+    if given & {"-f", "--file"}:
+        return _c("general", MEDIUM, "sed -f runs a script file the policy cannot read")
+    scripts = [v or "" for o, v in opts if o in ("-e", "--expression")]
+    in_place, sandbox = bool(given & {"-i", "--in-place"}), "--sandbox" in given
     if not scripts:
         if not files:
             return _c("neutral", LOW, "sed with no script")

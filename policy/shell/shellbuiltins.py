@@ -1,5 +1,5 @@
-"""Handlers for shell builtins and small utilities: echo/printf (their literal output is kept
-for ``echo … | sh`` analysis), cd, set/shopt, export/declare, source, kill, date, hostname."""
+"""echo and printf: their literal output is kept for ``echo … | sh`` analysis (what they print
+is code the shell after them runs)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from cairn.policy.levels import RiskLevel
 from cairn.policy.shell.result import Classified
 from cairn.policy.shell.result import make as _c
 
-__all__ = ["declare", "echo", "printf"]
+__all__ = ["echo", "printf"]
 
 LOW, MEDIUM, HIGH = RiskLevel.LOW, RiskLevel.MEDIUM, RiskLevel.HIGH
 
@@ -69,26 +69,3 @@ def _format(fmt: str, args: list[str]) -> str:
         else:
             out.append(piece)
     return "".join(out)
-
-
-_PRINTS_ENV = "{name} prints every variable of the shell (values the secret filter may miss)"
-
-
-def declare(name: str, args: list[str]) -> Classified:
-    """export/declare/local/readonly/typeset: assignments that may change what later commands run."""
-    from cairn.policy.shell.envvars import dangerous_env
-
-    flags = [a for a in args if a.startswith(("-", "+"))]
-    assigned = [a for a in args if re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", a)]
-    if len(flags) == len(args) and not any("f" in f[1:] or "F" in f[1:] for f in flags):
-        return _c("general", MEDIUM, _PRINTS_ENV.format(name=name))
-    result = _c("silent", LOW, f"{name} sets shell variables", assignments=assigned)
-    if any("f" in f[1:] for f in flags):
-        result.risk, result.category = MEDIUM, "general"
-        result.reason = f"{name} -f exports shell functions to child processes"
-    for item in assigned:
-        var, _, value = item.partition("=")
-        if dangerous_env(var, value):
-            result.risk, result.category = HIGH, "general"
-            result.reason = f"{name} {var}=... changes what later commands run"
-    return result

@@ -12,8 +12,7 @@ import pytest
 from cairn.policy import Rules, evaluate
 from cairn.policy.paths import fold, hard_link_reason, resolve_path
 from cairn.policy.shell.gitrepo import shipped_repo
-from cairn.policy.shell.safeflags import unsafe_option
-from cairn.policy.shell.safegit import unsafe_git_option
+from cairn.policy.shell.safeflags import unsafe_git_option, unsafe_option
 from cairn.tools.workspace import Workspace
 
 

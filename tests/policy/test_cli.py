@@ -282,12 +282,14 @@ def test_programs_name_shows_options_paths_and_record(ws: Path, capsys: pytest.C
 
 
 def test_programs_without_a_record_exit_1(ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, err = _programs(capsys, "shutdown", "--workspace", str(ws))
+    code, out, err = _programs(capsys, "frobnicate", "--workspace", str(ws))
     assert code == 1 and out == ""
-    assert "shutdown has no record" in err and "asks" in err
+    assert "frobnicate has no record" in err and "asks" in err
 
 
-def test_a_writer_is_listed_by_name_with_nothing_unasked(ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_writer_is_listed_by_name_with_nothing_unasked(
+    ws: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     code, out, _ = _programs(capsys, "rm", "--workspace", str(ws))
     assert code == 0 and "rm (write)" in out and "every use asks" in out
 

@@ -103,10 +103,11 @@ def test_every_rule_is_spelled_with_known_words() -> None:
 
     for r in RECORDS:
         for rule in r.rules:
-            parts = [p for t in rule.when.split() for p in t.split("&")]
-            tests = [t for t in parts if not t.startswith(("-", "is:", "^")) and t[-1:] != "="]
+            parts = [p.lstrip("!") for t in rule.when.split() for p in t.split("&")]
+            tests = [t for t in parts if not t.startswith(("-", "is:", "^", "~", "sub:")) and t[-1:] != "="]
             assert set(tests) <= TESTS or tests == ["="], (r.name, rule)
-            assert set(rule.effect.split()) <= EFFECTS and rule.risk in _RISK, (r.name, rule)
+            effects = {e.partition("=")[0] + ("=" if "=" in e else "") for e in rule.effect.split()}
+            assert effects <= EFFECTS and rule.risk in _RISK, (r.name, rule)
             assert rule.when.split() and rule.says, (r.name, rule)
 
 
@@ -188,7 +189,10 @@ def test_git_subcommands_are_data() -> None:
 
 @pytest.mark.parametrize(
     ("command", "decision"),
-    [("git blame --contents=/etc/passwd README.md", "ask"), ("git blame --contents=README.md README.md", "ask")],
+    [
+        ("git blame --contents=/etc/passwd README.md", "ask"),
+        ("git blame --contents=README.md README.md", "ask"),
+    ],
 )
 def test_git_blame_contents_is_judged_not_a_crash(project: Path, command: str, decision: str) -> None:
     verdict = evaluate("bash", {"command": command}, workspace=project)
@@ -225,3 +229,82 @@ def test_programs_moved_from_handlers_to_records_keep_their_verdicts(
 ) -> None:
     verdict = evaluate("bash", {"command": command}, workspace=project)
     assert str(verdict.decision) == decision, (command, verdict.reason)
+
+
+@pytest.mark.parametrize(
+    ("command", "decision", "mode"),
+    [
+        # operands="copy": sources read, the destination (last operand or -t DIR) written
+        ("cp README.md src/x", "allow", "accept-edits"),
+        ("cp -t .git README.md", "deny", "default"),
+        ("cp -l .git/config x", "deny", "default"),  # a hard link writes its source too
+        ("mv .git/config x", "deny", "default"),  # mv writes (removes) its sources
+        ("ln -s /x/.git", "deny", "default"),  # ln -s DIR/NAME creates ./NAME
+        # critical_with / destructive: what -r (or --basetemp's value) makes critical
+        ("rm -r ~", "deny", "bypass"),
+        ("rm /", "deny", "bypass"),  # a destructive record keeps the roots critical
+        ("chmod -R 777 src", "ask", "default"),
+        ("rsync -a --delete src/ .", "deny", "bypass"),
+        ("pytest --base=.git", "deny", "default"),  # argparse abbreviation of --basetemp
+        # remote copies: sending reads, fetching writes network data
+        ("scp host:x ~/.bashrc", "deny", "default"),
+        ("rsync -e 'sh -c id' src/ dst/", "ask", "accept-edits"),
+        # tar: the mode decides what -f is; host:file runs rsh
+        ("tar -tf src.tar", "allow", "default"),
+        ("tar xf src.tar -C /", "deny", "default"),  # old-style letters are options
+        ("tar -cf .git/x src", "deny", "default"),
+        ("tar -tf host:x", "ask", "default"),
+        # fd -x: the command runs on each match
+        ("fd -e py -x rm {}", "ask", "default"),
+        ("fd -e py -x wc -l {}", "allow", "default"),
+        # xargs: the command gets operands from input; an unknown long option asks
+        ("echo README.md | xargs -I F wc -l F", "allow", "default"),
+        ("echo x | xargs --frob echo", "ask", "default"),
+        # project tools: subcommands and escalating options
+        ("go build -o .git/hooks/pre-commit", "deny", "default"),
+        ("npm install left-pad", "ask", "accept-edits"),
+    ],
+)
+def test_the_record_language_features(project: Path, command: str, decision: str, mode: str) -> None:
+    """Each feature the folded handlers needed, shown on the program that needs it."""
+    (project / "src").mkdir(exist_ok=True)
+    verdict = evaluate("bash", {"command": command}, workspace=project, mode=mode)
+    assert str(verdict.decision) == decision, f"{command!r} ({mode}) -> {verdict.decision} ({verdict.reason})"
+
+
+def test_build_records_escalate_past_a_prefix_rule(project: Path) -> None:
+    """Options that write or load paths are more than bash(go test:*) approves."""
+    from cairn.policy import Rules
+
+    rules = Rules(allow=["bash(go test:*)", "bash(pytest:*)"])
+    for command, decision in [
+        ("go test ./...", "allow"),
+        ("go test -coverprofile=/tmp/c.out ./...", "ask"),
+        ("go test --exec=./x.sh ./...", "ask"),  # go takes --flag as -flag
+        ("pytest -q", "allow"),
+        ("pytest -p no:cacheprovider", "allow"),
+        ("pytest -p evil_plugin", "ask"),
+        ("pytest -o cache_dir=/tmp/x", "ask"),
+        ("pytest --junit=x.xml", "ask"),  # may stand for --junitxml or --junit-xml
+    ]:
+        verdict = evaluate("bash", {"command": command}, workspace=project, rules=rules)
+        assert str(verdict.decision) == decision, f"{command!r} -> {verdict.decision} ({verdict.reason})"
+
+
+def test_the_judge_reads_copy_and_remote_operands() -> None:
+    from cairn.policy.shell.judge import judge
+
+    cp, rsync, tar = (record(n) for n in ("cp", "rsync", "tar"))
+    assert cp and rsync and tar
+    out = judge(cp, ["-t", "dst", "a", "b"])
+    assert (out.reads, out.writes, out.auto_edit) == (["a", "b"], ["dst"], True)
+    send = judge(rsync, ["-a", "src/", "host:dst/"])
+    assert (send.category, send.reads, send.writes, send.network) == ("network", ["src/"], [], True)
+    fetch = judge(rsync, ["host:x", "here/"])
+    assert (fetch.writes, fetch.download_files) == (["here/"], ["here/"])
+    assert judge(rsync, ["--delete", "a/", "b/"]).critical == [
+        ("a/", "rsync --delete"),
+        ("b/", "rsync --delete"),
+    ]
+    assert judge(tar, ["czf", "out.tgz", "src"]).writes == ["out.tgz"]
+    assert judge(tar, ["-xf", "a.tar"]).writes == ["."]

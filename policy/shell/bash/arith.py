@@ -33,9 +33,9 @@ _BUILTINS = words(
 )
 _NAME = re.compile(r"(?<![0-9A-Za-z_#@])[A-Za-z_][A-Za-z0-9_]*")
 _VALID = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-#: Options taking a value, per input builtin.
-_READ_VALUE_OPTS = set("dinNptu")
-_MAPFILE_VALUE_OPTS = set("dnOsuCc")
+#: Options of ``read`` taking a value (``-a NAME`` too: the array it fills); mapfile's are in
+#: its record (``programs/shell_words.py``).
+_READ_VALUE_OPTS = "dinNptua"
 
 
 def subscript_code(name: str, args: list[str]) -> str | None:
@@ -52,7 +52,7 @@ def subscript_code(name: str, args: list[str]) -> str | None:
     return None
 
 
-def _options(args: list[str], value_opts: set[str]) -> tuple[list[str], list[str]]:
+def _options(args: list[str], value_opts: str) -> tuple[list[str], list[str]]:
     """Split ``-abc VALUE`` style options from operands; returns (array targets, operands)."""
     arrays: list[str] = []
     operands: list[str] = []
@@ -64,7 +64,7 @@ def _options(args: list[str], value_opts: set[str]) -> tuple[list[str], list[str
             break
         if arg.startswith("-") and len(arg) > 1 and not operands:
             for k, ch in enumerate(arg[1:], start=1):
-                if ch in value_opts or (ch == "a" and value_opts is _READ_VALUE_OPTS):
+                if ch in value_opts:
                     value = arg[k + 1 :] or (args[i + 1] if i + 1 < len(args) else "")
                     if ch == "a":
                         arrays.append(value)
@@ -84,7 +84,9 @@ def input_names(name: str, args: list[str]) -> list[str]:
         arrays, operands = _options(args, _READ_VALUE_OPTS)
         names = arrays + (operands or ["REPLY"])
     elif name in ("mapfile", "readarray"):
-        _, operands = _options(args, _MAPFILE_VALUE_OPTS)
+        from cairn.policy.shell.safeflags import value_options
+
+        _, operands = _options(args, value_options(name)[0])
         names = operands[-1:] or ["MAPFILE"]
     elif name == "getopts":
         names = [*args[1:2], "OPTARG"]
@@ -127,7 +129,9 @@ def _name_operands(name: str, args: list[str]) -> list[str]:
         arrays, operands = _options(args, _READ_VALUE_OPTS)
         return arrays + operands
     if name in ("mapfile", "readarray"):
-        _, operands = _options(args, _MAPFILE_VALUE_OPTS)
+        from cairn.policy.shell.safeflags import value_options
+
+        _, operands = _options(args, value_options(name)[0])
         return operands
     if name == "unset":
         return [a for a in args if not a.startswith("-")]

@@ -30,11 +30,6 @@ HIGH = RiskLevel.HIGH
 
 
 class Walker(EffectsMixin, WordsMixin, ProcessMixin):
-    def walk(self, trees: list[Any], cwds: Cwds) -> Cwds:
-        for tree in trees:
-            cwds, _ = self.visit(tree, cwds, Ctx())
-        return cwds
-
     def nested(self, code: str, cwds: Cwds, why: str) -> StageInfo:
         """Analyse shell code run by bash -c, eval, a here-doc to a shell, ``echo … | sh``."""
         if UNKNOWN in code:

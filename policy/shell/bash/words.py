@@ -28,10 +28,9 @@ from cairn.policy.shell.bash.wordtypes import (
     WordExp,
     _Piece,
     capped,
-    has_unknown,
 )
 
-__all__ = ["UNKNOWN", "Env", "WordExp", "brace_expand", "expand_word", "has_unknown"]
+__all__ = ["UNKNOWN", "Env", "WordExp", "brace_expand", "expand_word"]
 
 
 def _combine(raw: str, ex: Expander, assignment: bool) -> list[list[_Piece]]:

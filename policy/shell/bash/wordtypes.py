@@ -6,7 +6,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-__all__ = ["MAX_BRACE", "MAX_CANDIDATES", "UNKNOWN", "Env", "SubstEval", "WordExp", "capped", "has_unknown"]
+__all__ = ["MAX_BRACE", "MAX_CANDIDATES", "UNKNOWN", "Env", "SubstEval", "WordExp", "capped"]
 
 UNKNOWN = "\x00unknown\x00"
 MAX_CANDIDATES = 8
@@ -16,10 +16,6 @@ SubstEval = Callable[[str], "str | None"]
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _SPECIAL = set("@*#?$!-_0123456789")
-
-
-def has_unknown(text: str) -> bool:
-    return UNKNOWN in text
 
 
 def capped(values: list[str], limit: int = MAX_CANDIDATES) -> list[str]:

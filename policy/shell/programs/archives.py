@@ -34,9 +34,40 @@ def _compressor(name: str, valued: str = "", long_valued: str = "") -> Program:
     )
 
 
+#: tar's mode decides what the archive (-f) is: read when listed or extracted, written when
+#: created; a ``host:file`` archive makes tar run rsh/ssh.
+_TAR_RULES = (
+    (
+        "-f~^[^/]*:&!--force-local --file~^[^/]*:&!--force-local",
+        "network",
+        "high",
+        "-f {opt} names a remote archive (tar runs rsh/ssh for host:file)",
+        "network",
+    ),
+    ("-t --list", "read", "low", "-t only lists an archive", "reads=-f,--file"),
+    (
+        "-x --extract --get",
+        "write",
+        "medium",
+        "extracts into {out}",
+        "reads=-f,--file writes=-C,--directory here",
+    ),
+    (
+        "-c --create -r --append -u --update -A --catenate",
+        "write",
+        "medium",
+        "writes the archive {out}",
+        "reads-operands writes=-f,--file",
+    ),
+    ("always", "general", "medium", "with an unrecognised mode"),
+)
 _TAR: dict[str, Any] = dict(
     env=("TAR_OPTIONS",),
-    asks_valued="KLNTVXg",
+    bundled_first=True,
+    runs_with="""--to-command --use-compress-program -I --checkpoint-action --info-script
+    --new-volume-script -F --rsh-command --rmt-command""",
+    rules=_TAR_RULES,
+    asks_valued="KLNTVXgIF",
     asks_long_valued="""exclude-from files-from group mode owner transform to-command
     use-compress-program rsh-command rmt-command info-script new-volume-script
     checkpoint-action index-file""",
@@ -45,7 +76,6 @@ _TAR: dict[str, Any] = dict(
     long="""auto-compress bzip2 full-time gunzip gzip help list lzma no-wildcards numeric-owner
     to-stdout utc verbose version wildcards xz zstd""",
     long_valued="blocking-factor directory exclude file format strip-components",
-    handler="archives.tar",
 )
 
 # fmt: off

@@ -1,10 +1,10 @@
 """Programs whose arguments embed code or commands: a handler parses every argument.
 
 git (config, aliases, pagers, hooks), sed (``e``, ``w``), awk (``system``, files, extensions),
-find (``-exec``, ``-delete``), xargs (runs a command), pytest (runs project code; ``--basetemp``
-deletes).  Their records carry no option list: the handler named in each record judges every
-option, resolving GNU abbreviations against the program's full option list (an option it does
-not know asks).
+find (``-exec``, ``-delete``).  Their records carry no option list: the
+handler named in each record judges every option, resolving GNU abbreviations against the
+program's full option list (an option it does not know asks).  pytest (runs project code;
+``--basetemp`` deletes) is judged from its record: its options that write or load paths escalate.
 """
 
 from __future__ import annotations
@@ -55,24 +55,32 @@ _AWK = {
 
 _PYTEST = {
     "category": "build",
-    "handler": "pytestcmd.pytest",
     "options_by_handler": True,
+    "abbreviations": True,  # argparse resolves a unique prefix (--base= is --basetemp=)
     "env": ("PYTEST_ADDOPTS", "PYTHONPATH"),
     # every use asks (pytest runs project code), so every option is one that asks; first those
     # that never take the next word (exact names: --co is not an abbreviation) ...
     "asks_long": """co collect-only lf last-failed ff failed-first nf new-first sw stepwise setup-show
     setup-only fixtures markers cache-show cache-clear version help no-header no-summary runxfail
     strict-markers showlocals color capture disable-warnings exitfirst verbose quiet import-mode
-    doctest-modules cov cov-branch cov-fail-under numprocesses""",
-    # ... then those with a value, among them the ones that write a path (basetemp deletes it
-    # first) or load code or config: they escalate past a rule such as bash(pytest:*)
+    doctest-modules cov cov-branch cov-fail-under numprocesses debug""",
+    # ... then those with a value, among them the ones that write a path (basetemp empties it
+    # first; --debug writes pytestdebug.log; -o cache_dir=DIR) or load code or config (-o
+    # addopts=, -p PLUGIN): they escalate past a rule such as bash(pytest:*)
     "asks_valued": "kmnpco",
     "asks_long_valued": """deselect ignore ignore-glob tb maxfail durations basetemp junitxml
-    junit-xml resultlog result-log log-file report-log debug html json-report-file cov-report
+    junit-xml resultlog result-log log-file report-log html json-report-file cov-report
     config-file rootdir confcutdir override-ini""",
     "writes_with": """--basetemp --junitxml --junit-xml --resultlog --result-log --log-file
-    --report-log --debug --html --json-report-file --cov-report""",
-    "reads_with": "--config-file --rootdir --confcutdir --override-ini -p -c -o",
+    --report-log --debug --html --json-report-file --cov-report cache_dir= log_file= junit_family=
+    tmp_path_retention_policy=""",
+    "default_file": "pytestdebug.log",
+    "reads_with": "--config-file --rootdir --confcutdir -c addopts= python_files= testpaths= pythonpath=",
+    "critical_with": "--basetemp",
+    "rules": (
+        ("-p~^(?!no:)", "general", "medium", "-p {opt} loads a plugin module", "escalates"),
+        ("always", "general", "medium", "runs project code (build/test)"),
+    ),
 }
 
 # fmt: off
@@ -99,8 +107,11 @@ RECORDS: tuple[Program, ...] = (
         allow=("find src -name '*.py'", "find . -type f -newer README.md"),
         ask=("find . -name x -exec touch {} \\;", "find /etc -name x", "find . -name x -fprint out.txt"),
         deny=("find / -delete", "find . -exec rm {} +")),
-    program("xargs", "wrapper", handler="wrappers.xargs", options_by_handler=True, flags="0prtx",
-        valued="aEeIiLlnPsd",
+    program("xargs", "wrapper", operands="command", abbreviations=True, options_by_handler=True, flags="0prtx",
+        valued="aEeIiLlnPsd", reads_with="-a --arg-file", default_file="echo", rules=(
+            ("unknown-long", "general", "high", "{opt} is not an xargs option"),
+            ("always", "wrapper", "low", "runs a command with arguments read from its input",
+                "inner stdin-args placeholder=-I,-i,--replace")),
         long="""null interactive open-tty no-run-if-empty verbose show-limits exit help version""",
         long_valued="""arg-file eof replace max-lines max-args max-procs max-chars delimiter
         process-slot-var""",

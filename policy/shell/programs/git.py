@@ -7,7 +7,7 @@ handler's own rules: ``branch``, ``config``, ``stash`` … whose action decides)
 option list and the handler judges it), ``like`` names the subcommand whose options it takes
 (``show`` takes ``log``'s), and ``runs`` the options that make it run another program.  The
 long options are one list for every subcommand (:data:`LONG`, :data:`LONG_VALUED`).  Read by
-``gitcmd`` (what a subcommand does) and ``safegit`` (which options run unasked).
+``gitcmd`` (what a subcommand does) and ``safeflags`` (which options run unasked).
 
 Left out of the option lists on purpose, so they ask: options that write (``--output``,
 ``fsck --lost-found``, ``interpret-trailers --in-place``), run programs (``--ext-diff``,

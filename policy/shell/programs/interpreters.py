@@ -17,7 +17,7 @@ __all__ = ["FAMILY", "PYTHON_MODULES", "RECORDS"]
 FAMILY = "interpreter"
 
 #: Interpreters and the options whose value is code (default ``-e`` and ``-c``).  deno and bun
-#: are judged as project tools (``cmdtables.PROJECT_SUBCOMMANDS``), not here.
+#: are judged as project tools (their records in ``programs/build.py``), not here.
 _INLINE = {
     "python": "-c",
     "python2": "-c",

@@ -49,7 +49,11 @@ RECORDS: tuple[Program, ...] = (
     _lister("lsattr"),
     _lister("lsof", flags="aAbhilnNOPRtUVwXM", valued="cdgpuskrDTFEK", long="help version"),
     _lister("namei"),
-    program("ps", valued="oOpquUgGCts", long_valued="format sort pid ppid user group sid tty",
+    program("ps", valued="oOpquUgGCts", long_valued="format sort pid ppid user group sid tty", rules=(
+            ("~(?i)environ ~^[A-Za-z]*e[A-Za-z]*$ -o~(?i)environ -O~(?i)environ --format~(?i)environ",
+                "general", "medium",
+                "with e or environ prints every process's environment (API keys)"),
+            ("always", "list", "low", "only shows system state")),
         notes=("any option runs unasked (ps only shows system state), but BSD e or an environ format asks",),
         allow=("ps aux", "ps -o pid,user"), ask=("ps eww", "ps -o pid,environ")),
     _lister("readlink", flags="efmnqsvz",

@@ -26,11 +26,26 @@ _WGET: dict[str, Any] = dict(
     deny=("wget -O ~/.bashrc https://example.com/x",),
 )
 
+#: rsync and scp: ``host:path`` operands are remote; sending reads the local side, fetching
+#: writes it (with network data), a copy between local paths is a plain write.
 _REMOTE_COPY: dict[str, Any] = dict(
+    operands="copy",
+    remote=True,
+    says="copies files to",
     asks_long_valued="""exclude include exclude-from include-from files-from filter log-file
         backup-dir temp-dir partial-dir chmod""",
-    handler="network.copy_remote",
+    critical_with="--delete --delete-before --delete-after --delete-during --remove-source-files",
 )
+
+
+def _remote_copy(runs: str) -> tuple[tuple[str, ...], ...]:
+    """Its rules: options that run another program as the transport, then send or fetch."""
+    return (
+        (runs, "network", "high", "{opt} runs another program as its transport", "network"),
+        ("remote-last", "network", "high", "sends {ops}", "network"),
+        ("remote", "network", "high", "downloads into {out}", "network download-files"),
+    )
+
 
 _REMOTE_SHELL = (
     "always",
@@ -63,8 +78,10 @@ RECORDS: tuple[Program, ...] = (
         deny=("curl -o ~/.bashrc https://example.com/x",)),
     program("wget", **_WGET),
     program("wget2", **_WGET),
-    program("rsync", asks_valued="eTBf", **_REMOTE_COPY, ask=("rsync -a src/ host:dst/",)),
-    program("scp", asks_valued="eiPoFSlJ", **_REMOTE_COPY, ask=("scp README.md host:",)),
+    program("rsync", asks_valued="eTBf", **_REMOTE_COPY, rules=_remote_copy("-e --rsh --rsync-path"),
+        ask=("rsync -a src/ host:dst/", "rsync -e sh src/ dst/"), deny=("rsync -a --delete src/ .",)),
+    program("scp", asks_valued="eiPoFSlJ", **_REMOTE_COPY, rules=_remote_copy("-S -o -F"),
+        ask=("scp README.md host:", "scp host:x src/"), deny=("scp host:x ~/.bashrc",)),
     *(
         program(n, options_by_handler=True, rules=(_REMOTE_SHELL,), ask=(f"{n} host",))
         for n in ("ssh", "sftp", "telnet", "ftp", "mosh")

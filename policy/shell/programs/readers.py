@@ -22,7 +22,9 @@ _BAT_OPTIONS: dict[str, Any] = dict(
     long_valued="""color decorations diff-context file-name highlight-line ignored-suffix language
         line-range map-syntax squeeze-limit style tabs terminal-width theme wrap""",
 )
-_ZCAT_OPTIONS: dict[str, Any] = dict(flags="fqvlLhtV", long="force help list quiet test verbose version")
+_ZCAT_OPTIONS: dict[str, Any] = dict(
+    decodes=True, flags="fqvlLhtV", long="force help list quiet test verbose version"
+)
 _MD5SUM_OPTIONS: dict[str, Any] = dict(
     flags="bctwz", long="binary check help ignore-missing quiet status strict tag text version warn zero"
 )
@@ -44,7 +46,7 @@ RECORDS: tuple[Program, ...] = (
         ask=("bat -p /etc/passwd", "bat --pager=sh README.md")),
     program("batcat", runs_with="--pager", env=("BAT_PAGER", "BAT_CONFIG_PATH", "PAGER"), **_BAT_OPTIONS,
         allow=(), ask=("batcat --cairn-no-such-option README.md",)),
-    plain("bzcat", flags="skvqL", long="help quiet small verbose version"),
+    plain("bzcat", decodes=True, flags="skvqL", long="help quiet small verbose version"),
     plain("cat", flags="AbeEnstTuv",
         long="""help number number-nonblank show-all show-ends show-nonprinting show-tabs
         squeeze-blank version"""),
@@ -79,7 +81,7 @@ RECORDS: tuple[Program, ...] = (
         ),
         ask=("less /etc/passwd", "less +!id README.md", "less -o log.txt README.md")),
     plain("look"),
-    plain("lzcat", flags="qv", long="help quiet verbose version"),
+    plain("lzcat", decodes=True, flags="qv", long="help quiet verbose version"),
     plain("man", env=("MANPAGER", "PAGER", "MANOPT", "MANPATH", "MANROFFOPT", "GROFF_COMMAND"),
         asks_valued="CEHPRe", asks_long_valued="config-file html manpath pager", flags="afkKwWu",
         valued="sSMLm", long="all apropos help location version whatis where", long_valued="sections",
@@ -130,8 +132,8 @@ RECORDS: tuple[Program, ...] = (
     plain("xxd", writes_second=True, decodes_with="-r", says="only prints", flags="aCEeiprubd",
         valued="cglosnR", long="autoskip capitalize help version", long_valued="cols",
         ask=("xxd -r README.md src/app.py",)),
-    plain("xzcat", flags="qvQTF", long="help quiet verbose version", long_valued="format threads"),
+    plain("xzcat", decodes=True, flags="qvQTF", long="help quiet verbose version", long_valued="format threads"),
     plain("zcat", **_ZCAT_OPTIONS),
-    plain("zstdcat", flags="qvf", long="help quiet verbose version"),
+    plain("zstdcat", decodes=True, flags="qvf", long="help quiet verbose version"),
 )
 # fmt: on

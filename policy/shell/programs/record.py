@@ -70,7 +70,7 @@ class Program:
     name: str
     category: str
     module: str
-    operands: str = ""  # "read", "list", or "" when its handler decides what it reads
+    operands: str = ""  # "read", "list", "write", "copy" (SOURCE... DEST), "command", or ""
     flags: str = ""  # short options without a value
     valued: str = ""  # short options taking a value
     long: frozenset[str] = frozenset()  # long options without a value (``--x=V`` is accepted too)
@@ -99,17 +99,25 @@ class Program:
     pattern_with: frozenset[str] | None = None  # set: the first operand is a pattern unless these
     here: bool = False  # reads "." when given no file operand
     here_with: frozenset[str] = frozenset()  # ... only with one of these options (grep -r)
-    destructive: bool = False  # operands="write": what it writes cannot be restored (shred)
+    destructive: bool = False  # what it writes cannot be restored (rm, shred): ``/`` and ``~`` are critical
+    critical_with: frozenset[str] = frozenset()  # options making every path it names critical (rm -r)
+    target_with: frozenset[str] = frozenset()  # operands="copy": options naming the destination (-t)
+    remote: bool = False  # operands="copy": ``host:path`` operands name another machine (rsync)
+    bundled_first: bool = False  # a first word of letters is a cluster of options (tar xzf)
+    dash_means: str = ""  # the option a lone ``-`` before the command stands for (env -: -i)
+    assigns_first: bool = False  # NAME=VALUE operands before the command are assignments (env)
     edits: bool = False  # operands="write": a plain file edit accept-edits may allow (touch)
     skip: int = 0  # operands="command": operands before the command (timeout's DURATION)
     skip_number: bool = False  # ... and then a number, when one follows (chrt's priority)
     single_dash: bool = False  # options are whole words after one dash (openssl -in FILE): the
     #: long lists name them
-    options_by_handler: bool = False  # the handler parses every option (no option list here)
+    options_by_handler: bool = False  # its handler or rules judge every option (no allow list here)
     rules: tuple[Rule, ...] = ()  # verdicts by argument, before the defaults above (see Rule)
     default_file: str = ""  # a rule's reads-first / writes-* file when no operand names one
     accepts: frozenset[str] = frozenset()  # the words a rule's ``other`` test allows (set, shopt)
     lists_with: frozenset[str] = frozenset()  # options that make stdout a list of paths (rg --files)
+    lists: bool = False  # stdout is always a list of paths under what it reads (fd)
+    command_with: frozenset[str] = frozenset()  # the words after these are a command it runs per match
     subcommands: frozenset[str] = frozenset()  # project tools: the subcommands that run project code
     allow: tuple[str, ...] = ()
     ask: tuple[str, ...] = ()

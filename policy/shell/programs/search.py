@@ -43,7 +43,14 @@ _FD: dict[str, Any] = dict(
     long_valued="""base-directory changed-before changed-within color exact-depth exclude extension
     format ignore-file max-depth max-results min-depth owner search-path size threads
     type""",
-    handler="findcmd.fd",
+    operands="read",
+    kind="search",
+    says="only searches",
+    pattern_with="",
+    here=True,
+    lists=True,
+    reads_with="--base-directory --search-path --ignore-file",
+    command_with="-x --exec -X --exec-batch",
 )
 
 # fmt: off
@@ -57,7 +64,7 @@ RECORDS: tuple[Program, ...] = (
         ask=("ag x /etc/passwd", "ag --cairn-no-such-option x README.md")),
     program("egrep", **_GREP_OPTIONS, allow=("egrep x README.md",),
         ask=("egrep x /etc/passwd", "egrep --cairn-no-such-option x README.md")),
-    program("fd", **_FD, allow=("fd app src",), ask=("fd -x rm", "fd app /etc")),
+    program("fd", **_FD, allow=("fd app src",), ask=("fd -x rm", "fd app /etc", "fd -e py -x rm {}")),
     program("fdfind", **_FD, allow=("fdfind app src",), ask=("fdfind -x rm",)),
     program("fgrep", **_GREP_OPTIONS, allow=("fgrep x README.md",),
         ask=("fgrep x /etc/passwd", "fgrep --cairn-no-such-option x README.md")),

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from cairn.policy.shell.programs.record import Program, program
+from cairn.policy.vocab import words
 
 __all__ = ["FAMILY", "RECORDS"]
 
@@ -49,13 +50,44 @@ _KILL_ALL = ("is:-1", "general", "high", "-1 signals every process you own", "de
 _STOPS = ("always", "general", "medium", "stops processes")
 
 
+#: export, declare, local …: alone (or with only options) they print every variable; their
+#: NAME=VALUE words are assignments the walker judges (PATH=, LD_PRELOAD= ask).
+_DECLARE = (
+    ("-f", "general", "medium", "-f exports shell functions to child processes"),
+    (
+        "no-operands&!-F ^+&!=",
+        "general",
+        "medium",
+        "prints every variable of the shell (values the secret filter may miss)",
+    ),
+    ("always", "silent", "low", "sets shell variables", "assigns"),
+)
+
+
 def _by(handler: str) -> dict[str, Any]:
     """A program whose handler judges every argument (its record states no option list)."""
     return {"handler": handler, "options_by_handler": True}
 
 
+#: Programs that change the system (services, packages, users, disks): every use asks.
+_SYSTEM = """shutdown reboot halt poweroff init telinit systemctl service launchctl crontab at batch mount
+    umount swapon swapoff modprobe insmod rmmod sysctl useradd userdel usermod groupadd passwd
+    chpasswd chsh visudo iptables nft ufw firewall-cmd apt apt-get aptitude dpkg yum dnf rpm zypper
+    pacman apk brew port snap flatpak nix-env mknod setcap chattr fdisk sfdisk gdisk parted mkswap
+    fsck losetup cryptsetup"""
+_SYSTEM_RULE = ("always", "general", "high", "changes the system (services, packages, users, disks)")
+#: Disk formatters and wipers are refused in every mode (``mkfs.ext4`` is judged as mkfs).
+_WIPE_RULE = ("always", "general", "high", "formats or wipes a disk", "deny")
+_NET_DIAG = ("always", "network", "medium", "contacts the network (names can carry data out)", "network")
+
+
 # fmt: off
 RECORDS: tuple[Program, ...] = (
+    *(program(n, "system", options_by_handler=True, rules=(_SYSTEM_RULE,), ask=(n,)) for n in words(_SYSTEM)),
+    *(program(n, "system", options_by_handler=True, rules=(_WIPE_RULE,), deny=(n,))
+        for n in words("wipefs blkdiscard mke2fs mkfs newfs format")),
+    *(program(n, "network", options_by_handler=True, rules=(_NET_DIAG,), ask=(f"{n} example.com",))
+        for n in words("ping ping6 dig nslookup host traceroute tracepath mtr whois arping")),
     program("alias", flags="p", **_ALIAS, allow=("alias",), ask=("alias ls='rm -rf'",)),
     program("unalias", flags="a", **_ALIAS, allow=("unalias ll",), ask=("unalias x=y",)),
     program("compgen", kind="neutral", says="only lists completions", flags="abcdefgjksuvIEDoAGPSXV",
@@ -120,7 +152,8 @@ RECORDS: tuple[Program, ...] = (
         deny=("kill -9 -1", "kill -- -1", "kill -1"), rules=(_KILL_ALL, _STOPS)),
     *(program(n, options_by_handler=True, rules=(_STOPS,), ask=(f"{n} -9 python",)) for n in ("pkill", "killall")),
     *(
-        program(n, **_by("shellbuiltins.declare"), allow=(f"{n} X=1",), ask=(f"{n} LD_PRELOAD=./x.so",))
+        program(n, options_by_handler=True, rules=_DECLARE, allow=(f"{n} X=1",),
+            ask=(f"{n} LD_PRELOAD=./x.so", f"{n} -p", f"{n} -f f"))
         for n in ("export", "declare", "local", "readonly", "typeset")
     ),
     program("history", options_by_handler=True, default_file="~/.bash_history", rules=(
@@ -128,8 +161,14 @@ RECORDS: tuple[Program, ...] = (
         ("-r -n", "read", "low", "{opt} reads a history file", "reads-first"),
         ("always", "neutral", "low", "only changes or lists this shell's history")),
         allow=("history", "history -c"), ask=("history -w src/x", "history -aw", "history -r")),
-    program("env", **_by("wrappers.env"), flags="i0v", valued="uCS", long="ignore-environment null debug",
-        long_valued="unset chdir split-string", allow=("env LANG=C ls", "env -u HOME ls"),
+    program("env", operands="command", dash_means="-i", assigns_first=True, flags="i0v", valued="uCS",
+        long="ignore-environment null debug", long_valued="unset chdir split-string", reads_with="-C --chdir",
+        rules=(
+            ("unknown", "general", "high", "{opt} is not understood"),
+            ("-S --split-string", "wrapper", "medium", "-S runs a command line given as one string", "code-line"),
+            ("no-operands", "general", "medium", _PRINTS_ENV.replace("shell", "environment"), "assigns"),
+            ("always", "wrapper", "low", "runs {op}", "inner assigns")),
+        allow=("env LANG=C ls", "env -u HOME ls", "env - ls"),
         ask=("env", "env -S 'rm -r src'", "env --frob ls")),
     program("eval", options_by_handler=True,
         rules=(("always", "wrapper", "medium", "runs its arguments as shell code", "code"),), ask=("eval ls",),

@@ -2,8 +2,7 @@
 
 The wrapper itself is harmless; the command it runs is judged as its own unit, so a wrapper
 runs unasked exactly when its command does.  Programs that run code given as a string (watch,
-flock -c, su -c) or always ask (sudo and the other privilege wrappers) keep a handler; their
-records state their option arity.
+flock -c, su -c) say so in their rules; sudo and the other privilege wrappers always ask.
 """
 
 from __future__ import annotations
@@ -22,15 +21,30 @@ def _wrapper(name: str, allow: str, **kw: Any) -> Program:
     return program(name, operands="command", allow=(allow,), ask=(f"{name} rm -rf src",), **kw)
 
 
-def _privileged(name: str, valued: str) -> Program:
-    """sudo and friends: always ask; the record states their arity so the command is found."""
+#: sudo and friends always ask (HIGH); the command they run is judged as its own unit.
+# fmt: off
+_PRIVILEGED = (
+    ("-e --edit", "privilege", "high", "edits files as root", "writes"),
+    ("no-operands&-l no-operands&--list no-operands&-v no-operands&--validate no-operands&-k no-operands&-K "
+        "no-operands&--reset-timestamp no-operands&--remove-timestamp", "privilege", "medium",
+        "{opt} manages sudo credentials"),
+    ("no-operands", "privilege", "high", "starts a root shell"),
+    ("always", "privilege", "high", "runs {op} as another user (root)", "inner"),
+)
+# fmt: on
+
+
+def _privileged(name: str, valued: str, *first: tuple[str, ...]) -> Program:
+    """sudo and friends: the record states their arity so the command is found."""
     return program(
         name,
+        operands="command",
         asks_valued=valued,
         asks_long_valued="""user group chdir host prompt role type close-from other-user
         command-timeout""",
-        handler="wrappers.privilege",
+        rules=(*first, *_PRIVILEGED),
         ask=(f"{name} ls",),
+        deny=(f"{name} rm -rf /",),
     )
 
 
@@ -61,9 +75,12 @@ RECORDS: tuple[Program, ...] = (
     program("parallel", options_by_handler=True,
         rules=(("always", "general", "high", "runs command lines built from its input"),),
         ask=("parallel echo ::: a b",)),
-    *(_privileged(n, "ugCDhpRrtTU") for n in ("sudo", "sudoedit")),
+    _privileged("sudo", "ugCDhpRrtTU"),
+    _privileged("sudoedit", "ugCDhpRrtTU", ("always", "privilege", "high", "edits files as root", "writes")),
     *(_privileged(n, "uC") for n in ("doas", "pkexec", "run0")),
-    program("su", asks_valued="cgGsw", asks_long_valued="command group shell whitelist-environment",
-        handler="wrappers.privilege", ask=("su -c ls",)),
+    program("su", asks_valued="cgGsw", asks_long_valued="command group shell whitelist-environment", rules=(
+            ("-c --command", "privilege", "high", "runs commands as another user", "code-value"),
+            ("always", "privilege", "high", "runs commands as another user")),
+        ask=("su -c ls",), deny=("su -c 'rm -rf /'",)),
 )
 # fmt: on
