@@ -9,10 +9,12 @@ from __future__ import annotations
 
 from cairn.policy.levels import RiskLevel
 from cairn.policy.shell.gitmore import _EXEC_KEY, DESTRUCTIVE, _config, _multi
-from cairn.policy.shell.options import looks_like_path
+from cairn.policy.shell.options import looks_like_path, split_args
+from cairn.policy.shell.programs import record
 from cairn.policy.shell.programs.git import SUBCOMMANDS
 from cairn.policy.shell.result import Classified
 from cairn.policy.shell.result import make as _c
+from cairn.policy.shell.safeflags import value_options
 from cairn.policy.vocab import words
 
 __all__ = ["git"]
@@ -26,43 +28,34 @@ WRITE_SUBS = frozenset(s.name for s in SUBCOMMANDS if s.kind == "write")
 _EXEC_FLAGS = {s.name: s.runs for s in SUBCOMMANDS if s.runs}
 
 
-#: git's own options that change nothing that runs.
-_HARMLESS_GLOBAL = words(
-    """--no-pager -P --bare --no-replace-objects --literal-pathspecs --glob-pathspecs
-    --noglob-pathspecs --icase-pathspecs --no-optional-locks --no-advice --no-lazy-fetch"""
-)
-
-
 def git(name: str, args: list[str]) -> Classified:
+    found = record(name)
+    assert found is not None  # programs/coded.py: git's own options before the subcommand
+    takes_value = {"-" + c for c in value_options(name)[0]}
+    known = takes_value | {"-" + c for c in found.flags} | {"--" + n for n in found.long}
     i = 0
     reads: list[str] = []
     while i < len(args) and args[i].startswith("-"):
         arg = args[i]
-        if arg == "-C":
-            if i + 1 < len(args):
-                reads.append(args[i + 1])
-            i += 2
-            continue
+        value = args[i + 1] if arg in takes_value and i + 1 < len(args) else None
         if arg == "-c" or arg.startswith("--config-env"):
-            setting = args[i + 1] if arg == "-c" and i + 1 < len(args) else arg
-            key = setting.split("=", 1)[0]
+            key = (arg if value is None else value).split("=", 1)[0]
             if arg != "-c" or _EXEC_KEY.search(key) or not key:
-                shown = f"-c {setting}" if arg == "-c" else arg
+                shown = f"-c {value}" if arg == "-c" else arg
                 return _c("exec", HIGH, f"git {shown} can make git run other programs (pager, ssh, hooks)")
-            i += 2
-            continue
-        if arg.startswith(
+        elif arg.startswith(
             ("--git-dir", "--work-tree", "--namespace", "--super-prefix", "--exec-path=", "--attr-source")
         ):
             return _c("exec", HIGH, f"git {arg.split('=')[0]} points git at other configuration or programs")
-        if arg in ("-p", "--paginate"):
+        elif arg in ("-p", "--paginate"):
             return _c("general", MEDIUM, "git --paginate runs the configured pager")
-        if arg in ("--version", "--help", "-h", "--exec-path", "--html-path", "--man-path", "--info-path"):
+        elif arg in ("--version", "--help", "-h", "--exec-path", "--html-path", "--man-path", "--info-path"):
             return _c("neutral", LOW, f"git {arg} only prints")
-        if arg in _HARMLESS_GLOBAL:
-            i += 1
-            continue
-        return _c("general", HIGH, f"git {arg} is not a known option")
+        elif arg not in known:
+            return _c("general", HIGH, f"git {arg} is not a known option")
+        if arg == "-C" and value is not None:
+            reads.append(value)
+        i += 2 if arg in takes_value else 1
     if i >= len(args):
         return _c("neutral", LOW, "git with no subcommand prints help", reads=reads)
     sub, rest = args[i], args[i + 1 :]
@@ -169,10 +162,8 @@ _LISTING_FLAGS = words(
 
 def _branch_or_tag(sub: str, rest: list[str], flags: set[str]) -> Classified:
     """git branch/tag: listing is read-only; anything else changes refs."""
-    operands = _operands_after_values(
-        rest,
-        {"--contains", "--no-contains", "--merged", "--no-merged", "--points-at", "--sort", "--format"},
-    )
+    valued = {"--contains", "--no-contains", "--merged", "--no-merged", "--points-at", "--sort", "--format"}
+    operands = split_args(rest, "", valued)[1]
     if flags <= _LISTING_FLAGS and (not operands or flags & {"-l", "--list"}):
         return _c("read", LOW, f"git {sub} only lists")
     destructive = (sub, "-D") in DESTRUCTIVE and "-D" in flags
@@ -196,19 +187,4 @@ def _repository_paths(rest: list[str]) -> list[str]:
             path = arg.split(":", 1)[1]
             if path and not path.startswith(("/", "~")):
                 out.append(path.removeprefix("./"))
-    return out
-
-
-def _operands_after_values(rest: list[str], valued: set[str]) -> list[str]:
-    out: list[str] = []
-    skip = False
-    for a in rest:
-        if skip:
-            skip = False
-            continue
-        if a in valued:
-            skip = True
-            continue
-        if not a.startswith("-"):
-            out.append(a)
     return out

@@ -63,11 +63,8 @@ def _config(rest: list[str], flags: set[str]) -> Classified:
         scope_file = "~/.gitconfig"
     elif "--system" in flags:
         scope_file = "/etc/gitconfig"
-    elif "--file" in flags or "-f" in flags:
-        k = next(k for k, a in enumerate(rest) if a in ("--file", "-f") or a.startswith("--file="))
-        scope_file = (
-            rest[k].split("=", 1)[1] if "=" in rest[k] else (rest[k + 1] if k + 1 < len(rest) else "")
-        )
+    elif source is not None:
+        scope_file = source
     key = operands[1] if operands[:1] == ["set"] and len(operands) > 1 else (operands[0] if operands else "")
     if scope_file != ".git/config" or _EXEC_KEY.search(key):
         return _c(

@@ -17,7 +17,7 @@ from __future__ import annotations
 from cairn.policy.shell.cmdtables import NEUTRAL, SYSTEM_STATE
 from cairn.policy.shell.options import first_unknown
 from cairn.policy.shell.programs import Program, record, records
-from cairn.policy.shell.programs.git import GLOBAL_VALUED, LONG, LONG_VALUED, subcommand
+from cairn.policy.shell.programs.git import LONG, LONG_VALUED, subcommand
 from cairn.policy.vocab import words
 
 __all__ = ["FREE_FORM", "HARMLESS_OPTIONS", "SPECS", "unsafe_git_option", "unsafe_option", "value_options"]
@@ -78,9 +78,10 @@ def unsafe_git_option(args: list[str]) -> str | None:
     Subcommands with their own strict listing check (``branch``, ``tag``, ``remote``,
     ``config``, ``notes``, ``worktree``...) are judged by ``gitcmd``/``gitmore`` alone.
     """
+    valued = {"-" + c for c in value_options("git")[0]}  # git's own -C DIR, -c NAME=VALUE
     i = 0
     while i < len(args) and args[i].startswith("-"):
-        i += 2 if args[i] in GLOBAL_VALUED else 1
+        i += 2 if args[i] in valued else 1
     found = subcommand(args[i]) if i < len(args) else None
     if found is None or found.short is None:
         return None

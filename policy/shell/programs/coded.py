@@ -85,7 +85,10 @@ _PYTEST = {
 
 # fmt: off
 RECORDS: tuple[Program, ...] = (
-    program("git", "vcs", handler="gitcmd.git", options_by_handler=True,
+    # git's own options before the subcommand: -C DIR, -c NAME=VALUE (asks unless harmless)
+    program("git", "vcs", handler="gitcmd.git", options_by_handler=True, flags="P", valued="C",
+        asks_valued="c", long="""no-pager bare no-replace-objects literal-pathspecs glob-pathspecs
+        noglob-pathspecs icase-pathspecs no-optional-locks no-advice no-lazy-fetch""",
         env=(
             "GIT_DIR",
             "GIT_COMMON_DIR",

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from cairn.policy.vocab import words
 
-__all__ = ["GLOBAL_VALUED", "LONG", "LONG_VALUED", "SUBCOMMANDS", "Subcommand", "subcommand"]
+__all__ = ["LONG", "LONG_VALUED", "SUBCOMMANDS", "Subcommand", "subcommand"]
 
 
 @dataclass(frozen=True)
@@ -49,8 +49,6 @@ def _sub(
     return Subcommand(name, kind, flags, valued, like, words(runs))
 
 
-#: git's own options before the subcommand that take the next word.
-GLOBAL_VALUED = frozenset({"-C", "-c"})
 LONG = frozenset(
     words(
         """oneline graph decorate no-decorate decorate-refs decorate-refs-exclude stat numstat
