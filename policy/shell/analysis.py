@@ -135,16 +135,13 @@ def _textual_only(code: str, result: ShellAnalysis) -> None:
 def _fallback(code: str, shared: Shared) -> None:
     """Without an AST: split on operators, classify each word list, and run the backstop."""
     result = shared.result
-    for found in backstop(code):
-        result.add_hard_deny(f"the command contains {found}")
+    _textual_only(code, result)
     tokens = _fast_tokens(code)
     argv: list[str] = []
     seen: set[str] = set()  # a repeated command gives the same findings: judged once
     for token in [*tokens, ";"]:
         if token and all(c in ";&|()<>" for c in token):
-            if argv and " ".join(argv) in seen:
-                argv = []
-            elif argv:
+            if argv and " ".join(argv) not in seen:
                 seen.add(" ".join(argv))
                 cls = classify(argv)
                 for reason in cls.hard_deny:

@@ -7,7 +7,7 @@ from urllib.parse import urlsplit
 
 from cairn.policy.levels import RiskLevel
 from cairn.policy.shell.options import split_args
-from cairn.policy.shell.programs import Program, record
+from cairn.policy.shell.programs import known
 from cairn.policy.shell.result import Classified
 from cairn.policy.shell.safeflags import value_options
 from cairn.policy.vocab import words
@@ -27,12 +27,6 @@ def _upload_file(value: str) -> str | None:
     return m.group(1) if m and m.group(1) != "-" else None
 
 
-def _record(name: str) -> Program:
-    found = record(name)
-    assert found is not None, name  # curl, wget and wget2 have records (programs/network.py)
-    return found
-
-
 def _url_basename(url: str) -> str:
     try:
         path = urlsplit(url).path
@@ -48,7 +42,7 @@ _CURL_DATA_OPTIONS = words(
 
 
 def curl(name: str, args: list[str]) -> Classified:
-    rec = _record(name)
+    rec = known(name)
     opts, operands = split_args(args, *value_options(name))
     urls = operands + [v for o, v in opts if o == "--url" and v]
     reads: list[str] = []
@@ -97,7 +91,7 @@ def curl(name: str, args: list[str]) -> Classified:
 
 
 def wget(name: str, args: list[str]) -> Classified:
-    rec = _record(name)
+    rec = known(name)
     opts, operands = split_args(args, *value_options(name))
     for o, v in opts:
         if o in rec.runs_with:

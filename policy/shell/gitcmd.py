@@ -10,7 +10,7 @@ from __future__ import annotations
 from cairn.policy.levels import RiskLevel
 from cairn.policy.shell.gitmore import _EXEC_KEY, DESTRUCTIVE, _config, _multi
 from cairn.policy.shell.options import looks_like_path, split_args
-from cairn.policy.shell.programs import record
+from cairn.policy.shell.programs import known
 from cairn.policy.shell.programs.git import SUBCOMMANDS
 from cairn.policy.shell.result import Classified
 from cairn.policy.shell.result import make as _c
@@ -29,10 +29,9 @@ _EXEC_FLAGS = {s.name: s.runs for s in SUBCOMMANDS if s.runs}
 
 
 def git(name: str, args: list[str]) -> Classified:
-    found = record(name)
-    assert found is not None  # programs/coded.py: git's own options before the subcommand
+    found = known(name)  # programs/coded.py: git's own options before the subcommand
     takes_value = {"-" + c for c in value_options(name)[0]}
-    known = takes_value | {"-" + c for c in found.flags} | {"--" + n for n in found.long}
+    allowed = takes_value | {"-" + c for c in found.flags} | {"--" + n for n in found.long}
     i = 0
     reads: list[str] = []
     while i < len(args) and args[i].startswith("-"):
@@ -51,7 +50,7 @@ def git(name: str, args: list[str]) -> Classified:
             return _c("general", MEDIUM, "git --paginate runs the configured pager")
         elif arg in ("--version", "--help", "-h", "--exec-path", "--html-path", "--man-path", "--info-path"):
             return _c("neutral", LOW, f"git {arg} only prints")
-        elif arg not in known:
+        elif arg not in allowed:
             return _c("general", HIGH, f"git {arg} is not a known option")
         if arg == "-C" and value is not None:
             reads.append(value)

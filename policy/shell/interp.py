@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from cairn.policy.levels import RiskLevel
-from cairn.policy.shell.programs import record
+from cairn.policy.shell.programs import known, record
 from cairn.policy.shell.programs.interpreters import PYTHON_MODULES
 from cairn.policy.shell.result import Classified
 from cairn.policy.shell.result import make as _c
@@ -76,11 +76,8 @@ def interpreter(name: str, args: list[str]) -> Classified:
             inline.append(args[i + 1] if arg in flags and i + 1 < len(args) else arg[2:])
             i += 2
             continue
-        if family == "python" and arg == "-m":
-            module = args[i + 1] if i + 1 < len(args) else ""
-            break
-        if family == "python" and arg.startswith("-m") and len(arg) > 2:
-            module = arg[2:]
+        if family == "python" and arg.startswith("-m"):  # -m MODULE, -mMODULE
+            module = arg[2:] or (args[i + 1] if i + 1 < len(args) else "")
             break
         if arg.startswith("-") and arg != "-":
             i += 1
@@ -100,9 +97,8 @@ def _module(name: str, module: str, args: list[str]) -> Classified:
     """``python -m MODULE``: what the module does, from ``programs/interpreters.py``."""
     if module == "pytest":
         from cairn.policy.shell.judge import judge
-        from cairn.policy.shell.programs import record
 
-        return judge(record("pytest"), args[args.index(module) + 1 :] if module in args else [])  # type: ignore[arg-type]
+        return judge(known("pytest"), args[args.index(module) + 1 :] if module in args else [])
     for modules, category, risk, says in PYTHON_MODULES:
         if module in modules:
             return _c(category, risk, f"{name} -m {module} {says}", network=category == "network")

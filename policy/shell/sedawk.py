@@ -6,7 +6,7 @@ import re
 
 from cairn.policy.levels import RiskLevel
 from cairn.policy.shell.options import split_args
-from cairn.policy.shell.programs import Program, record
+from cairn.policy.shell.programs import known
 from cairn.policy.shell.result import Classified
 from cairn.policy.shell.result import make as _c
 from cairn.policy.shell.safeflags import value_options
@@ -21,14 +21,8 @@ LOW, MEDIUM, HIGH = RiskLevel.LOW, RiskLevel.MEDIUM, RiskLevel.HIGH
 _AWK_ASKS = re.compile(r"@include|@load|@namespace|\bENVIRON\b|\bPROCINFO\b")
 
 
-def _record(name: str) -> Program:
-    found = record(name)
-    assert found is not None, name  # sed, gsed and the awks have records (programs/coded.py)
-    return found
-
-
 def sed(name: str, args: list[str]) -> Classified:
-    found = _record(name)
+    found = known(name)
     opts, files = split_args(args, *value_options(name), long_names=found.long_names, optional="i")
     given = {o for o, _ in opts}
     unknown = next((o for o in given if o.startswith("--") and o not in found.long_names), None)
@@ -69,7 +63,7 @@ _AWK_DANGER = re.compile(
 
 
 def awk(name: str, args: list[str]) -> Classified:
-    found = _record(name)
+    found = known(name)
     opts, operands = split_args(args, *value_options(name), long_names=found.long_names)
     safe = {o.name for o in found.options}
     unknown = next((o for o, _ in opts if o not in safe), None)

@@ -34,17 +34,13 @@ def _skip_regex(text: str, i: int, delim: str) -> int:
 
 
 def _read_filename(text: str, i: int) -> tuple[str, int]:
-    while i < len(text) and text[i] in " \t":
-        i += 1
     end = text.find("\n", i)
     end = len(text) if end == -1 else end
     return text[i:end].strip(), end
 
 
 def scan_sed(script: str) -> SedScript:
-    out = SedScript()
-    text = script
-    i = 0
+    out, text, i = SedScript(), script, 0
     n = len(text)
     while i < n:
         ch = text[i]
@@ -56,15 +52,12 @@ def scan_sed(script: str) -> SedScript:
             i = n if end == -1 else end
             continue
         i = _skip_addresses(text, i)
-        if i == -1:
-            out.unknown = True
-            return out
-        while i < n and text[i] in "! \t":
+        while 0 <= i < n and text[i] in "! \t":
             i += 1
         if i >= n:
             break
-        cmd = text[i]
-        i = _command(text, i + 1, cmd, out)
+        if i != -1:
+            i = _command(text, i + 1, text[i], out)
         if i == -1:
             out.unknown = True
             return out

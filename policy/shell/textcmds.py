@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 from cairn.policy.levels import RiskLevel
-from cairn.policy.shell.programs import record
+from cairn.policy.shell.programs import known
 from cairn.policy.shell.result import Classified
 from cairn.policy.shell.result import make as _c
 from cairn.policy.shell.safeflags import value_options
@@ -19,8 +19,7 @@ LOW, MEDIUM, HIGH = RiskLevel.LOW, RiskLevel.MEDIUM, RiskLevel.HIGH
 
 
 def jq(name: str, args: list[str]) -> Classified:
-    found = record(name)
-    assert found is not None  # jq, gojq, yq: programs/text.py
+    found = known(name)
     short, long = value_options(name)
     pairs = frozenset("--" + n for n in found.long_pairs)
     cluster = re.compile(r"-[^-]")  # -r, -rf FILE: a valued letter ends its cluster

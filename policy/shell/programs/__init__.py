@@ -28,7 +28,7 @@ from cairn.policy.shell.programs import (
 )
 from cairn.policy.shell.programs.record import Option, Program
 
-__all__ = ["Option", "Program", "record", "records"]
+__all__ = ["Option", "Program", "known", "record", "records"]
 
 _FAMILIES = (readers, listers, search, text, archives, coded, writers, wrappers, network, interpreters)
 _FAMILIES += (shell_words, build)
@@ -57,3 +57,8 @@ def records() -> list[Program]:
 def record(name: str) -> Program | None:
     """The record of ``name``, or ``None`` when the classifier has none (it then asks)."""
     return _by_name().get(name)
+
+
+def known(name: str) -> Program:
+    """The record of a program whose handler is asking: the record names it, so it exists."""
+    return _by_name()[name]

@@ -56,66 +56,60 @@ LONG = frozenset(
         patch-with-raw full-index binary abbrev abbrev-commit no-abbrev-commit no-abbrev
         relative-date date pretty format encoding expand-tabs no-expand-tabs notes no-notes
         show-notes show-signature all branches tags remotes glob exclude reflog walk-reflogs
-        first-parent merges no-merges min-parents max-parents no-min-parents no-max-parents
-        since after until before author committer grep all-match invert-grep regexp-ignore-case
-        basic-regexp extended-regexp fixed-strings perl-regexp max-count skip follow
-        full-history simplify-merges simplify-by-decoration ancestry-path dense sparse
-        boundary left-right left-only right-only cherry-mark cherry-pick cherry topo-order
-        date-order author-date-order reverse no-walk do-walk color no-color color-moved
-        color-words word-diff word-diff-regex ignore-space-change ignore-all-space
-        ignore-space-at-eol ignore-blank-lines ignore-cr-at-eol ignore-matching-lines
-        ignore-submodules find-renames find-copies find-copies-harder no-renames
-        rename-empty no-rename-empty irreversible-delete diff-filter pickaxe-all
+        first-parent merges no-merges min-parents max-parents no-min-parents no-max-parents since
+        after until before author committer grep all-match invert-grep regexp-ignore-case
+        basic-regexp extended-regexp fixed-strings perl-regexp max-count skip follow full-history
+        simplify-merges simplify-by-decoration ancestry-path dense sparse boundary left-right
+        left-only right-only cherry-mark cherry-pick cherry topo-order date-order author-date-order
+        reverse no-walk do-walk color no-color color-moved color-words word-diff word-diff-regex
+        ignore-space-change ignore-all-space ignore-space-at-eol ignore-blank-lines ignore-cr-at-eol
+        ignore-matching-lines ignore-submodules find-renames find-copies find-copies-harder
+        no-renames rename-empty no-rename-empty irreversible-delete diff-filter pickaxe-all
         pickaxe-regex minimal patience histogram anchored diff-algorithm unified inter-hunk-context
-        function-context text src-prefix dst-prefix no-prefix default-prefix line-prefix
-        relative no-relative cached staged merge-base exit-code quiet check ita-invisible-in-index
-        ita-visible-in-index indent-heuristic no-indent-heuristic submodule stdin parents
-        children log-size source use-mailmap mailmap clear-decorations mm combined-all-paths
-        remerge-diff diff-merges no-diff-merges dd cc first-parent-only count objects
-        objects-edge unpacked in-commit-order timestamp header no-commit-id root
-        always pretty-format show-pulls show-linear-break single-worktree ignore-missing
-        bisect numbered sort committer-date-is-author-date creation-factor no-dual-color
-        dual-color left-prefix right-prefix name-only-stat compact-summary output-indicator-new
-        output-indicator-old output-indicator-context stat-width stat-name-width
-        stat-graph-width stat-count break-rewrites no-color-moved color-moved-ws
-        no-color-moved-ws ws-error-highlight since-as-filter max-age min-age no-ext-diff
-        no-textconv abbrev-ref long short branch porcelain verbose untracked-files ignored
-        column no-column ahead-behind no-ahead-behind renames show-stash null find-object
-        follow-symlinks remerge-diff-only ignore-rev show-stats show-email show-name
-        show-number incremental line-porcelain root score-debug progress no-progress
-        contains exact-match match candidates dirty broken first-parent tags all long
-        verify symbolic symbolic-full-name show-toplevel git-dir absolute-git-dir
-        git-common-dir show-cdup show-prefix is-inside-work-tree is-inside-git-dir
-        is-bare-repository is-shallow-repository show-superproject-working-tree
-        sq-quote sq default revs-only no-revs flags no-flags local-env-vars path-format
-        shared-index-path show-object-format show-ref-format verify since until
-        points-at merged no-merged no-contains ignore-case shell perl python tcl omit-empty
-        count start-number heads hash dereference exists head independent octopus
-        is-ancestor fork-point name-only refs annotate-stdin no-undefined human-readable
-        non-matching no-index batch batch-check batch-all-objects batch-command buffer
-        unordered allow-unknown-type full-name full-tree object-only error-unmatch
-        exclude-standard directory no-empty-directory recurse-submodules eol deduplicate
-        others modified deleted killed unmerged stage sparse debug cached-only
-        prefix worktree-attributes list build-options unreachable dangling no-dangling
-        no-reflogs full connectivity-only strict name-objects max-depth and or not
-        all-match break-on-empty invert-match word-regexp files-with-matches
-        files-without-match name-only line-number column function-context show-function
-        heading break null-data threads untracked no-exclude-standard recursive
-        textconv-none current topics more independent sha1-name no-name date-order
-        only-trailers only-input unfold parse no-divider trailer z"""
+        function-context text src-prefix dst-prefix no-prefix default-prefix line-prefix relative
+        no-relative cached staged merge-base exit-code quiet check ita-invisible-in-index
+        ita-visible-in-index indent-heuristic no-indent-heuristic submodule stdin parents children
+        log-size source use-mailmap mailmap clear-decorations mm combined-all-paths remerge-diff
+        diff-merges no-diff-merges dd cc first-parent-only count objects objects-edge unpacked
+        in-commit-order timestamp header no-commit-id root always pretty-format show-pulls
+        show-linear-break single-worktree ignore-missing bisect numbered sort
+        committer-date-is-author-date creation-factor no-dual-color dual-color left-prefix
+        right-prefix name-only-stat compact-summary output-indicator-new output-indicator-old
+        output-indicator-context stat-width stat-name-width stat-graph-width stat-count
+        break-rewrites no-color-moved color-moved-ws no-color-moved-ws ws-error-highlight
+        since-as-filter max-age min-age no-ext-diff no-textconv abbrev-ref long short branch
+        porcelain verbose untracked-files ignored column no-column ahead-behind no-ahead-behind
+        renames show-stash null find-object follow-symlinks remerge-diff-only ignore-rev show-stats
+        show-email show-name show-number incremental line-porcelain score-debug progress no-progress
+        contains exact-match match candidates dirty broken verify symbolic symbolic-full-name
+        show-toplevel git-dir absolute-git-dir git-common-dir show-cdup show-prefix
+        is-inside-work-tree is-inside-git-dir is-bare-repository is-shallow-repository
+        show-superproject-working-tree sq-quote sq default revs-only no-revs flags no-flags
+        local-env-vars path-format shared-index-path show-object-format show-ref-format points-at
+        merged no-merged no-contains ignore-case shell perl python tcl omit-empty start-number heads
+        hash dereference exists head independent octopus is-ancestor fork-point refs annotate-stdin
+        no-undefined human-readable non-matching no-index batch batch-check batch-all-objects
+        batch-command buffer unordered allow-unknown-type full-name full-tree object-only
+        error-unmatch exclude-standard directory no-empty-directory recurse-submodules eol
+        deduplicate others modified deleted killed unmerged stage debug cached-only prefix
+        worktree-attributes list build-options unreachable dangling no-dangling no-reflogs full
+        connectivity-only strict name-objects max-depth and or not break-on-empty invert-match
+        word-regexp files-with-matches files-without-match line-number show-function heading break
+        null-data threads untracked no-exclude-standard recursive textconv-none current topics more
+        sha1-name no-name only-trailers only-input unfold parse no-divider trailer z"""
     )
 )
 #: Long options that take the next word as their value when not written ``--opt=value``.
 LONG_VALUED = frozenset(
     words(
         """author committer grep since after until before max-count skip format pretty date
-        decorate-refs decorate-refs-exclude encoding exclude glob sort points-at merged
-        no-merged contains no-contains count diff-filter abbrev ignore-rev match candidates
-        format trailer prefix max-depth threads untracked-files find-object min-parents
-        max-parents diff-algorithm inter-hunk-context src-prefix dst-prefix line-prefix
-        word-diff-regex ignore-matching-lines color-moved-ws creation-factor start-number
-        stat-width stat-name-width stat-graph-width stat-count output-indicator-new
-        output-indicator-old output-indicator-context path-format default since-as-filter"""
+        decorate-refs decorate-refs-exclude encoding exclude glob sort points-at merged no-merged
+        contains no-contains count diff-filter abbrev ignore-rev match candidates trailer prefix
+        max-depth threads untracked-files find-object min-parents max-parents diff-algorithm
+        inter-hunk-context src-prefix dst-prefix line-prefix word-diff-regex ignore-matching-lines
+        color-moved-ws creation-factor start-number stat-width stat-name-width stat-graph-width
+        stat-count output-indicator-new output-indicator-old output-indicator-context path-format
+        default since-as-filter"""
     )
 )
 
