@@ -71,20 +71,19 @@ def curl(name: str, args: list[str]) -> Classified:
         elif o in rec.writes_with and v != "-":
             writes.append(v)
     remote_names = any(o in ("-O", "--remote-name", "--remote-name-all", "-J") for o, _ in opts)
-    if remote_names:
-        writes.extend(_url_basename(u) for u in urls)
+    named = [_url_basename(u) for u in urls] if remote_names else []  # -O: the URL's file name
     for url in urls:
         if url.lower().startswith("file:"):
             reads.append(urlsplit(url).path or "/")
     outputs = [v for o, v in opts if o in ("-o", "--output") and v and v != "-"]
-    downloaded = outputs + ([_url_basename(u) for u in urls] if remote_names else [])
+    downloaded = outputs + named
     what = "uploads data to" if uploads else "downloads from"
     return _c(
         "network",
         HIGH,
         f"curl {what} {urls[0] if urls else 'the network'}",
         reads=reads,
-        writes=writes,
+        writes=writes + named,
         download_stdout=not downloaded,
         download_files=downloaded,
     )

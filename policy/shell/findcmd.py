@@ -48,8 +48,7 @@ def find(name: str, args: list[str]) -> Classified:
             result.category, result.risk, result.destructive = "write", MEDIUM, True
             result.reason = "find -delete deletes every match"
             result.writes.extend(starts)
-            filtered = any(a in _FILTERS or a.startswith("-newer") for a in args[:i])
-            if not filtered:
+            if not any(a in _FILTERS or a.startswith("-newer") for a in args[:i]):  # every file
                 result.critical.extend((s, "find -delete") for s in starts)
         elif arg in ("-fprint", "-fprint0", "-fls", "-fprintf"):
             target = args[i + 1] if i + 1 < len(args) else ""
@@ -98,10 +97,9 @@ def _secret_pattern(args: list[str]) -> str | None:
 
 
 _NAME_TESTS = {"-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename"}
-_FILTERS = words(
-    """-name -iname -path -ipath -wholename -iwholename -regex -iregex -type -size -empty -mtime -mmin
-    -atime -amin -ctime -cmin -user -group -perm -links -inum -samefile -lname -ilname -used -nouser
-    -nogroup"""
+_FILTERS = _NAME_TESTS | words(
+    """-regex -iregex -type -size -empty -mtime -mmin -atime -amin -ctime -cmin -user -group -perm
+    -links -inum -samefile -lname -ilname -used -nouser -nogroup"""
 )
 
 

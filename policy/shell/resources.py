@@ -11,12 +11,12 @@ import os
 
 from cairn.policy.vocab import words
 
-__all__ = ["ENDLESS_DEVICES", "bounded", "holds_all_input", "reads_endless"]
+__all__ = ["ENDLESS_DEVICES", "HOLDS_ALL", "bounded", "reads_endless"]
 
 ENDLESS_DEVICES = words("/dev/zero /dev/urandom /dev/random /dev/full")
 #: Programs that keep all of their input (or all of one line; endless devices have no newline
 #: worth counting on) before they finish.
-_HOLDS_ALL = words(
+HOLDS_ALL = words(
     """sort tac tail shuf uniq grep egrep fgrep rg sed gsed awk gawk mawk nawk jq yq gojq column
     rev less more xargs fold fmt nl paste join comm cut diff cmp look"""
 )
@@ -28,12 +28,6 @@ def reads_endless(words_read: list[str], stdin_file: str | None) -> bool:
     return any(os.path.normpath(n) in ENDLESS_DEVICES for n in names if n)
 
 
-def holds_all_input(name: str) -> bool:
-    return name in _HOLDS_ALL
-
-
 def bounded(name: str, args: list[str]) -> bool:
     """Whether the command stops after a fixed amount of input (``head``, ``dd count=``)."""
-    if name == "head":
-        return True
-    return name == "dd" and any(a.startswith("count=") for a in args)
+    return name == "head" or (name == "dd" and any(a.startswith("count=") for a in args))

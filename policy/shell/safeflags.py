@@ -76,7 +76,7 @@ def unsafe_git_option(args: list[str]) -> str | None:
     """The first option of a read-only git subcommand not known to be safe, or ``None``.
 
     Subcommands with their own strict listing check (``branch``, ``tag``, ``remote``,
-    ``config``, ``notes``, ``worktree``...) are judged by ``gitcmd``/``gitmore`` alone.
+    ``config``, ``notes``, ``worktree``...) are judged by ``gitcmd`` alone.
     """
     valued = {"-" + c for c in value_options("git")[0]}  # git's own -C DIR, -c NAME=VALUE
     i = 0

@@ -24,9 +24,7 @@ def echo(name: str, args: list[str]) -> Classified:
     decoded = interpret and "\\" in text
     if decoded:
         text = _printf_escapes(text)
-    result = _c("neutral", LOW, "echo only prints", literal=text)
-    result.decoder = decoded
-    return result
+    return _c("neutral", LOW, "echo only prints", literal=text, decoder=decoded)
 
 
 def printf(name: str, args: list[str]) -> Classified:
@@ -45,9 +43,7 @@ def printf(name: str, args: list[str]) -> Classified:
             text = _format(text, rest)
     except (TypeError, ValueError):
         text = None
-    result = _c("neutral", LOW, "printf only prints", literal=text)
-    result.decoder = escapes
-    return result
+    return _c("neutral", LOW, "printf only prints", literal=text, decoder=escapes)
 
 
 def _printf_escapes(text: str) -> str:

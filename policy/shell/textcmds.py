@@ -42,7 +42,6 @@ def jq(name: str, args: list[str]) -> Classified:
             positional.append(arg)
         i += 1 + takes
     files = positional if has_filter_file else positional[1:]
-    category = "read"
     program = positional[0] if positional and not has_filter_file else ""
     env = _JQ_ENV.search(program)
     if env:
@@ -70,7 +69,7 @@ def jq(name: str, args: list[str]) -> Classified:
             )
         if positional and re.search(r"\bload(_str|_xml|_props|_base64)?\s*\(", positional[0]):
             return _c("read", MEDIUM, "the yq expression loads other files")
-    return _c(category, LOW, f"{name} only prints", reads=files + reads)
+    return _c("read", LOW, f"{name} only prints", reads=files + reads)
 
 
 _JQ_ENV = re.compile(r"\$ENV\b|\$__prog_env\b|(?<![.\w$])(str)?env\b")

@@ -14,7 +14,7 @@ from cairn.policy.shell.cmdtables import NEUTRAL, SHELLS
 from cairn.policy.shell.commands import classify, command_name
 from cairn.policy.shell.envvars import dangerous_env, harmless_env
 from cairn.policy.shell.gitrepo import shipped_repo
-from cairn.policy.shell.resources import holds_all_input, reads_endless
+from cairn.policy.shell.resources import HOLDS_ALL, reads_endless
 from cairn.policy.shell.result import Classified, PathEffect, StageInfo, Unit
 from cairn.policy.shell.treescan import follows_links
 from cairn.policy.vocab import words
@@ -140,7 +140,7 @@ class ProcessMixin(Base):
                     writes.extend(ctx.placeholder_paths)
                 else:
                     reads.extend(ctx.placeholder_paths)
-        if self.endless_input(cls, ctx) and holds_all_input(name):
+        if self.endless_input(cls, ctx) and name in HOLDS_ALL:
             self.r.add_hard_deny(f"{name} keeps all of an endless input (it exhausts memory): {where}")
         for word in reads:
             self.effect("read", word, cwds, where, index)
