@@ -37,13 +37,8 @@ class EffectsMixin(Base):
 
     def mentions(self, argv: list[str], cwds: Cwds) -> None:
         for word in argv[1:]:
-            candidates = {word}
-            if "=" in word:
-                candidates.add(word.split("=", 1)[1])
-            for piece in re.split(r"[=:,]", word):
-                candidates.add(piece)
-            if "@" in word:
-                candidates.add(word.rsplit("@", 1)[1])
+            # the word, what follows its first = and its last @, and its =:, separated pieces
+            candidates = {word, word.partition("=")[2], word.rpartition("@")[2], *re.split(r"[=:,]", word)}
             for cand in candidates:
                 cand = cand.lstrip("@<")
                 if not cand or UNKNOWN in cand or not ("/" in cand or cand.startswith(("~", "."))):

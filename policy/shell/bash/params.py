@@ -96,13 +96,9 @@ class Expander:
     def lookup(self, name: str) -> list[str]:
         if name in ("#", "?", "$", "!"):
             return ["0"]
-        values = self.env.get(name)
-        if not values:
-            self.r.unknown = True
-            return [UNKNOWN]
-        if any(UNKNOWN in v for v in values):
-            self.r.unknown = True
-        return capped(list(values))
+        values = self.env.get(name) or [UNKNOWN]  # unset: unknown
+        self.r.unknown = self.r.unknown or any(UNKNOWN in v for v in values)
+        return capped(values)
 
     def sub_word(self, raw: str) -> list[str]:
         """Expand the word inside ``${x:-word}`` (quotes removed, no splitting)."""
@@ -126,9 +122,7 @@ def _substring(value: str, off: int, length: int | None) -> str:
     if value == UNKNOWN:
         return UNKNOWN
     start = off if off >= 0 else max(len(value) + off, 0)
-    if length is None:
-        return value[start:]
-    end = start + length if length >= 0 else len(value) + length
+    end = None if length is None else start + length if length >= 0 else len(value) + length
     return value[start:end]
 
 

@@ -58,16 +58,14 @@ class ProcessMixin(Base):
         if name in self.s.functions and argv[0] == name:
             cls = Classified("neutral", LOW, f"calls the shell function {name} defined above")
         text = " ".join(argv).replace(UNKNOWN, "…")
-        forms = [text]
-        deny_forms = [text, " ".join([name, *argv[1:]])]
         unit = Unit(
             text=short(text),
             argv=argv,
             category=cls.category,
             risk=cls.risk,
             reason=cls.reason,
-            forms=forms,
-            deny_forms=deny_forms,
+            forms=[text],
+            deny_forms=[text, " ".join([name, *argv[1:]])],
             parent=parent,
             auto_edit=cls.auto_edit,
             destructive=cls.destructive,
@@ -91,7 +89,7 @@ class ProcessMixin(Base):
                 if eff is not None:
                     self.s.downloaded.add(str(eff.path))
         if cls.stdin_code:
-            self.code_from_stdin(ctx, cwds, where, shell=command_name(argv[0])[0] in SHELLS)
+            self.code_from_stdin(ctx, cwds, where, shell=name in SHELLS)
         for code in cls.nested_code:
             self.nested(code, cwds, f"code run by {name}")
         succ = cwds

@@ -1,6 +1,6 @@
 """Static helpers: evaluating tiny substitutions, textual last-resort checks, prescan of the text.
 
-* :func:`evaluate_pipeline` computes ``$(echo cm0= | base64 -d)`` -> ``rm`` (echo, printf,
+* :func:`evaluate_argv_chain` computes ``$(echo cm0= | base64 -d)`` -> ``rm`` (echo, printf,
   base64 -d, rev, xxd -r -p), so obfuscated command names are judged by what they decode to.
 * :func:`backstop` matches the catastrophic patterns textually; it is used only where the parser
   cannot see (unparseable commands, inline interpreter code, here-docs fed to interpreters).
@@ -10,7 +10,6 @@
 from __future__ import annotations
 
 import base64
-import binascii
 import re
 import unicodedata
 
@@ -124,55 +123,33 @@ def heredoc_substitutions(body: str) -> tuple[list[str], bool]:
     return found, unsafe
 
 
-def _b64(data: str) -> str | None:
-    cleaned = re.sub(r"\s+", "", data)
-    try:
-        return base64.b64decode(cleaned + "=" * (-len(cleaned) % 4), validate=False).decode(
-            "utf-8", "replace"
-        )
-    except (binascii.Error, ValueError):
-        return None
-
-
-def evaluate_argv_chain(
-    stages: list[list[str]], literal_of: dict[int, str | None]
-) -> tuple[str | None, bool]:
+def evaluate_argv_chain(stages: list[list[str]], literal_of: dict[int, str | None]) -> str | None:
     """Evaluate a pipeline of simple stages statically.
 
     ``stages`` are argv lists; ``literal_of[k]`` is the literal output of stage ``k`` when it is
-    an echo/printf.  Returns (output, decoded) or (None, False) when it cannot be evaluated.
+    an echo/printf.  Returns the output, or ``None`` when it cannot be evaluated.
     """
     data: str | None = None
-    decoded = False
     for k, argv in enumerate(stages):
         name = argv[0].rsplit("/", 1)[-1] if argv else ""
-        if k in literal_of and literal_of[k] is not None:
+        if literal_of.get(k) is not None:
             data = literal_of[k]
             continue
         if data is None:
-            return None, False
-        if name in ("base64", "base32") and any(a in ("-d", "-D", "--decode") for a in argv[1:]):
-            if name == "base32":
-                try:
-                    data = base64.b32decode(re.sub(r"\s+", "", data)).decode("utf-8", "replace")
-                except (binascii.Error, ValueError):
-                    return None, False
-            else:
-                data = _b64(data)
-            decoded = True
-        elif name == "rev":
-            data = "\n".join(line[::-1] for line in data.split("\n"))
-            decoded = True
-        elif name == "xxd" and "-r" in argv and "-p" in argv:
-            try:
-                data = bytes.fromhex(re.sub(r"\s+", "", data)).decode("utf-8", "replace")
-            except ValueError:
-                return None, False
-            decoded = True
-        elif name == "cat" and len(argv) == 1:
-            continue
-        else:
-            return None, False
-        if data is None:
-            return None, False
-    return data, decoded
+            return None
+        decode = any(a in ("-d", "-D", "--decode") for a in argv[1:])
+        packed = re.sub(r"\s+", "", data)
+        try:
+            if name == "base64" and decode:  # padding added where it is missing
+                data = base64.b64decode(packed + "=" * (-len(packed) % 4)).decode("utf-8", "replace")
+            elif name == "base32" and decode:
+                data = base64.b32decode(packed).decode("utf-8", "replace")
+            elif name == "rev":
+                data = "\n".join(line[::-1] for line in data.split("\n"))
+            elif name == "xxd" and "-r" in argv and "-p" in argv:
+                data = bytes.fromhex(packed).decode("utf-8", "replace")
+            elif not (name == "cat" and len(argv) == 1):
+                return None
+        except ValueError:  # binascii.Error too: not base64/base32/hex
+            return None
+    return data

@@ -51,7 +51,7 @@ class WordsMixin(Base):
         if not m:
             return
         name, value_raw = m.group(1), m.group(3)
-        exp = expand_word(value_raw, self.env_view(cwds), self.subst_eval, split=False, assignment=True)
+        exp = expand_word(value_raw, self.env_view(cwds), self.subst_eval, assignment=True)
         values = [" ".join(v) for v in exp.values] or [""]
         if exp.evaluates:
             self.r.add_fail(f"{exp.evaluates} (a value such as a[$(cmd)] would run cmd): {short(source)}")
@@ -100,9 +100,7 @@ class WordsMixin(Base):
                 marker = f"/dev/fd/{60 + len(self.procsubs)}"
                 self.procsubs[marker] = getattr(part, "_cairn_info", StageInfo(text=self.text(part)))
                 return WordExp(values=[[marker]], subst=True)
-        if word.kind == "assignment":
-            return expand_word(raw, self.env_view(cwds), self.subst_eval, split=False, assignment=True)
-        return expand_word(raw, self.env_view(cwds), self.subst_eval)
+        return expand_word(raw, self.env_view(cwds), self.subst_eval, assignment=word.kind == "assignment")
 
     def subst_eval(self, inner: str) -> str | None:
         """The output of a tiny ``$(…)`` when it can be known statically."""
@@ -126,8 +124,7 @@ class WordsMixin(Base):
             argvs.append(words)
             if words and words[0] in ("echo", "printf"):
                 literal[k] = classify(words).literal
-        value, _decoded = evaluate_argv_chain(argvs, literal)
-        return value
+        return evaluate_argv_chain(argvs, literal)
 
     def visit_substitutions(self, node: Any, cwds: Cwds, ctx: Ctx) -> list[StageInfo]:
         infos: list[StageInfo] = []

@@ -169,7 +169,7 @@ def expand_word(
     split: bool = True,
     assignment: bool = False,
 ) -> WordExp:
-    """Expand raw word text into candidate field lists."""
+    """Expand raw word text into candidate field lists (an assignment's value is not split)."""
     result = WordExp()
     ex = Expander(env, subst, result, expand_word)
     ifs_values = env.get("IFS", [" \t\n"])
@@ -182,7 +182,7 @@ def expand_word(
             result.quoted = True
         options: list[list[str]] = []
         for pieces in _combine(variant, ex, assignment):
-            fields = _split(pieces, ifs) if split else ["".join(p.text for p in pieces)]
+            fields = _split(pieces, ifs) if split and not assignment else ["".join(p.text for p in pieces)]
             if fields not in options:
                 options.append(fields)
         per_variant.append(options)
