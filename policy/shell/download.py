@@ -21,12 +21,6 @@ def _c(category: str, risk: RiskLevel, reason: str, **kw: object) -> Classified:
     return Classified(category=category, risk=risk, reason=reason, network=True, **kw)  # type: ignore[arg-type]
 
 
-def _upload_file(value: str) -> str | None:
-    """The file an upload value names: ``@file``, ``name=@file``, ``name=<file``."""
-    m = re.match(r"^(?:[^=@<]*=)?[@<]([^;]+)", value)
-    return m.group(1) if m and m.group(1) != "-" else None
-
-
 def _url_basename(url: str) -> str:
     try:
         path = urlsplit(url).path
@@ -53,9 +47,9 @@ def curl(name: str, args: list[str]) -> Classified:
             continue
         if o in _CURL_DATA_OPTIONS:
             uploads = uploads or o not in ("-H", "--header", "-w", "--write-out")
-            path = _upload_file(v)
-            if path:
-                reads.append(path)
+            m = re.match(r"^(?:[^=@<]*=)?[@<]([^;]+)", v)  # @file, name=@file, name=<file
+            if m and m.group(1) != "-":
+                reads.append(m.group(1))
         elif o in ("-T", "--upload-file"):
             uploads = True
             reads.append(v)

@@ -68,13 +68,8 @@ def _config(rest: list[str], flags: set[str]) -> Classified:
         return _c("read", LOW, "git config only reads settings")
     if flags & {"-e", "--edit"}:
         return _c("general", HIGH, "git config --edit opens an editor on the configuration")
-    scope_file = ".git/config"
-    if "--global" in flags:
-        scope_file = "~/.gitconfig"
-    elif "--system" in flags:
-        scope_file = "/etc/gitconfig"
-    elif source is not None:
-        scope_file = source
+    scopes = {"--global": "~/.gitconfig", "--system": "/etc/gitconfig"}  # before -f FILE
+    scope_file = next((scopes[f] for f in scopes if f in flags), ".git/config" if source is None else source)
     key = operands[1] if operands[:1] == ["set"] and len(operands) > 1 else (operands[0] if operands else "")
     if scope_file != ".git/config" or _EXEC_KEY.search(key):
         return _c(
@@ -97,9 +92,7 @@ def _multi(sub: str, rest: list[str], flags: set[str]) -> Classified:
         "reflog": {"", "show", "exists"},
         "submodule": {"status", "summary"},
         "bisect": {"log", "view", "visualize"},
-        "maintenance": set(),
-        "hook": set(),
-    }[sub]
+    }.get(sub, set())  # maintenance, hook: none
     if action in reads:
         return _c("read", LOW, f"git {sub} {action} only reads".replace("  ", " "))
     if sub == "submodule" and action == "foreach":
@@ -260,8 +253,13 @@ def _read_sub(sub: str, rest: list[str], flags: set[str]) -> Classified:
         or (sub in ("diff", "log", "show") and flags & {"--name-only", "--name-status"})
         or (sub == "grep" and flags & {"-l", "--files-with-matches", "--name-only"})
     )
-    category = "search" if sub == "grep" else "read"
-    return _c(category, LOW, f"git {sub} only reads the repository", reads=reads, lists_paths=bool(lists))
+    return _c(
+        "search" if sub == "grep" else "read",
+        LOW,
+        f"git {sub} only reads the repository",
+        reads=reads,
+        lists_paths=bool(lists),
+    )
 
 
 #: Options with which git branch/tag only list.
@@ -278,13 +276,8 @@ def _branch_or_tag(sub: str, rest: list[str], flags: set[str]) -> Classified:
     operands = split_args(rest, "", valued)[1]
     if flags <= _LISTING_FLAGS and (not operands or flags & {"-l", "--list"}):
         return _c("read", LOW, f"git {sub} only lists")
-    destructive = (sub, "-D") in DESTRUCTIVE and "-D" in flags
-    return _c(
-        "write",
-        MEDIUM,
-        f"git {sub} changes {sub}es" if sub == "branch" else "git tag changes tags",
-        destructive=destructive,
-    )
+    says = f"git {sub} changes {sub}es" if sub == "branch" else "git tag changes tags"
+    return _c("write", MEDIUM, says, destructive="-D" in flags and (sub, "-D") in DESTRUCTIVE)
 
 
 def _repository_paths(rest: list[str]) -> list[str]:

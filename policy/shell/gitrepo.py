@@ -19,10 +19,6 @@ from cairn.policy.paths import fold
 __all__ = ["shipped_repo"]
 
 
-def _is_bare(path: Path) -> bool:
-    return (path / "HEAD").is_file() and (path / "objects").is_dir() and (path / "refs").is_dir()
-
-
 def _inside(path: Path, root: Path) -> bool:
     p, r = fold(path), fold(root).rstrip("/")
     return p == r or p.startswith(r + "/")
@@ -57,7 +53,7 @@ def shipped_repo(start: Path, root: Path) -> str | None:
                 if _inside(target, root):
                     return f"{dotgit} is a link to {target}, inside the workspace"
             return None
-        if _is_bare(cur):
+        if (cur / "HEAD").is_file() and (cur / "objects").is_dir() and (cur / "refs").is_dir():
             return f"{cur} is a bare git repository"
         if cur == root or cur.parent == cur:
             return None
