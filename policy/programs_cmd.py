@@ -88,7 +88,10 @@ def _detail(p: ProgramSurface) -> list[str]:
         lines.append("  options: none runs without asking")
     lines += _wrap(p.options)
     if p.asks:
-        lines.append("  options that always ask (their value is judged too):")
+        if p.options_by_handler:  # git -c asks unless its handler finds the value harmless
+            lines.append("  options that ask unless its handler finds their value harmless:")
+        else:
+            lines.append("  options that always ask (their value is judged too):")
         lines += _wrap(p.asks)
     if p.examples:
         lines.append("  examples:")
