@@ -28,6 +28,7 @@ from langgraph.graph import END, START, StateGraph
 
 from cairn.graph.core.context import AgentContext
 from cairn.graph.core.state import AgentState
+from cairn.graph.nodes.changes import writing_changes_only
 from cairn.graph.nodes.compaction import compaction
 from cairn.graph.nodes.human_approval import human_approval
 from cairn.graph.nodes.observation import observation
@@ -117,9 +118,10 @@ def _build(state_schema: Any, wrap: Callable[[str, Any], Any] | None, intake: An
         "tool_execution": tool_execution,
         "observation": observation,
     }
+    nodes["compaction"] = compaction
     for name, node in nodes.items():
+        node = writing_changes_only(node)  # unchanged values are not written again (graph/nodes/changes.py)
         builder.add_node(name, wrap(name, node) if wrap else node)
-    builder.add_node("compaction", wrap("compaction", compaction) if wrap else compaction)
     if intake is not None:
         builder.add_node("intake", intake)
         builder.add_edge(START, "intake")
