@@ -23,6 +23,8 @@ CREATE TABLE IF NOT EXISTS cairn_prune_marks (
 """
 
 BOUNDARY_CHANNEL = "branch:to:reasoning"
+#: Free pages (4 KB each) a SQLite database keeps before pruning gives them back.
+RECLAIM_MIN_PAGES = 16
 
 
 def prune_thread(
@@ -44,6 +46,7 @@ def prune_thread(
     rows = layout.recent(db, thread_id, watermark)  # (id, parent, is_boundary), newest first
     candidates = rows[keep_last:]
     if len(candidates) < min_batch:
+        layout.reclaim(db)  # pages other tables freed since (the journal's compaction, pending writes)
         return 0
     # Oldest first, so re-linking can follow the chain forward.
     candidates.reverse()
@@ -103,9 +106,13 @@ class SqliteLayout:
         return _common_deletions("checkpoints", "writes", thread_id, doomed, relinks, oldest_recent)
 
     def reclaim(self, db: Database) -> None:
+        """Give free pages back to the file system once there are ``RECLAIM_MIN_PAGES`` of them
+        (fewer are left for the next inserts to reuse)."""
         with db.lock:
-            db.conn.execute("PRAGMA incremental_vacuum")
-            db.conn.commit()
+            free = db.conn.execute("PRAGMA freelist_count").fetchone()[0]
+            if free >= RECLAIM_MIN_PAGES:
+                # Not ``execute``: Python's sqlite3 steps the pragma once, which frees one page.
+                db.conn.executescript("PRAGMA incremental_vacuum;")
 
 
 class PostgresLayout:

@@ -9,6 +9,7 @@
 - Compact integer channel versions: ``SqliteSaver`` writes 50-character version
   strings for every channel into every checkpoint, which dominates the size of
   small checkpoints.
+- Checkpoints (and large pending writes) deflated (``cairn.checkpoints.zipped_serde``).
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from langgraph.checkpoint.sqlite import SqliteSaver
+
+from cairn.checkpoints.zipped_serde import ZippedSerializer
 
 BUSY_TIMEOUT_MS = 10_000
 
@@ -36,7 +39,12 @@ def connect(location: str) -> sqlite3.Connection:
 
 
 class CompactSqliteSaver(SqliteSaver):
-    """``SqliteSaver`` with small integer channel versions (reads old string versions too)."""
+    """``SqliteSaver`` with small integer channel versions (reads old string versions too) and
+    deflated checkpoints (reads the plain ones of older databases too)."""
+
+    def __init__(self, conn: sqlite3.Connection, *, serde: Any = None) -> None:
+        super().__init__(conn, serde=serde)
+        self.serde = ZippedSerializer(self.serde)
 
     def get_next_version(self, current: Any, channel: Any) -> int:
         if current is None:
