@@ -141,6 +141,13 @@ def fixed_send_cost(tmp: Path) -> float:
     return statistics.median(samples) * 1000
 
 
+def storage(n: int, tmp: Path) -> tuple[int, int]:
+    """cairn's database after an ``n``-turn session (``bench_graph``'s) and its raw transcript, bytes."""
+    run = bg.run_cairn(n, tmp)
+    run["session"].close()
+    return bg.db_bytes(run["db"]), run["raw"]
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--turns", default="10,100,500")
@@ -178,6 +185,11 @@ def main() -> None:
                 pairs = [p / c for p, c in zip(per_turn[(name, n)], per_turn[("cairn", n)], strict=True)]
                 ratios.append(f"{name} x{statistics.median(pairs):.2f} [{min(pairs):.2f}-{max(pairs):.2f}]")
             print(f"{n:>6} " + " ".join(cells) + "   " + "; ".join(ratios))
+        db, raw = storage(max(sizes), tmp)
+        print(
+            f"\ncairn's database at {max(sizes)} turns: {db / 1e6:.2f} MB = {db / raw:.2f} x the raw "
+            f"transcript ({raw / 1e6:.2f} MB)"
+        )
         load = os.getloadavg()
         print(f"\nload average {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}")
 
