@@ -28,7 +28,7 @@ from langgraph.graph import END, START, StateGraph
 
 from cairn.graph.core.context import AgentContext
 from cairn.graph.core.state import AgentState
-from cairn.graph.nodes.changes import writing_changes_only
+from cairn.graph.nodes.changes import routed_step
 from cairn.graph.nodes.compaction import compaction
 from cairn.graph.nodes.human_approval import human_approval
 from cairn.graph.nodes.observation import observation
@@ -109,6 +109,16 @@ def build_graph(
     return _build(state_schema, wrap, intake, checkpointer)
 
 
+#: Where each node may go next, and the function that decides it (``human_approval`` and
+#: ``observation`` always go to the same node).
+ROUTES: dict[str, tuple[Callable[[Any], str], tuple[str, ...]]] = {
+    "reasoning": (after_reasoning, ("tool_routing", "compaction", END)),
+    "compaction": (after_compaction, ("reasoning", "human_approval", END)),
+    "tool_routing": (after_routing, ("tool_execution", "human_approval")),
+    "tool_execution": (after_execution, ("observation", "human_approval", "tool_routing")),
+}
+
+
 def _build(state_schema: Any, wrap: Callable[[str, Any], Any] | None, intake: Any, checkpointer: Any) -> Any:
     builder = StateGraph(state_schema, context_schema=None if wrap else AgentContext)
     nodes = {
@@ -117,23 +127,25 @@ def _build(state_schema: Any, wrap: Callable[[str, Any], Any] | None, intake: An
         "human_approval": human_approval,
         "tool_execution": tool_execution,
         "observation": observation,
+        "compaction": compaction,
     }
-    nodes["compaction"] = compaction
     for name, node in nodes.items():
-        node = writing_changes_only(node)  # unchanged values are not written again (graph/nodes/changes.py)
-        builder.add_node(name, wrap(name, node) if wrap else node)
+        if wrap is not None:  # a host's wrapper reads and extends the node's plain update
+            builder.add_node(name, wrap(name, node))
+            if name in ROUTES:
+                route, ends = ROUTES[name]
+                builder.add_conditional_edges(name, route, list(ends))
+        elif name in ROUTES:
+            route, ends = ROUTES[name]
+            builder.add_node(name, routed_step(node, route), destinations=ends)
+        else:
+            builder.add_node(name, routed_step(node, None))
     if intake is not None:
         builder.add_node("intake", intake)
         builder.add_edge(START, "intake")
         builder.add_conditional_edges("intake", from_start, ["reasoning", "compaction"])
     else:
         builder.add_conditional_edges(START, from_start, ["reasoning", "compaction"])
-    builder.add_conditional_edges("reasoning", after_reasoning, ["tool_routing", "compaction", END])
-    builder.add_conditional_edges("compaction", after_compaction, ["reasoning", "human_approval", END])
-    builder.add_conditional_edges("tool_routing", after_routing, ["tool_execution", "human_approval"])
     builder.add_edge("human_approval", "tool_execution")
-    builder.add_conditional_edges(
-        "tool_execution", after_execution, ["observation", "human_approval", "tool_routing"]
-    )
     builder.add_edge("observation", "reasoning")
     return builder.compile(checkpointer=checkpointer)

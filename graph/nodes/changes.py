@@ -1,4 +1,5 @@
-"""A node's update, less the values it would write unchanged.
+"""A node's step as the graph runs it: its update, less the values it would write unchanged,
+and where the graph goes next.
 
 Every key a node returns is a write: LangGraph saves it (``put_writes``), bumps the channel's
 version, reads it back for the edges and lists it in the checkpoint's ``updated_channels``.
@@ -13,6 +14,8 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable
 from typing import Any
+
+from langgraph.types import Command
 
 _IMMUTABLE = (str, int, float, bool, type(None))
 
@@ -35,11 +38,21 @@ def changes_only(state: dict[str, Any], update: Any) -> Any:
     return {k: v for k, v in update.items() if k not in state or not unchanged(state[k], v)}
 
 
-def writing_changes_only(node: Callable[..., Any]) -> Callable[..., Any]:
-    """``node`` returning only what it changes (same signature, so LangGraph still passes ``runtime``)."""
+def routed_step(node: Callable[..., Any], route: Callable[[Any], str] | None) -> Callable[..., Any]:
+    """``node`` returning only what it changes and, given ``route``, where the graph goes next
+    (a ``Command``), with the same signature (LangGraph still passes ``runtime``).
+
+    ``route`` is the function a conditional edge would call; it gets the state as the edge would
+    read it (every channel holds its last value: the state with the update applied).  A
+    conditional edge costs LangGraph a copy of every channel after each step to compute that
+    view; deciding in the node's own step writes the same ``branch:to:<node>`` channel without it.
+    """
 
     @functools.wraps(node)
     def run(state: Any, *args: Any, **kwargs: Any) -> Any:
-        return changes_only(state, node(state, *args, **kwargs))
+        update = changes_only(state, node(state, *args, **kwargs))
+        if route is None or not isinstance(update, dict):
+            return update
+        return Command(update=update, goto=route({**state, **update}))
 
     return run
