@@ -25,6 +25,7 @@ from collections.abc import Callable
 from typing import Any
 
 from langgraph.graph import END, START, StateGraph
+from langgraph.types import Command
 
 from cairn.graph.core.context import AgentContext
 from cairn.graph.core.state import AgentState
@@ -117,6 +118,22 @@ ROUTES: dict[str, tuple[Callable[[Any], str], tuple[str, ...]]] = {
     "tool_routing": (after_routing, ("tool_execution", "human_approval")),
     "tool_execution": (after_execution, ("observation", "human_approval", "tool_routing")),
 }
+
+
+def update_state_as(graph: Any, config: Any, values: dict[str, Any], as_node: str) -> Any:
+    """``graph.update_state(config, values, as_node=as_node)``, going on where ``as_node`` would.
+
+    The standard graph's nodes decide their next node in their own step (``routed_step``): an
+    update written as one of them carries that decision (a ``Command``), made by the same route
+    function on the state with ``values`` applied, as a conditional edge would have.
+    """
+    if as_node in ROUTES and graph.builder.branches.get(as_node) is None:
+        route = ROUTES[as_node][0]
+        current = dict(graph.get_state(config).values)
+        return graph.update_state(
+            config, Command(update=values, goto=route({**current, **values})), as_node=as_node
+        )
+    return graph.update_state(config, values, as_node=as_node)
 
 
 def _build(state_schema: Any, wrap: Callable[[str, Any], Any] | None, intake: Any, checkpointer: Any) -> Any:
