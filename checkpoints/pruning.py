@@ -40,7 +40,9 @@ def prune_thread(
         PostgresLayout() if db.dialect == "postgres" else SqliteLayout(serde)
     )
     keep_last = max(1, keep_last)  # the newest checkpoint is where the session stands: never pruned
-    db.script(SCHEMA)
+    if not getattr(db, "_prune_marks_ready", False):  # once per connection, not every run
+        db.script(SCHEMA)
+        db._prune_marks_ready = True  # type: ignore[attr-defined]
     mark_rows = db.query("SELECT watermark FROM cairn_prune_marks WHERE thread_id = ?", (thread_id,))
     watermark = mark_rows[0][0] if mark_rows else ""
     rows = layout.recent(db, thread_id, watermark)  # (id, parent, is_boundary), newest first
@@ -82,6 +84,12 @@ def prune_thread(
 Statements = list[tuple[str, tuple]]
 
 
+#: Whether a checkpoint is a turn boundary, by (thread, checkpoint id): a checkpoint never
+#: changes once written, and until a batch is due every run's prune reads the same recent ones.
+_BOUNDARIES: dict[tuple[str, str], bool] = {}
+MAX_REMEMBERED_BOUNDARIES = 50_000
+
+
 class SqliteLayout:
     """``SqliteSaver``'s tables: ``checkpoints`` (the whole checkpoint, serialized) and ``writes``."""
 
@@ -94,10 +102,16 @@ class SqliteLayout:
             "WHERE thread_id = ? AND checkpoint_ns = '' AND checkpoint_id > ? ORDER BY checkpoint_id DESC",
             (thread_id, watermark),
         )
+        if len(_BOUNDARIES) > MAX_REMEMBERED_BOUNDARIES:
+            _BOUNDARIES.clear()
         out = []
         for cid, parent, type_tag, blob in rows:
-            checkpoint = self.serde.loads_typed((type_tag, blob))
-            out.append((cid, parent, BOUNDARY_CHANNEL in checkpoint.get("channel_values", {})))
+            key = (thread_id, cid)
+            boundary = _BOUNDARIES.get(key)
+            if boundary is None:
+                checkpoint = self.serde.loads_typed((type_tag, blob))
+                boundary = _BOUNDARIES[key] = BOUNDARY_CHANNEL in checkpoint.get("channel_values", {})
+            out.append((cid, parent, boundary))
         return out
 
     def deletions(
