@@ -14,6 +14,7 @@
 
 from __future__ import annotations
 
+import copy
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -45,6 +46,21 @@ class CompactSqliteSaver(SqliteSaver):
     def __init__(self, conn: sqlite3.Connection, *, serde: Any = None) -> None:
         super().__init__(conn, serde=serde)
         self.serde = ZippedSerializer(self.serde)
+
+    def with_allowlist(self, extra_allowlist: Any) -> CompactSqliteSaver:
+        """LangGraph's strict-msgpack allowlist (``LANGGRAPH_STRICT_MSGPACK``) applied to the
+        serializer inside the deflating one (LangGraph's own version would not see through it)."""
+        inner = self.serde.serde
+        narrowed = (
+            inner.with_msgpack_allowlist(extra_allowlist)
+            if hasattr(inner, "with_msgpack_allowlist")
+            else inner
+        )
+        if narrowed is inner:
+            return self
+        clone = copy.copy(self)
+        clone.serde = ZippedSerializer(narrowed)
+        return clone
 
     def get_next_version(self, current: Any, channel: Any) -> int:
         if current is None:

@@ -45,6 +45,17 @@ def test_small_values_and_surrogates_stay_as_lossless_stores_them():
     assert serde.loads_typed(serde.dumps_typed(odd)) == odd
 
 
+def test_langgraphs_strict_allowlist_applies_inside_the_deflating_serializer(tmp_path):
+    inner = LosslessSerializer(allowed_msgpack_modules=[("cairn_test_module", "Base")])
+    saver = CompactSqliteSaver(sqlite3.connect(tmp_path / "c.db", check_same_thread=False), serde=inner)
+    strict = saver.with_allowlist([("cairn_test_module", "Thing")])
+    assert isinstance(strict.serde, ZippedSerializer) and strict.conn is saver.conn
+    assert strict.serde.serde is not saver.serde.serde  # the inner one carries the allowlist
+    value = checkpoint_like(16)
+    assert strict.serde.loads_typed(strict.serde.dumps_typed(value)) == value
+    saver.conn.close()
+
+
 def test_values_stored_before_deflating_still_read():
     """A database written by an earlier cairn holds plain ``msgpack`` checkpoints."""
     value = checkpoint_like(16)
