@@ -147,35 +147,45 @@ class ToolJournal:
     ) -> None:
         """Record a call's current status (terminal result, cancellation, interruption)."""
         with self.db.transaction() as conn:
-            seq = conn.execute(
-                "SELECT COALESCE(MAX(seq), 0) + 1 FROM cairn_tool_journal WHERE thread_id = ?",
-                (thread_id,),
-            ).fetchone()[0]
-            conn.execute(
-                "INSERT INTO cairn_tool_journal (thread_id, call_id, seq, tool_name, arguments, status, risk, "
-                "reason, result, summary, error_msg, ended_at, details) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?) "
-                "ON CONFLICT(thread_id, call_id) DO UPDATE SET status=excluded.status, "
-                "arguments=excluded.arguments, risk=excluded.risk, reason=excluded.reason, "
-                "result=COALESCE(excluded.result, cairn_tool_journal.result), "
-                "summary=COALESCE(excluded.summary, cairn_tool_journal.summary), "
-                "error_msg=excluded.error_msg, ended_at=excluded.ended_at, "
-                "details=COALESCE(excluded.details, cairn_tool_journal.details)",
-                (
-                    thread_id,
-                    call["call_id"],
-                    seq,
-                    escape_text(call["tool_name"]),
-                    fastjson.dumps(call.get("arguments") or {}),
-                    call["status"],
-                    escape_optional(call.get("risk")),
-                    escape_optional(call.get("reason")),
-                    fastjson.dumps(result) if result is not None else None,
-                    escape_optional(call.get("summary")),
-                    escape_optional(call.get("error_msg")),
-                    time.time(),
-                    fastjson.dumps(details, default=str) if details is not None else None,
-                ),
-            )
+            conn.execute(*self.record_statement(thread_id, call, result=result, details=details))
+
+    def record_statement(
+        self,
+        thread_id: str,
+        call: dict[str, Any],
+        *,
+        result: dict[str, Any] | None = None,
+        details: dict[str, Any] | None = None,
+    ) -> tuple[str, tuple[Any, ...]]:
+        """``record`` as one statement, for a caller's own transaction (``observation`` commits
+        a turn's records with its ToolMessages)."""
+        return (
+            "INSERT INTO cairn_tool_journal (thread_id, call_id, seq, tool_name, arguments, status, risk, "
+            "reason, result, summary, error_msg, ended_at, details) VALUES (?, ?, "
+            "(SELECT COALESCE(MAX(seq), 0) + 1 FROM cairn_tool_journal WHERE thread_id = ?), "
+            "?,?,?,?,?,?,?,?,?,?) "
+            "ON CONFLICT(thread_id, call_id) DO UPDATE SET status=excluded.status, "
+            "arguments=excluded.arguments, risk=excluded.risk, reason=excluded.reason, "
+            "result=COALESCE(excluded.result, cairn_tool_journal.result), "
+            "summary=COALESCE(excluded.summary, cairn_tool_journal.summary), "
+            "error_msg=excluded.error_msg, ended_at=excluded.ended_at, "
+            "details=COALESCE(excluded.details, cairn_tool_journal.details)",
+            (
+                thread_id,
+                call["call_id"],
+                thread_id,
+                escape_text(call["tool_name"]),
+                fastjson.dumps(call.get("arguments") or {}),
+                call["status"],
+                escape_optional(call.get("risk")),
+                escape_optional(call.get("reason")),
+                fastjson.dumps(result) if result is not None else None,
+                escape_optional(call.get("summary")),
+                escape_optional(call.get("error_msg")),
+                time.time(),
+                fastjson.dumps(details, default=str) if details is not None else None,
+            ),
+        )
 
     def get_many(self, thread_id: str, call_ids: list[str]) -> dict[str, JournalEntry]:
         if not call_ids:

@@ -23,6 +23,8 @@ CREATE TABLE IF NOT EXISTS cairn_prune_marks (
 """
 
 BOUNDARY_CHANNEL = "branch:to:reasoning"
+#: Free pages (4 KB each) a SQLite database keeps before pruning gives them back.
+RECLAIM_MIN_PAGES = 16
 
 
 def prune_thread(
@@ -38,12 +40,15 @@ def prune_thread(
         PostgresLayout() if db.dialect == "postgres" else SqliteLayout(serde)
     )
     keep_last = max(1, keep_last)  # the newest checkpoint is where the session stands: never pruned
-    db.script(SCHEMA)
+    if not getattr(db, "_prune_marks_ready", False):  # once per connection, not every run
+        db.script(SCHEMA)
+        db._prune_marks_ready = True  # type: ignore[attr-defined]
     mark_rows = db.query("SELECT watermark FROM cairn_prune_marks WHERE thread_id = ?", (thread_id,))
     watermark = mark_rows[0][0] if mark_rows else ""
     rows = layout.recent(db, thread_id, watermark)  # (id, parent, is_boundary), newest first
     candidates = rows[keep_last:]
     if len(candidates) < min_batch:
+        layout.reclaim(db)  # pages other tables freed since (the journal's compaction, pending writes)
         return 0
     # Oldest first, so re-linking can follow the chain forward.
     candidates.reverse()
@@ -79,6 +84,12 @@ def prune_thread(
 Statements = list[tuple[str, tuple]]
 
 
+#: Whether a checkpoint is a turn boundary, by (thread, checkpoint id): a checkpoint never
+#: changes once written, and until a batch is due every run's prune reads the same recent ones.
+_BOUNDARIES: dict[tuple[str, str], bool] = {}
+MAX_REMEMBERED_BOUNDARIES = 50_000
+
+
 class SqliteLayout:
     """``SqliteSaver``'s tables: ``checkpoints`` (the whole checkpoint, serialized) and ``writes``."""
 
@@ -91,10 +102,16 @@ class SqliteLayout:
             "WHERE thread_id = ? AND checkpoint_ns = '' AND checkpoint_id > ? ORDER BY checkpoint_id DESC",
             (thread_id, watermark),
         )
+        if len(_BOUNDARIES) > MAX_REMEMBERED_BOUNDARIES:
+            _BOUNDARIES.clear()
         out = []
         for cid, parent, type_tag, blob in rows:
-            checkpoint = self.serde.loads_typed((type_tag, blob))
-            out.append((cid, parent, BOUNDARY_CHANNEL in checkpoint.get("channel_values", {})))
+            key = (thread_id, cid)
+            boundary = _BOUNDARIES.get(key)
+            if boundary is None:
+                checkpoint = self.serde.loads_typed((type_tag, blob))
+                boundary = _BOUNDARIES[key] = BOUNDARY_CHANNEL in checkpoint.get("channel_values", {})
+            out.append((cid, parent, boundary))
         return out
 
     def deletions(
@@ -103,9 +120,13 @@ class SqliteLayout:
         return _common_deletions("checkpoints", "writes", thread_id, doomed, relinks, oldest_recent)
 
     def reclaim(self, db: Database) -> None:
+        """Give free pages back to the file system once there are ``RECLAIM_MIN_PAGES`` of them
+        (fewer are left for the next inserts to reuse)."""
         with db.lock:
-            db.conn.execute("PRAGMA incremental_vacuum")
-            db.conn.commit()
+            free = db.conn.execute("PRAGMA freelist_count").fetchone()[0]
+            if free >= RECLAIM_MIN_PAGES:
+                # Not ``execute``: Python's sqlite3 steps the pragma once, which frees one page.
+                db.conn.executescript("PRAGMA incremental_vacuum;")
 
 
 class PostgresLayout:

@@ -9,15 +9,19 @@
 - Compact integer channel versions: ``SqliteSaver`` writes 50-character version
   strings for every channel into every checkpoint, which dominates the size of
   small checkpoints.
+- Checkpoints (and large pending writes) deflated (``cairn.checkpoints.zipped_serde``).
 """
 
 from __future__ import annotations
 
+import copy
 import sqlite3
 from pathlib import Path
 from typing import Any
 
 from langgraph.checkpoint.sqlite import SqliteSaver
+
+from cairn.checkpoints.zipped_serde import ZippedSerializer
 
 BUSY_TIMEOUT_MS = 10_000
 
@@ -36,7 +40,27 @@ def connect(location: str) -> sqlite3.Connection:
 
 
 class CompactSqliteSaver(SqliteSaver):
-    """``SqliteSaver`` with small integer channel versions (reads old string versions too)."""
+    """``SqliteSaver`` with small integer channel versions (reads old string versions too) and
+    deflated checkpoints (reads the plain ones of older databases too)."""
+
+    def __init__(self, conn: sqlite3.Connection, *, serde: Any = None) -> None:
+        super().__init__(conn, serde=serde)
+        self.serde = ZippedSerializer(self.serde)
+
+    def with_allowlist(self, extra_allowlist: Any) -> CompactSqliteSaver:
+        """LangGraph's strict-msgpack allowlist (``LANGGRAPH_STRICT_MSGPACK``) applied to the
+        serializer inside the deflating one (LangGraph's own version would not see through it)."""
+        inner = self.serde.serde
+        narrowed = (
+            inner.with_msgpack_allowlist(extra_allowlist)
+            if hasattr(inner, "with_msgpack_allowlist")
+            else inner
+        )
+        if narrowed is inner:
+            return self
+        clone = copy.copy(self)
+        clone.serde = ZippedSerializer(narrowed)
+        return clone
 
     def get_next_version(self, current: Any, channel: Any) -> int:
         if current is None:

@@ -25,9 +25,11 @@ from collections.abc import Callable
 from typing import Any
 
 from langgraph.graph import END, START, StateGraph
+from langgraph.types import Command
 
 from cairn.graph.core.context import AgentContext
 from cairn.graph.core.state import AgentState
+from cairn.graph.nodes.changes import routed_step
 from cairn.graph.nodes.compaction import compaction
 from cairn.graph.nodes.human_approval import human_approval
 from cairn.graph.nodes.observation import observation
@@ -108,6 +110,32 @@ def build_graph(
     return _build(state_schema, wrap, intake, checkpointer)
 
 
+#: Where each node may go next, and the function that decides it (``human_approval`` and
+#: ``observation`` always go to the same node).
+ROUTES: dict[str, tuple[Callable[[Any], str], tuple[str, ...]]] = {
+    "reasoning": (after_reasoning, ("tool_routing", "compaction", END)),
+    "compaction": (after_compaction, ("reasoning", "human_approval", END)),
+    "tool_routing": (after_routing, ("tool_execution", "human_approval")),
+    "tool_execution": (after_execution, ("observation", "human_approval", "tool_routing")),
+}
+
+
+def update_state_as(graph: Any, config: Any, values: dict[str, Any], as_node: str) -> Any:
+    """``graph.update_state(config, values, as_node=as_node)``, going on where ``as_node`` would.
+
+    The standard graph's nodes decide their next node in their own step (``routed_step``): an
+    update written as one of them carries that decision (a ``Command``), made by the same route
+    function on the state with ``values`` applied, as a conditional edge would have.
+    """
+    if as_node in ROUTES and graph.builder.branches.get(as_node) is None:
+        route = ROUTES[as_node][0]
+        current = dict(graph.get_state(config).values)
+        return graph.update_state(
+            config, Command(update=values, goto=route({**current, **values})), as_node=as_node
+        )
+    return graph.update_state(config, values, as_node=as_node)
+
+
 def _build(state_schema: Any, wrap: Callable[[str, Any], Any] | None, intake: Any, checkpointer: Any) -> Any:
     builder = StateGraph(state_schema, context_schema=None if wrap else AgentContext)
     nodes = {
@@ -116,22 +144,25 @@ def _build(state_schema: Any, wrap: Callable[[str, Any], Any] | None, intake: An
         "human_approval": human_approval,
         "tool_execution": tool_execution,
         "observation": observation,
+        "compaction": compaction,
     }
     for name, node in nodes.items():
-        builder.add_node(name, wrap(name, node) if wrap else node)
-    builder.add_node("compaction", wrap("compaction", compaction) if wrap else compaction)
+        if wrap is not None:  # a host's wrapper reads and extends the node's plain update
+            builder.add_node(name, wrap(name, node))
+            if name in ROUTES:
+                route, ends = ROUTES[name]
+                builder.add_conditional_edges(name, route, list(ends))
+        elif name in ROUTES:
+            route, ends = ROUTES[name]
+            builder.add_node(name, routed_step(node, route), destinations=ends)
+        else:
+            builder.add_node(name, routed_step(node, None))
     if intake is not None:
         builder.add_node("intake", intake)
         builder.add_edge(START, "intake")
         builder.add_conditional_edges("intake", from_start, ["reasoning", "compaction"])
     else:
         builder.add_conditional_edges(START, from_start, ["reasoning", "compaction"])
-    builder.add_conditional_edges("reasoning", after_reasoning, ["tool_routing", "compaction", END])
-    builder.add_conditional_edges("compaction", after_compaction, ["reasoning", "human_approval", END])
-    builder.add_conditional_edges("tool_routing", after_routing, ["tool_execution", "human_approval"])
     builder.add_edge("human_approval", "tool_execution")
-    builder.add_conditional_edges(
-        "tool_execution", after_execution, ["observation", "human_approval", "tool_routing"]
-    )
     builder.add_edge("observation", "reasoning")
     return builder.compile(checkpointer=checkpointer)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -36,8 +37,19 @@ def session_rules(configured: policy.Rules, extra: Any, registry: ToolRegistry) 
     return rules
 
 
+@functools.cache
+def _builtin_classes() -> frozenset[type]:
+    """The built-in tool classes, once (asked about every call of every step)."""
+    return frozenset(builtin_tool_classes())
+
+
+@functools.cache
+def _builtin_alias_names() -> frozenset[str]:
+    return frozenset(builtin_aliases())
+
+
 def is_builtin(tool: Any) -> bool:
-    return type(tool) in builtin_tool_classes() and not isinstance(tool, LangChainTool)
+    return type(tool) in _builtin_classes() and not isinstance(tool, LangChainTool)
 
 
 def policy_name(tool: Any) -> str:
@@ -50,7 +62,7 @@ def policy_name(tool: Any) -> str:
     """
     if is_builtin(tool):
         return tool.name
-    if tool.name.lower() in builtin_aliases() or tool.name in policy.DEFAULT_TOOL_RISK:
+    if tool.name.lower() in _builtin_alias_names() or tool.name in policy.DEFAULT_TOOL_RISK:
         return f"{tool.name}__custom"
     return tool.name
 

@@ -24,6 +24,24 @@ def may_change_files(call: ToolCallInfo, ctx: AgentContext) -> bool:
     return (call.risk or "").upper() != "LOW"
 
 
+def warm_for(call: ToolCallInfo, ctx: AgentContext) -> None:
+    """Start in the background what a call about to run (or to be asked about) will wait for,
+    once per session: the rewind snapshot's index before the first call that may change files,
+    and a writing shell command's first ``git status`` (``cairn.tools.shell.changes``).
+
+    Called by ``tool_routing`` once the policy has judged the call, so a session whose calls
+    only read never pays for either; ``snapshot_before`` takes the snapshot in any case (waiting
+    for a warm-up under way), so this only moves work earlier, never decides what is taken.
+    """
+    if not may_change_files(call, ctx):
+        return
+    if ctx.snapshots is not None and ctx.mode != "plan":
+        ctx.snapshots.warm()
+    tool = ctx.registry.get(call.tool_name)
+    if tool is not None and tool.name == "bash" and getattr(tool, "services", None) is not None:
+        tool.services.shell.changes.warm()
+
+
 def snapshot_before(call: ToolCallInfo, ctx: AgentContext) -> bool:
     """Snapshot before the call's ``executing`` record; True when one was taken."""
     if ctx.snapshots is None or not may_change_files(call, ctx):

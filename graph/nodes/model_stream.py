@@ -17,6 +17,7 @@ from langchain_core.messages.ai import add_ai_message_chunks
 from cairn.graph.core.context import AgentContext
 from cairn.graph.core.events import Thought, Token
 from cairn.graph.core.messages import message_text
+from cairn.graph.nodes import model_workers
 
 
 class CallTimedOut(TimeoutError):
@@ -40,8 +41,9 @@ def call_model(
     ``guard`` (a ``runaway.EchoGuard``) reads the text as it streams and ``budget`` bounds the
     call's seconds: either abandons the call (``RunawayReply``, ``CallTimedOut``).
 
-    The call runs on a worker thread so a stop (Ctrl-C) takes effect at once, even while a
-    slow server has not sent its first token; the abandoned request finishes unseen.
+    The call runs on a worker thread (``model_workers``) so a stop (Ctrl-C) takes effect at
+    once, even while a slow server has not sent its first token; the abandoned request
+    finishes unseen.
 
     Chunks are merged once, when the reply ends: adding each chunk to the reply so far
     re-parsed every tool call's arguments so far (``AIMessageChunk.__add__``), quadratic in
@@ -51,13 +53,8 @@ def call_model(
 
     inbox: queue.Queue[tuple[str, Any]] = queue.Queue()
     abandon = threading.Event()
-    worker = threading.Thread(
-        target=contextvars.copy_context().run,
-        args=(_produce, model, prompt, ctx, inbox, abandon),
-        daemon=True,
-    )
     deadline = time.monotonic() + budget if budget else None
-    worker.start()
+    model_workers.submit(contextvars.copy_context().run, _produce, model, prompt, ctx, inbox, abandon)
     chunks: list[AIMessageChunk] = []
     while True:
         try:

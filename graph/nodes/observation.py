@@ -37,6 +37,7 @@ def observation(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, 
     messages: list[BaseMessage] = []
     images: list[dict[str, Any]] = []
     memory = state.get("loop_memory")
+    records: list[tuple[str, tuple[Any, ...]]] = []  # committed with the ToolMessages, at once
     for call_id in order:
         if call_id in answered:
             continue
@@ -62,14 +63,16 @@ def observation(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, 
                 status="success" if call.status == "success" else "error",
             )
         )
-        ctx.store.journal.record(
-            ctx.thread_id, {**call.to_state(), "summary": call.display}, details=call_details(call)
+        records.append(
+            ctx.store.journal.record_statement(
+                ctx.thread_id, {**call.to_state(), "summary": call.display}, details=call_details(call)
+            )
         )
     if images:
         messages.append(
             HumanMessage(content=[{"type": "text", "text": "Images returned by the tools above:"}, *images])
         )
-    head = ctx.store.transcript.append(ctx.thread_id, state.get("head"), messages)
+    head = ctx.store.transcript.append(ctx.thread_id, state.get("head"), messages, also=lambda _head: records)
     counters = dict(state.get("counters") or {})
     counters["tool_calls"] = counters.get("tool_calls", 0) + len(order)
     for call_id in order:  # model calls a tool made itself (web_fetch's page summary) count too

@@ -19,6 +19,7 @@ from cairn.graph.core import loops
 from cairn.graph.core.context import AgentContext
 from cairn.graph.core.events import ToolEnd
 from cairn.graph.core.state import AgentState, ToolCallInfo, calls, dump_calls
+from cairn.graph.core.workspace_snapshots import warm_for
 from cairn.tools.base import ToolResult
 
 MAX_PREVIEW_CHARS = 20_000
@@ -80,6 +81,8 @@ def tool_routing(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str,
             decision = pre_tool_use(
                 ctx, call, decision, lambda args, c=call: _judge(c, args, ctx, mode, rules)
             )
+        if decision in ("allow", "ask"):
+            warm_for(call, ctx)  # the rewind snapshot / git status it will wait for, in the background
         if decision == "allow":
             pending.append(call)
         elif decision == "ask" and index == 0 and (refused := _precheck(call, ctx)):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from cairn.graph.build import update_state_as
 from cairn.graph.core.compaction.prepare import request
 from cairn.graph.core.compaction.view import marker_info
 from cairn.graph.session.core import SessionCore
@@ -28,7 +29,7 @@ def run_manual_compaction(session: SessionCore, focus: str | None, on_event: Any
             from cairn.graph.session.runs import run_graph
 
             if snap.interrupts:
-                session.graph.update_state(session.config(), {"compact_request": req}, as_node="reasoning")
+                update_state_as(session.graph, session.config(), {"compact_request": req}, "reasoning")
                 result = run_graph(session, None, stream=False, on_event=on_event)
             else:
                 result = run_graph(session, {"compact_request": req}, stream=False, on_event=on_event)

@@ -9,6 +9,7 @@ makes it.
 
 from __future__ import annotations
 
+import functools
 import json
 import threading
 from dataclasses import dataclass, field
@@ -134,9 +135,10 @@ class SessionCore:
             warn_once(self._sandbox)
         return self._sandbox
 
-    @property
+    @functools.cached_property
     def spill_dir(self) -> Any:
-        """Where tool outputs too big for the prompt are stored whole."""
+        """Where tool outputs too big for the prompt are stored whole (resolved once: the rules
+        and the context budget both ask)."""
         from cairn.graph.core.compaction.spill import spill_dir
 
         return spill_dir(self.store.location, self.id)
@@ -241,7 +243,16 @@ class SessionCore:
         import sys
 
         done = subprocess.run(
-            [sys.executable, "-m", "cairn.graph.apps.cli", "sandbox", "check", "--json", "--backend", backend],
+            [
+                sys.executable,
+                "-m",
+                "cairn.graph.apps.cli",
+                "sandbox",
+                "check",
+                "--json",
+                "--backend",
+                backend,
+            ],
             cwd=self.workspace.root,
             stdin=subprocess.DEVNULL,
             capture_output=True,

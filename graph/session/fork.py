@@ -18,6 +18,7 @@ import copy
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
+from cairn.graph.build import update_state_as
 from cairn.graph.core.messages import is_person_message
 from cairn.graph.session.errors import SessionError
 
@@ -80,7 +81,7 @@ def fork_into(session: SessionCore, target: SessionCore, snap: Any) -> None:
         record = SimpleNamespace(path=path, mtime_ns=mtime_ns, size=size, sha256=sha256)
         target.store.file_reads.save(target.id, record)
     target.services.reads.seed(target.store.file_reads.load(target.id))
-    target.graph.update_state(target.config(), values, as_node=FORKABLE[where])
+    update_state_as(target.graph, target.config(), values, FORKABLE[where])
 
 
 def _remap(value: Any, mapping: dict[str, str]) -> Any:

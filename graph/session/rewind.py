@@ -16,6 +16,7 @@ from cairn.checkpoints.code_rewind import CallSnapshots, CodePlan, files_changed
 from cairn.checkpoints.restore import apply_ops, diffs
 from cairn.checkpoints.shadow_repo import Snapshot, SnapshotError
 from cairn.checkpoints.snapshot_log import RewindRecord
+from cairn.graph.build import update_state_as
 from cairn.graph.session.errors import SessionError
 from cairn.graph.session.rewind_result import RewindResult
 from cairn.graph.session.rewind_targets import call_ids, call_target, code_start, timeline, turn_target
@@ -205,7 +206,7 @@ def _apply(session: SessionCore, rewind_id: str, data: dict[str, Any]) -> Rewind
         }
         if data.get("session_rules") is not None:
             values["session_rules"] = data["session_rules"]
-        session.graph.update_state(session.config(), values, as_node="reasoning")
+        update_state_as(session.graph, session.config(), values, "reasoning")
     data["result"] = result.to_json()
     session.store.snapshots.finish_rewind(session.id, rewind_id, data)
     return result

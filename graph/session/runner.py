@@ -226,8 +226,13 @@ class Runner:
         return result
 
     def awaiting_children(self) -> bool:
-        delivered = list(self.core.snapshot().values.get("delivered_agents") or [])
-        return bool(self.core.subagents.running()) or self.core.subagents.undelivered(delivered)
+        core = self.core
+        if core.subagents.running():
+            return True
+        if not core.store.sessions.children(core.id):  # no sub-agent ever: no state to read
+            return False
+        delivered = list(core.snapshot().values.get("delivered_agents") or [])
+        return core.subagents.undelivered(delivered)
 
     def staged_prompt(self, state: Any) -> str | None:
         """The head of a prompt stored but never taken by a run (a kill in the first-write

@@ -112,9 +112,9 @@ def run_graph(
 
     recorder = start_run(session, context)
     store.sessions.update(session.id, status="running")
-    if session.mode != "plan" and session.snapshotter is not None:
-        session.snapshotter.warm()
-    session.services.warm(writing=session.mode != "plan")
+    # glob's stat cache learns the workspace now; the rewind snapshot and the shell's git status
+    # are warmed when a call first needs them (``workspace_snapshots.warm_for``).
+    session.services.warm(writing=False)
     error: str | None = None
     try:
         updates = session.graph.stream(

@@ -8,13 +8,16 @@ payloads of ``bench_graph``), then a final answer, on the same instant chat mode
 checkpointer written on every step (``durability="sync"``).  What is timed is the harness.
 
 The number per agent and size is this process's CPU time (all threads) for one ``send`` /
-``invoke`` of the whole session, divided by N: so it includes the fixed cost of a send
-(at 10 turns it weighs most) and, for cairn, the session's background warm-ups (the rewind
-snapshot of the workspace, the shell's environment and git status, glob's stat cache). Every
-cairn session is new, with its own database, in one workspace: a project's first session also
-creates the workspace's shadow repository (``git init``), which is not timed here.  The agents run round-robin, ``--repeats`` times per size, and
-the ratios are paired: peer/cairn within one repetition, the median and range printed.  A
-peer ratio above 1 means cairn used less CPU.
+``invoke`` of the whole session, divided by N: so it includes the fixed cost of a send (at 10
+turns it weighs most) and, for cairn, the session's background warm-up (glob's stat cache; the
+rewind snapshot and the shell's git status are warmed only for a call that may write, which the
+bench's read-only tool never is).  A sample of a size under ``--min-turns`` sums ``min_turns //
+N`` sessions, each agent's interleaved with the others', over all their turns: one 10-turn
+session is ~60 ms of CPU, within the noise of a shared machine.  Every cairn session is new,
+with its own database, in one workspace: a project's first session also creates the workspace's
+shadow repository (``git init``), which is not timed here.  The agents run round-robin,
+``--repeats`` times per size, and the ratios are paired: peer/cairn within one repetition, the
+median and range printed.  A peer ratio above 1 means cairn used less CPU.
 
 Also printed: cairn's fixed CPU cost per send (a one-answer send on a session already used,
 median of 20) and its checkpoint database against the raw transcript at the largest size.
@@ -141,11 +144,24 @@ def fixed_send_cost(tmp: Path) -> float:
     return statistics.median(samples) * 1000
 
 
+def storage(n: int, tmp: Path) -> tuple[int, int]:
+    """cairn's database after an ``n``-turn session (``bench_graph``'s) and its raw transcript, bytes."""
+    run = bg.run_cairn(n, tmp)
+    run["session"].close()
+    return bg.db_bytes(run["db"]), run["raw"]
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--turns", default="10,100,500")
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--no-deepagents", action="store_true")
+    ap.add_argument(
+        "--min-turns",
+        type=int,
+        default=200,
+        help="a sample of a small size sums sessions (interleaved across agents) up to this many turns",
+    )
     args = ap.parse_args()
     sizes = [int(x) for x in args.turns.split(",")]
     agents: dict[str, Callable[[int, Path], float]] = {"cairn": run_cairn, "create_react_agent": run_react}
@@ -164,9 +180,14 @@ def main() -> None:
         print(f"cairn fixed CPU per send (median of 20): {fixed_send_cost(tmp):.1f} ms")
         per_turn: dict[tuple[str, int], list[float]] = {}
         for n in sizes:
+            batch = max(1, args.min_turns // n)  # sessions per sample: small sizes are noisy alone
             for _ in range(args.repeats):
-                for name, run in agents.items():
-                    per_turn.setdefault((name, n), []).append(run(n, tmp) / n * 1000)
+                spent = dict.fromkeys(agents, 0.0)
+                for _ in range(batch):  # interleaved, so a change in the machine's load hits all
+                    for name, run in agents.items():
+                        spent[name] += run(n, tmp)
+                for name in agents:
+                    per_turn.setdefault((name, n), []).append(spent[name] / (n * batch) * 1000)
         print(f"\nCPU per turn, ms (median of {args.repeats}; paired ratio peer/cairn, median [range])")
         print(f"{'turns':>6} " + " ".join(f"{name:>20}" for name in agents) + "   ratios")
         for n in sizes:
@@ -178,6 +199,11 @@ def main() -> None:
                 pairs = [p / c for p, c in zip(per_turn[(name, n)], per_turn[("cairn", n)], strict=True)]
                 ratios.append(f"{name} x{statistics.median(pairs):.2f} [{min(pairs):.2f}-{max(pairs):.2f}]")
             print(f"{n:>6} " + " ".join(cells) + "   " + "; ".join(ratios))
+        db, raw = storage(max(sizes), tmp)
+        print(
+            f"\ncairn's database at {max(sizes)} turns: {db / 1e6:.2f} MB = {db / raw:.2f} x the raw "
+            f"transcript ({raw / 1e6:.2f} MB)"
+        )
         load = os.getloadavg()
         print(f"\nload average {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}")
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from cairn import Session
 from cairn.graph.models.scripted import ScriptedChatModel
 from tests.graph.conftest import Harness, effect
@@ -55,4 +57,23 @@ def test_rewinding_to_an_older_boundary_forks_without_touching_the_original(tmp_
     )
     assert len(s.store.transcript.read(s.id, snap.values["head"])) < len(full)
     assert [m.content for m in s.history()] == full
+    s.close()
+
+
+@pytest.mark.sqlite_only("free pages and auto_vacuum are SQLite's; PostgreSQL's autovacuum does this")
+def test_pruning_gives_freed_pages_back_to_the_file_system(tmp_path):
+    """SQLite keeps deleted pages on its free list; pruning returns them (``auto_vacuum``)."""
+    h = Harness(tmp_path)
+    s = h.session([{"tool_calls": [effect(f"t{i}")]} for i in range(60)] + [{"content": "done"}])
+    assert s.send("go").status == "done"
+    conn = s.store.db.conn
+    conn.execute("CREATE TABLE filler (x BLOB)")
+    conn.executemany("INSERT INTO filler VALUES (?)", [(b"x" * 3000,) for _ in range(100)])
+    conn.execute("DROP TABLE filler")
+    conn.commit()
+    assert conn.execute("PRAGMA freelist_count").fetchone()[0] >= 100
+    pages = conn.execute("PRAGMA page_count").fetchone()[0]
+    s.store.prune(s.id)  # nothing left to prune: the free pages go back all the same
+    assert conn.execute("PRAGMA freelist_count").fetchone()[0] == 0
+    assert conn.execute("PRAGMA page_count").fetchone()[0] <= pages - 100
     s.close()

@@ -448,8 +448,8 @@ def test_globs_of_a_session_share_its_stat_cache_until_it_closes(harness):
 
 @pytest.mark.parametrize("mode", ["default", "plan"])
 def test_a_run_warms_the_stat_cache_for_the_first_glob(harness, mode):
-    """The run's warm-up learns the workspace's files (in plan mode too: globs explore);
-    the git snapshot for writing commands is warmed only when the run may write."""
+    """The run's warm-up learns the workspace's files (in plan mode too: globs explore); the
+    shell (and its git status for writing commands) waits for a call that needs it."""
     for name in ("a.py", "b/c.py"):
         (harness.ws / name).parent.mkdir(exist_ok=True)
         (harness.ws / name).write_text("x")
@@ -457,4 +457,35 @@ def test_a_run_warms_the_stat_cache_for_the_first_glob(harness, mode):
     assert s.send("hi").status == "done"
     assert s.core.services.stat_cache.settle(timeout=30)
     assert s.core.services.stat_cache.remembered == 2
-    assert ("shell" in s.core.services.__dict__) is (mode != "plan")
+    assert "shell" not in s.core.services.__dict__
+    assert s.core.snapshotter is None or s.core.snapshotter._warming is None
+
+
+def test_the_rewind_snapshot_is_warmed_by_the_first_call_that_may_change_files(harness):
+    """A session whose calls only read never builds the rewind snapshot's index; a call that may
+    change files starts it when it is routed, before the person is asked (and before it runs)."""
+    s = harness.session(
+        [{"tool_calls": [effect("a")]}, {"tool_calls": [effect("g", "gated_effect")]}, {"content": "done"}]
+    )
+    snapshots = s.core.snapshotter
+    assert snapshots is not None
+    r = s.send("go")
+    assert r.status == "awaiting_approval" and harness.runs() == ["a"]
+    assert snapshots._warming is not None  # started for call_g while it waits for a person
+    snapshots._warming.join(timeout=30)
+    assert s.approve("call_g").status == "done" and harness.runs() == ["a", "g"]
+    assert [rec.call_id for rec in s.store.snapshots.snapshots(s.id) if rec.phase == "before"] == ["call_g"]
+
+
+def test_a_writing_shell_command_warms_its_git_status_when_routed(harness):
+    """The shell is set up for the first ``bash`` call, not for every run; a command that may
+    write gets its first ``git status`` started in the background when it is routed."""
+    s = harness.session(
+        [
+            {"tool_calls": [{"name": "bash", "args": {"command": "touch made.txt"}, "id": "b1"}]},
+            {"content": "ok"},
+        ]
+    )
+    r = s.send("go")
+    assert r.status == "awaiting_approval", r.status
+    assert s.core.services.shell.changes._warming is not None

@@ -12,8 +12,8 @@ paths stat'ed again (no git).  A path that became dirty between the two commands
 or the person edited it) is not in that list; the command is taken to have changed it only if
 its mtime is not older than the command's start (the kernel's coarse clock, which is what file
 times come from) or it is gone.  The first full snapshot is taken in the background when the
-session's run starts (:meth:`GitChanges.warm`), so the first writing command runs one ``git status``
-too; without a warm-up it takes a full snapshot before.
+session's first writing command is routed (:meth:`GitChanges.warm`, from ``tool_routing``), so the
+first writing command runs one ``git status`` too; without a warm-up it takes a full snapshot before.
 """
 
 from __future__ import annotations
@@ -64,7 +64,7 @@ class GitChanges:
         self._warming: threading.Thread | None = None
 
     def warm(self) -> None:
-        """Take the first full snapshot in a background thread (once), while the model thinks."""
+        """Take the first full snapshot in a background thread (once), before the first writing command."""
         if self._warming is not None or self._last is not None:
             return
         self._warming = threading.Thread(target=self._warm, name="cairn-git-status-warmup", daemon=True)
