@@ -13,7 +13,8 @@ is explaining), as is any block that names an unknown tool or carries keys a too
 have.  A block that names a known tool but cannot be parsed (an expression where a value should
 be) becomes an *invalid* tool call, so the model is told what to fix instead of the block being
 taken as its final answer.  Template tags (``<tool_call>``, ``<|im_end|>``...) are removed from
-whatever text remains.
+whatever text remains.  Calls written as XML tags (``<function><name>grep</name>...``) are
+recovered too (``xml_tool_calls``).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from cairn.graph.models.near_json import NearJsonError, loads_near_json
 from cairn.graph.models.template_tags import strip_template_tags
+from cairn.graph.models.xml_tool_calls import extract_xml_calls
 
 if TYPE_CHECKING:
     from langchain_core.messages import AIMessage
@@ -65,12 +67,20 @@ def recover_text_tool_calls(
 
 def _recover(message: AIMessage, names: frozenset[str], id_prefix: str | None) -> AIMessage:
     text = _text_of(message.content)
-    if message.tool_calls or message.invalid_tool_calls or not names or text is None or "{" not in text:
+    if (
+        message.tool_calls
+        or message.invalid_tool_calls
+        or not names
+        or text is None
+        or not ("{" in text or "<" in text)
+    ):
         return _cleaned(message, text)
     if id_prefix is None:
         digest = hashlib.sha256(f"{message.id}\0{text}".encode()).hexdigest()[:8]
         id_prefix = f"call_text_{digest}"
-    found = _extract(text, names)
+    found = _extract(text, names) if "{" in text else None
+    if found is None:
+        found = extract_xml_calls(text, names)
     if found is None:
         broken = _unparsable_call(text, names)
         if broken is None:

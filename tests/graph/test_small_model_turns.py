@@ -180,3 +180,31 @@ def test_the_call_limits_are_settings_and_the_environment_wins(tmp_path, monkeyp
     assert output_cap(CallLimits(), 131072, self_hosted=True) == 4096
     assert output_cap(CallLimits(), 131072, self_hosted=False) is None
     assert output_cap(CallLimits(500), 131072, self_hosted=False) == 500
+
+
+#: A reply that loops on its own text (not the prompt's): cut once the loop is certain.
+LOOP_PIECE = "To fix the bug, change the minus to a plus in calc.py.\n"
+LOOPING = {"content": [LOOP_PIECE[i : i + 7] for i in range(0, len(LOOP_PIECE), 7)] * 300}
+
+
+def test_a_reply_that_loops_on_its_own_text_is_cut_and_asked_once_more(make_openai_server, tmp_path):  # noqa: F811
+    server = make_openai_server([LOOPING, READ, {"content": "x is 1"}], sequential=True)
+    s = open_session(server, tmp_path)
+    tokens: list[str] = []
+    try:
+        result = s.send("what is x?", stream=True, on_event=lambda k, p: tokens.append(p.get("text", "")))
+        assert result.status == "done" and result.text == "x is 1"
+    finally:
+        s.close()
+    assert len("".join(tokens)) < 2_000 < sum(len(p) for p in LOOPING["content"])
+    assert "repeated the same text over and over" in last_user(server.requests[1])
+
+
+def test_the_loop_check_leaves_long_varied_replies_alone():
+    from cairn.graph.models.runaway import repeating_tail
+
+    code = "".join(f"def f{i}(x):\n    return x + {i}\n\n" for i in range(200))
+    assert not repeating_tail(code) and not repeating_tail("=" * 900)
+    assert repeating_tail(LOOP_PIECE * 30) and repeating_tail("ab" * 600)
+    guard = EchoGuard()
+    assert all(guard.feed(line) is None for line in code.splitlines(keepends=True))
