@@ -11,8 +11,10 @@ What counts: cairn's own ``<session-context>`` tag (no answer needs it); tool-sc
 written as JSON text has neither); two sentences of the system prompt or of the tools'
 descriptions, word for word.  And a reply that loops on its own text: its last
 ``LOOP_SPAN`` characters or more are one piece of up to ``LOOP_MAX_PERIOD`` characters repeated
-at least ``LOOP_REPEATS`` times (a 1.5B model on two CPU cores wrote 2,300 tokens in nine minutes
-that way, past the task's whole time limit, before the output cap could end it).
+at least ``LOOP_REPEATS`` times, or its last lines are a few lines over and over, numbers aside
+(a 1.5B model on two CPU cores wrote the same three tool calls as text, with a growing offset,
+for nine minutes and 2,300 tokens, past the task's whole time limit, before the output cap could
+end it).
 """
 
 from __future__ import annotations
@@ -39,6 +41,11 @@ LOOP_SPAN = 1_000
 LOOP_MAX_PERIOD = 500
 #: ... repeated at least this many times.
 LOOP_REPEATS = 4
+#: Or: the last this many non-blank lines ...
+LOOP_LINES = 16
+#: ... are no more than this many distinct lines (digits aside).
+LOOP_DISTINCT_LINES = 4
+_DIGITS = re.compile(r"\d+")
 #: The loop check runs each time the reply has grown by this many characters.
 LOOP_CHECK_EVERY = 64
 
@@ -114,9 +121,24 @@ class EchoGuard:
             return "it repeated the instructions it was given"
         if len(self._text) - self._loop_checked >= LOOP_CHECK_EVERY:
             self._loop_checked = len(self._text)
-            if repeating_tail(self._text):
+            if repeating_tail(self._text) or repeating_lines(self._text):
                 return "it repeated the same text over and over"
         return None
+
+
+def repeating_lines(text: str) -> bool:
+    """Are the last ``LOOP_LINES`` non-blank lines at most ``LOOP_DISTINCT_LINES`` lines over
+    and over, numbers aside?  The same few tool calls written as text with a growing offset
+    (``"offset": 11``, ``32``, ``52`` ...) are not periodic character by character."""
+    lines: list[str] = []
+    for line in reversed(text[-LOOP_LINES * 400 :].splitlines()[:-1]):  # the last one is unfinished
+        if line.strip():
+            lines.append(_DIGITS.sub("0", line.strip()))
+            if len(lines) == LOOP_LINES:
+                break
+    if len(lines) < LOOP_LINES or sum(map(len, lines)) < LOOP_SPAN // 2:
+        return False
+    return len(set(lines)) <= LOOP_DISTINCT_LINES
 
 
 def repeating_tail(text: str) -> bool:

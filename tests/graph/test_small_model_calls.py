@@ -79,3 +79,24 @@ def test_the_xml_shapes_small_models_write_become_calls(text, expected):
 def test_xml_that_is_not_a_call_to_a_known_tool_stays_text(text):
     message = recover_text_tool_calls(AIMessage(content=text, id="m1"), TOOLS)
     assert message.tool_calls == [] and message.content == text
+
+
+def test_a_read_of_an_invented_directory_is_told_where_the_file_is(make_openai_server, tmp_path):  # noqa: F811
+    """Round one: asked to fix parity.py, the model read ``<workspace>/src/test_parity.py`` twice
+    (there is no src/), then told the person the file does not exist."""
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "test_parity.py").write_text("print('ok')\n")
+    (ws / ".git").mkdir()
+    (ws / ".git" / "test_parity.py").write_text("not this one\n")
+    invented = str(ws / "src" / "test_parity.py")
+    read = {"tool_calls": [{"name": "read_file", "args": {"file_path": invented}, "id": "r1"}]}
+    server = make_openai_server([read, {"content": "found it"}])
+    s = Session(ws, model=create_model("any", base_url=server.base_url), db=":memory:")
+    try:
+        assert s.send("fix it").status == "done"
+    finally:
+        s.close()
+    told = next(m["content"] for m in server.requests[1]["messages"] if m["role"] == "tool")
+    assert "does not exist either" in told
+    assert told.endswith("A file of that name is in the workspace at: test_parity.py.")

@@ -66,7 +66,7 @@ def test_a_reply_that_runs_away_twice_pauses_with_a_clear_status(make_openai_ser
 def test_a_non_streamed_echo_of_the_instructions_is_caught_too(make_openai_server, tmp_path):  # noqa: F811
     echo = {"content": build_system_prompt("default", profile="lean")}
     server = make_openai_server(
-        [echo, {"content": "x is 1"}], sequential=True, model_info={"max_model_len": 8192}
+        [echo, READ, {"content": "x is 1"}], sequential=True, model_info={"max_model_len": 8192}
     )
     s = open_session(server, tmp_path)
     try:
@@ -208,3 +208,86 @@ def test_the_loop_check_leaves_long_varied_replies_alone():
     assert repeating_tail(LOOP_PIECE * 30) and repeating_tail("ab" * 600)
     guard = EchoGuard()
     assert all(guard.feed(line) is None for line in code.splitlines(keepends=True))
+
+
+#: What the model answered in round one without reading settings.toml (the file says 7).
+UNLOOKED = {"content": "The value of max_retries in settings.toml is 10."}
+
+
+@pytest.mark.parametrize("window", [8192, 131072])
+def test_an_answer_given_without_any_call_is_asked_once_to_look_first(make_openai_server, tmp_path, window):  # noqa: F811
+    server = make_openai_server(
+        [UNLOOKED, READ, {"content": "x is 1"}], sequential=True, model_info={"max_model_len": window}
+    )
+    s = open_session(server, tmp_path)
+    try:
+        result = s.send("what is x in a.py?")
+    finally:
+        s.close()
+    if window > 16384:  # the full profile (a large model) is taken at its word
+        assert result.text == UNLOOKED["content"] and len(server.requests) == 1
+        return
+    assert result.status == "done" and result.text == "x is 1"
+    assert [c.tool_name for c in result.tool_calls] == ["read_file"]
+    nudge = server.requests[1]["messages"]
+    assert nudge[-2] == {"role": "assistant", "content": UNLOOKED["content"]}
+    assert nudge[-1]["content"].startswith("You answered without calling any tool")
+    assert "The request: what is x in a.py?" in nudge[-1]["content"]
+    assert all(
+        "without calling any tool" not in str(m.get("content")) for m in server.requests[2]["messages"]
+    )
+
+
+def test_a_second_answer_without_a_call_is_taken(make_openai_server, tmp_path):  # noqa: F811
+    server = make_openai_server(
+        [{"content": "Hello!"}, {"content": "Hello! How can I help?"}],
+        sequential=True,
+        model_info={"max_model_len": 8192},
+    )
+    s = open_session(server, tmp_path)
+    try:
+        result = s.send("hi")
+    finally:
+        s.close()
+    assert result.status == "done" and result.text == "Hello! How can I help?"
+    assert len(server.requests) == 2
+
+
+#: Round one's fix task: the same three calls written as text, offsets growing, for nine minutes
+#: (the first 20 lines as streamed; the path shortened).
+RECORDED_CALL_LOOP = (
+    '<{{"name": "read_file", "arguments": {"file_path": "/w/src/test_calc.py", "offset": 0, "limit": 2000}}}}\n'
+    '<{{"name": "grep", "arguments": {"pattern": "def test_calc", "path": "/w/src/test_calc.py", "glob": null}}}}\n'
+    '<{{"name": "grep", "arguments": {"pattern": "calc", "path": "/w/src/test_calc.py", "glob": null}}}}\n'
+    '<{{"name": "read_file", "arguments": {"file_path": "/w/src/test_calc.py", "offset": 11, "limit": 2000}}}}\n'
+    '<{{"name": "grep", "arguments": {"pattern": "def test_calc", "path": "/w/src/test_calc.py", "glob": null}}}}\n'
+    '<{{"name": "grep", "arguments": {"pattern": "calc", "path": "/w/src/test_calc.py", "glob": null}}}}\n'
+    '<{{"name": "read_file", "arguments": {"file_path": "/w/src/test_calc.py", "offset": 32, "limit": 2000}}}}\n'
+    '<{{"name": "grep", "arguments": {"pattern": "def test_calc", "path": "/w/src/test_calc.py", "glob": null}}}}\n'
+    '<{{"name": "grep", "arguments": {"pattern": "calc", "path": "/w/src/test_calc.py", "glob": null}}}}\n'
+    '<{{"name": "read_file", "arguments": {"file_path": "/w/src/test_calc.py", "offset": 52, "limit": 2000}}}}\n'
+    '<{{"name": "grep", "arguments": {"pattern": "def test_calc", "path": "/w/src/test_calc.py", "glob": null}}}}\n'
+    '<{{"name": "read_file", "arguments": {"file_path": "/w/src/test_calc.py", "offset": 72, "limit": 2000}}}}\n'
+    '<{{"name": "grep", "arguments": {"pattern": "def test_calc", "path": "/w/src/test_calc.py", "glob": null}}}}\n'
+    '<{{"name": "read_file", "arguments": {"file_path": "/w/src/test_calc.py", "offset": 92, "limit": 2000}}}}\n'
+    '<{{"name": "grep", "arguments": {"pattern": "def test_calc", "path": "/w/src/test_calc.py", "glob": null}}}}\n'
+    '<{{"name": "read_file", "arguments": {"file_path": "/w/src/test_calc.py", "offset": 112, "limit": 2000}}}}\n'
+    '<{{"name": "grep", "arguments": {"pattern": "def test_calc", "path": "/w/src/test_calc.py", "glob": null}}}}\n'
+    '<{{"name": "read_file", "arguments": {"file_path": "/w/src/test_calc.py", "offset": 132, "limit": 2000}}}}\n'
+    '<{{"name": "grep", "arguments": {"pattern": "def test_calc", "path": "/w/src/test_calc.py", "glob": null}}}}\n'
+    '<{{"name": "read_file", "arguments": {"file_path": "/w/src/test_calc.py", "offset": 152, "limit": 2000}}}}\n'
+)
+
+
+def test_the_same_few_calls_written_over_and_over_are_cut(make_openai_server, tmp_path):  # noqa: F811
+    looping = {"content": [RECORDED_CALL_LOOP[i : i + 9] for i in range(0, len(RECORDED_CALL_LOOP), 9)] * 20}
+    server = make_openai_server([looping, READ, {"content": "x is 1"}], sequential=True)
+    s = open_session(server, tmp_path)
+    tokens: list[str] = []
+    try:
+        result = s.send("what is x?", stream=True, on_event=lambda k, p: tokens.append(p.get("text", "")))
+        assert result.status == "done" and result.text == "x is 1"
+    finally:
+        s.close()
+    assert len("".join(tokens)) < len(RECORDED_CALL_LOOP)  # cut before the 20 lines were through
+    assert "repeated the same text over and over" in last_user(server.requests[1])

@@ -152,6 +152,7 @@ def test_single_file_path_and_binary_file(grep, workspace, backend):
 def test_errors_the_model_can_act_on(grep, workspace, backend):
     put(workspace, "a.txt", "x\n")
     assert "Path not found" in grep.execute({"pattern": "x", "path": "nope"}).error
+    assert "Leave `path` out" in grep.execute({"pattern": "x", "path": "nope"}).error  # issue 31 item 7
     assert "Invalid regex" in grep.execute({"pattern": "a(b"}).error
     assert "line break" in grep.execute({"pattern": "a\\nb"}).error
     assert "pattern" in grep.execute({"pattern": ""}).error

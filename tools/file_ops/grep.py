@@ -77,7 +77,10 @@ class GrepTool(Tool):
         target = self.workspace.resolve(params.path or ".")
         where = _where(self.workspace.display(target.path))
         if not target.path.exists():
-            return ToolResult.fail(f"Path not found: {params.path} (resolved to {target.path}).")
+            return ToolResult.fail(
+                f"Path not found: {params.path} (resolved to {target.path}). "
+                "Leave `path` out to search the whole workspace."
+            )
         if not (target.path.is_dir() or target.path.is_file()):
             return ToolResult.fail(f"{where} is not a regular file (a device, socket or pipe); not searched.")
         globs = unescape_name(params.glob.strip()) if params.glob else ""

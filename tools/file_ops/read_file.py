@@ -75,7 +75,9 @@ class ReadFileTool(Tool):
         try:
             st = path.stat()
         except FileNotFoundError:
-            return ToolResult.fail(_not_found(path, params.file_path), display=f"not found: {shown}")
+            return ToolResult.fail(
+                _not_found(path, params.file_path, self.workspace.root), display=f"not found: {shown}"
+            )
         if stat.S_ISDIR(st.st_mode):
             return ToolResult.fail(
                 f"{shown} is a directory, not a file. Use ls to list it (or glob to find files)."
@@ -257,11 +259,36 @@ def _pdf_pages(path: Path) -> int:
         return 0
 
 
-def _not_found(path: Path, given: str) -> str:
+#: How many directory entries ``_same_name`` looks at before it gives up (a bound on its cost).
+SAME_NAME_SCAN = 5_000
+_SKIP_DIRS = frozenset({".git", "node_modules", "__pycache__", ".venv", "venv", "dist", "build"})
+
+
+def _same_name(root: Path, name: str, limit: int = 3) -> list[str]:
+    """Paths (relative to ``root``) of files called ``name``: small models invent directories
+    (``src/test_parity.py`` for ``test_parity.py``, issue 31's runs); the real place helps more
+    than "does not exist"."""
+    found: list[str] = []
+    seen = 0
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if d not in _SKIP_DIRS and not d.startswith("."))
+        seen += len(dirs) + len(files)
+        if name in files:
+            found.append(os.path.relpath(os.path.join(folder, name), root))
+        if len(found) >= limit or seen > SAME_NAME_SCAN:
+            break
+    return found
+
+
+def _not_found(path: Path, given: str, root: Path | None = None) -> str:
     parent = path.parent
     message = f"File not found: {given} (resolved to {path})."
     if not parent.is_dir():
-        return message + f" The directory {parent} does not exist either."
+        message += f" The directory {parent} does not exist either."
+        elsewhere = _same_name(root, path.name) if root is not None else []
+        if elsewhere:
+            message += " A file of that name is in the workspace at: " + ", ".join(elsewhere) + "."
+        return message
     try:
         names = os.listdir(parent)
     except OSError:
