@@ -163,6 +163,7 @@ def runaway_note(reason: str) -> str:
     """What the model is told before it is asked again."""
     return (
         f"Your previous reply was cut off and discarded: {reason} instead of answering. Do not "
-        "repeat the instructions, the session context or the tool list. Answer the request above "
-        "directly, or call one tool if you need to look something up."
+        "repeat the instructions, the session context or the tool list. Call one tool to look up "
+        "what the request needs (read_file for a file it names; grep or glob to find something), "
+        "or answer from what the tools already found."
     )

@@ -5,7 +5,8 @@ Small local models (through Ollama, llama.cpp, vLLM without a tool parser) often
 ``<tool_call>`` tags, instead of a real tool call.  When such a reply has no structured calls and the
 JSON names a registered tool, we treat it as the call it was meant to be.
 
-Only whole values are accepted: the entire reply, a fenced block, or a ``<tool_call>`` (or
+Only whole values are accepted: the entire reply (also once lines that are only fence markers are
+dropped: fences that do not pair up), a fenced block, or a ``<tool_call>`` (or
 ``<tools>``, ``<tool_calls>``, ``<function_call>``) block,
 in JSON or the near-JSON small models write (``near_json``: doubled braces, trailing commas, single
 quotes).  A JSON object in the middle of prose is left alone (too likely to be an example the model
@@ -38,6 +39,8 @@ _BLOCK = re.compile(
     r"|<(?P<tag>tool_calls?|tools|function_calls?)>(?P<tagged>.*?)</(?P=tag)>",
     re.DOTALL,
 )
+#: A line that is only a fence marker (```, ```json ...).
+_FENCE_LINE = re.compile(r"^[ \t]*```[\w-]*[ \t]*$", re.MULTILINE)
 _ARG_KEYS = ("arguments", "parameters", "args")
 _NAMED = re.compile(r"""["']name["']\s*:\s*["']([A-Za-z0-9_.:-]+)["']""")
 PARSE_ERROR = (
@@ -145,6 +148,8 @@ def _text_of(content: Any) -> str | None:
 
 def _extract(text: str, names: frozenset[str]) -> tuple[list[tuple[str, dict[str, Any]]], str] | None:
     whole = _parse_calls(text.strip(), names)
+    if whole is None and "```" in text:  # fences that do not pair up: "```\n```\n{call}\n```"
+        whole = _parse_calls(_FENCE_LINE.sub("", text).strip(), names)
     if whole is not None:
         return whole, ""
     calls: list[tuple[str, dict[str, Any]]] = []

@@ -282,7 +282,11 @@ def _reply(
             return message, stopped, None
         if not _empty(message, guard):
             # issue 31 item 7: a small model's answer with no tool call since the request is asked once more
-            if looked or ctx.tool_profile != "lean" or not answered_without_looking(prompt, message):
+            if (
+                looked
+                or ctx.tool_profile != "lean"
+                or not answered_without_looking(prompt, _with_text_calls(message, ctx))
+            ):
                 return message, stopped, None
             looked, sent = True, [*prompt, HumanMessage(look_first_nudge(prompt))]
             continue
@@ -290,6 +294,13 @@ def _reply(
             why = "the model's answer was empty, again after it was reminded of the question"
             return message, False, ("no_answer", f"{why}; /continue asks it again")
         nudged, sent = True, [*prompt, HumanMessage(empty_reply_nudge(prompt))]
+
+
+def _with_text_calls(message: AIMessage, ctx: AgentContext) -> AIMessage:
+    """``message`` with the tool calls it wrote as text recovered (as ``_settle`` will)."""
+    from cairn.graph.models import recover_text_tool_calls
+
+    return recover_text_tool_calls(message, ctx.active_registry(ctx.mode).names_and_aliases())
 
 
 def _empty(message: AIMessage, guard: Any) -> bool:

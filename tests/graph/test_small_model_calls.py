@@ -100,3 +100,19 @@ def test_a_read_of_an_invented_directory_is_told_where_the_file_is(make_openai_s
     told = next(m["content"] for m in server.requests[1]["messages"] if m["role"] == "tool")
     assert "does not exist either" in told
     assert told.endswith("A file of that name is in the workspace at: test_parity.py.")
+
+
+def test_a_call_between_fences_that_do_not_pair_up_is_a_call(make_openai_server, tmp_path):  # noqa: F811
+    """The measurement: after a failed read, the model wrote ```\\n```\\n{call}\\n``` and cairn took
+    that as the answer to "in which file is parse_duration defined?"."""
+    unpaired = '```\n```\n{"name": "glob", "arguments": {"pattern": "**/*.py", "path": null}}\n```'
+    server = make_openai_server([{"content": unpaired}, {"content": "app/util/timeparse.py"}])
+    s = open_session(server, tmp_path)
+    try:
+        result = s.send("In which file is the function parse_duration defined?")
+        assert result.status == "done" and result.text == "app/util/timeparse.py"
+        assert [(c.tool_name, c.status) for c in result.tool_calls] == [("glob", "success")]
+    finally:
+        s.close()
+    found = next(m["content"] for m in server.requests[1]["messages"] if m["role"] == "tool")
+    assert "app/util/timeparse.py" in found

@@ -289,3 +289,20 @@ def test_the_same_few_calls_written_over_and_over_are_cut(make_openai_server, tm
         s.close()
     assert len("".join(tokens)) < len(RECORDED_CALL_LOOP)  # cut before the 20 lines were through
     assert "repeated the same text over and over" in last_user(server.requests[1])
+
+
+def test_a_text_call_is_not_an_answer_that_looked_at_nothing(make_openai_server, tmp_path):  # noqa: F811
+    """The measurement's first attempt: the look-first check read the reply before its text calls
+    were recovered, so a fenced JSON call as the first reply was thrown away and asked again."""
+    fenced = '```json\n{"name": "read_file", "arguments": {"file_path": "a.py"}}\n```'
+    server = make_openai_server(
+        [{"content": fenced}, {"content": "x is 1"}], sequential=True, model_info={"max_model_len": 8192}
+    )
+    s = open_session(server, tmp_path)
+    try:
+        result = s.send("what is x in a.py?")
+    finally:
+        s.close()
+    assert result.status == "done" and result.text == "x is 1"
+    assert [c.tool_name for c in result.tool_calls] == ["read_file"] and len(server.requests) == 2
+    assert all("from memory" not in str(m.get("content")) for r in server.requests for m in r["messages"])
