@@ -110,6 +110,16 @@ class EchoGuard:
     def chars(self) -> int:
         return len(self._text)
 
+    def text_before_echo(self) -> str:
+        """The reply up to where it began to copy the session context or the tool schemas (a
+        ``<tools>`` tag from the chat template included); all of it when no such place is found.
+        A small model may write a whole call first and then start echoing (issue 31's runs)."""
+        text = self._text
+        starts = [text.find(CONTEXT_TAG), text.find("<tools>")]
+        starts += [m.start() for p in _SCHEMA_PATTERNS for m in [p.search(text)] if m is not None]
+        found = [i for i in starts if i >= 0]
+        return text[: min(found)] if found else text
+
     def _judge(self, window: str) -> str | None:
         if CONTEXT_TAG in window:
             return "it repeated the session-context block it was given"

@@ -264,6 +264,9 @@ def _reply(
         try:
             message, stopped = call_model(model, sent, ctx, guard, limits.call_timeout)
         except RunawayReply as exc:
+            kept = _calls_before_echo(guard.text_before_echo(), ctx)
+            if kept is not None:  # a whole call came before the echo: run it, drop the echo
+                return kept, False, None
             if echoed:
                 why = f"the model's reply was cut twice because {exc.reason}; /continue asks it again"
                 return AIMessage(content=""), False, ("incomplete", why)
@@ -294,6 +297,14 @@ def _reply(
             why = "the model's answer was empty, again after it was reminded of the question"
             return message, False, ("no_answer", f"{why}; /continue asks it again")
         nudged, sent = True, [*prompt, HumanMessage(empty_reply_nudge(prompt))]
+
+
+def _calls_before_echo(text: str, ctx: AgentContext) -> AIMessage | None:
+    """The turn the model wrote before it began to echo the prompt, when that part holds whole
+    tool calls (written as text); ``None`` otherwise."""
+    message = AIMessage(content=text, response_metadata={"finish_reason": "stop"})
+    recovered = _with_text_calls(message, ctx)
+    return recovered if recovered.tool_calls else None
 
 
 def _with_text_calls(message: AIMessage, ctx: AgentContext) -> AIMessage:

@@ -306,3 +306,24 @@ def test_a_text_call_is_not_an_answer_that_looked_at_nothing(make_openai_server,
     assert result.status == "done" and result.text == "x is 1"
     assert [c.tool_name for c in result.tool_calls] == ["read_file"] and len(server.requests) == 2
     assert all("from memory" not in str(m.get("content")) for r in server.requests for m in r["messages"])
+
+
+def test_a_whole_call_before_an_echo_is_run_and_the_echo_dropped(make_openai_server, tmp_path):  # noqa: F811
+    """The measurement: read version.txt, then the model wrote the right write_file call and went
+    on to copy the session context; the cut discarded the call too."""
+    call = '{"name": "write_file", "arguments": {"file_path": "b.txt", "content": "## 2.4.1\\n"}}\n\n'
+    reply = {"content": [call[i : i + 8] for i in range(0, len(call), 8)] + RUNAWAY["content"]}
+    server = make_openai_server([reply, {"content": "done"}], sequential=True)
+    s = open_session(server, tmp_path)
+    s.close()
+    model = create_model("any", base_url=server.base_url)
+    s = Session(tmp_path / "ws", model=model, db=":memory:", mode="accept-edits")
+    try:
+        result = s.send("write b.txt", stream=True)
+        assert result.status == "done" and result.text == "done"
+        assert [(c.tool_name, c.status) for c in result.tool_calls] == [("write_file", "success")]
+    finally:
+        s.close()
+    assert (tmp_path / "ws" / "b.txt").read_text() == "## 2.4.1\n"
+    assert len(server.requests) == 2 and "cut off" not in last_user(server.requests[1])
+    assert "session-context" not in str(server.requests[1]["messages"][-2])  # the echo is not kept

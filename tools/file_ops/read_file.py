@@ -15,6 +15,7 @@ from cairn.tools.base import LEAN_AND_FULL, ArgsModel, RiskLevel, Tool, ToolCont
 from cairn.tools.file_ops.binary import SNIFF_BYTES, FileKind, sniff
 from cairn.tools.file_ops.fmt import human_size, plural
 from cairn.tools.file_ops.images import ImageTooLarge, prepare_image
+from cairn.tools.file_ops.named_files import files_named
 from cairn.tools.file_ops.textio import decode, printable, split_bom, split_lines
 
 #: Files above this size are only read with an explicit offset/limit.
@@ -259,33 +260,12 @@ def _pdf_pages(path: Path) -> int:
         return 0
 
 
-#: How many directory entries ``_same_name`` looks at before it gives up (a bound on its cost).
-SAME_NAME_SCAN = 5_000
-_SKIP_DIRS = frozenset({".git", "node_modules", "__pycache__", ".venv", "venv", "dist", "build"})
-
-
-def _same_name(root: Path, name: str, limit: int = 3) -> list[str]:
-    """Paths (relative to ``root``) of files called ``name``: small models invent directories
-    (``src/test_parity.py`` for ``test_parity.py``, issue 31's runs); the real place helps more
-    than "does not exist"."""
-    found: list[str] = []
-    seen = 0
-    for folder, dirs, files in os.walk(root):
-        dirs[:] = sorted(d for d in dirs if d not in _SKIP_DIRS and not d.startswith("."))
-        seen += len(dirs) + len(files)
-        if name in files:
-            found.append(os.path.relpath(os.path.join(folder, name), root))
-        if len(found) >= limit or seen > SAME_NAME_SCAN:
-            break
-    return found
-
-
 def _not_found(path: Path, given: str, root: Path | None = None) -> str:
     parent = path.parent
     message = f"File not found: {given} (resolved to {path})."
     if not parent.is_dir():
         message += f" The directory {parent} does not exist either."
-        elsewhere = _same_name(root, path.name) if root is not None else []
+        elsewhere = files_named(root, path.name) if root is not None else []
         if elsewhere:
             message += " A file of that name is in the workspace at: " + ", ".join(elsewhere) + "."
         return message
