@@ -23,7 +23,7 @@ approvals), interleaved like the others; ``--repeats 2`` gives two rounds.  The 
 side and task set: tasks finished in each round, empty answers (a run that ended with no text
 and no failure status) and runaway replies (a reply that repeated the prompt's
 ``<session-context>`` or tool schemas, or ran into the output cap or the client's deadline).
-The issue 31 measurement (not yet run; see docs/models.md)::
+The issue 31 measurement (results in docs/models.md)::
 
     .venv/bin/python tests/benchmarks/bench_small_model.py --side after=. --baseline react \
         --set all --repeats 2 --timeout 600
