@@ -246,8 +246,8 @@ def _reply(
 ) -> tuple[AIMessage, bool, tuple[str, str] | None]:
     """The model's reply, whether the person stopped it, and (pause, why) when the run must pause.
 
-    At most one extra call for each failure: an echo of the prompt (the model is told), a call
-    over its time budget (another seed and temperature), an empty answer (the nudge), an answer
+    At most one extra call for each failure: an echo of the prompt (the model is told; a second
+    echo: another seed and temperature), a call over its time budget (the same, shared with the echo), an empty answer (the nudge), an answer
     that looked at nothing (lean profile: the look-first nudge)."""
     from cairn.graph.core.prompts import answered_without_looking, empty_reply_nudge, look_first_nudge
     from cairn.graph.models import call_limits as limits_of
@@ -258,7 +258,7 @@ def _reply(
     window = getattr(ctx.budget, "window", None)
     cap = limits_of.output_cap(limits, window, self_hosted=limits_of.is_self_hosted(ctx.model))
     model = limits_of.with_output_cap(ctx.model, model, cap)
-    sent, echoed, resampled, nudged, looked = prompt, False, False, False, False
+    sent, echoed, resampled, nudged, looked = prompt, 0, False, False, False
     while True:
         guard = EchoGuard.for_request(prompt, model)
         try:
@@ -267,11 +267,15 @@ def _reply(
             kept = _calls_before_echo(guard.text_before_echo(), ctx)
             if kept is not None:  # a whole call came before the echo: run it, drop the echo
                 return kept, False, None
-            if echoed:
-                why = f"the model's reply was cut twice because {exc.reason}; /continue asks it again"
-                return AIMessage(content=""), False, ("incomplete", why)
-            echoed, sent = True, [*prompt, HumanMessage(runaway_note(exc.reason))]
-            continue
+            echoed += 1
+            if echoed == 1:
+                sent = [*prompt, HumanMessage(runaway_note(exc.reason))]
+                continue
+            if not resampled:  # a second echo: once more with another seed and temperature
+                resampled, model = True, limits_of.with_new_sampling(ctx.model, model)
+                continue
+            why = f"the model's reply was cut {echoed} times because {exc.reason}; /continue asks it again"
+            return AIMessage(content=""), False, ("incomplete", why)
         except Exception as exc:
             if not timed_out(exc):
                 raise

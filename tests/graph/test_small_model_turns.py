@@ -51,16 +51,26 @@ def test_a_runaway_reply_is_cut_while_streaming_and_asked_once_more(make_openai_
     assert len([m for m in retry["messages"] if m["role"] == "assistant"]) == 0  # the echo is not kept
 
 
-def test_a_reply_that_runs_away_twice_pauses_with_a_clear_status(make_openai_server, tmp_path):  # noqa: F811
-    server = make_openai_server([RUNAWAY, RUNAWAY], sequential=True)
+@pytest.mark.parametrize("answers", [1, 0])
+def test_a_second_echo_is_resampled_once_then_the_run_pauses(make_openai_server, tmp_path, answers):  # noqa: F811
+    """The measurement: two runs paused after two echoes in a row; the second is now asked once
+    more with another seed and temperature (never unchanged), then the run pauses."""
+    third = {"content": "x is 1"} if answers else RUNAWAY
+    server = make_openai_server([RUNAWAY, RUNAWAY, third], sequential=True)
     s = open_session(server, tmp_path)
     try:
         result = s.send("what is x?", stream=True)
-        assert result.status == "incomplete"
-        assert "cut twice" in result.error and "session-context" in result.error
-        assert len(server.requests) == 2
     finally:
         s.close()
+    assert len(server.requests) == 3
+    _, second, last = server.requests
+    assert "seed" not in second and last["temperature"] == 0.7 and isinstance(last["seed"], int)
+    assert "Your previous reply was cut off" in last_user(last)
+    if answers:
+        assert result.status == "done" and result.text == "x is 1"
+    else:
+        assert result.status == "incomplete"
+        assert "cut 3 times" in result.error and "session-context" in result.error
 
 
 def test_a_non_streamed_echo_of_the_instructions_is_caught_too(make_openai_server, tmp_path):  # noqa: F811
