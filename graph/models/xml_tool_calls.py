@@ -16,8 +16,9 @@ Qwen2.5-Coder-1.5B on llama.cpp (issue 31), as the whole reply::
 Recovered shapes, each only when it names a known tool:
 
 - ``<function>`` (or ``<tool_call>``, ``<function_call>``, ``<invoke>``) holding ``<name>NAME</name>``
-  and ``<arguments>`` / ``<parameters>`` / ``<args>``, whose children are ``<key>value</key>``
-  (one wrapper named like a schema word, ``<properties>``, is looked through) or a JSON object;
+  (then maybe a copied ``<description>``) and ``<arguments>`` / ``<parameters>`` / ``<args>``,
+  whose children are ``<key>value</key>`` or a JSON object (a ``<properties>`` child, or a single
+  wrapper named like a schema word, is looked through: the schema's shape around the values);
 - ``<function=NAME><parameter=key>value</parameter>...</function>`` (Qwen3-Coder's template);
 - ``<invoke name="NAME"><parameter name="key">value</parameter>...</invoke>``.
 
@@ -35,6 +36,7 @@ _OUTER = r"function|tool_call|function_call|invoke"
 #: ``<function> <name>grep</name> <arguments>...</arguments> </function>``
 _NAMED_BLOCK = re.compile(
     rf"<(?P<outer>{_OUTER})>\s*<name>\s*(?P<name>[A-Za-z0-9_.:-]+)\s*</name>\s*"
+    r"(?:<description>.*?</description>\s*)?"
     r"(?:<(?P<argtag>arguments|parameters|args)>(?P<body>.*?)</(?P=argtag)>\s*)?"
     r"</(?P=outer)>",
     re.DOTALL,
@@ -111,12 +113,14 @@ def _named_args(body: str) -> dict[str, Any] | None:
     children = _children(body)
     if children is None:
         return None
-    if len(children) == 1:
-        ((key, value),) = children.items()
-        if key.lower() in _SCHEMA_WORDS and isinstance(value, str):
-            inner = _children(value.strip())
-            if inner:
-                children = inner
+    wrapper = "properties" if "properties" in children else None
+    if wrapper is None and len(children) == 1:
+        (key,) = children
+        wrapper = key if key.lower() in _SCHEMA_WORDS else None
+    if wrapper is not None:  # the schema's shape copied around the values: look through it
+        inner = _children(children[wrapper].strip())
+        if inner:
+            children = inner
     return {key: _value(value) for key, value in children.items()}
 
 

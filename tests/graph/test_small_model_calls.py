@@ -60,6 +60,14 @@ def test_a_call_written_as_xml_tags_is_run_not_taken_as_the_answer(make_openai_s
             '<tool_call><name>glob</name><arguments>{"pattern": "**/*.py"}</arguments></tool_call>',
             [("glob", {"pattern": "**/*.py"})],
         ),
+        (  # a later run: the call in the schema's shape, description and required list included
+            "<tools>\n  <function>\n    <name>grep</name>\n    <description>Search file contents."
+            "</description>\n    <parameters>\n      <properties>\n        <pattern>max_retries</pattern>"
+            "\n        <path>settings.toml</path>\n      </properties>\n      <required>\n"
+            "        <pattern>max_retries</pattern>\n      </required>\n    </parameters>\n"
+            "  </function>\n</tools>",
+            [("grep", {"pattern": "max_retries", "path": "settings.toml"})],
+        ),
     ],
 )
 def test_the_xml_shapes_small_models_write_become_calls(text, expected):
