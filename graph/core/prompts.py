@@ -17,7 +17,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from langchain_core.messages import BaseMessage, HumanMessage, ToolMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
 INSTRUCTION_FILES = ("AGENTS.md", "CONTEXT.md")
 #: What the nudge after an empty reply quotes of each tool result (the last few of the run).
@@ -116,6 +116,47 @@ def with_session_context(messages: list[BaseMessage], context: str | None) -> li
                 merged = [*content, {"type": "text", "text": context}]
             return [*messages[:index], message.model_copy(update={"content": merged}), *messages[index + 1 :]]
     return [HumanMessage(context), *messages]
+
+
+def _request(messages: list[BaseMessage]) -> str:
+    """The person's latest request (without the session context)."""
+    for message in reversed(messages):
+        if isinstance(message, HumanMessage) and isinstance(message.content, str):
+            return message.content.split("\n\n<session-context>", 1)[0].strip()
+    return ""
+
+
+def answered_without_looking(messages: list[BaseMessage], reply: AIMessage) -> bool:
+    """A final answer (text, no call) when no tool has been called since the person's request.
+
+    Small models answer questions about the workspace from imagination: asked for a value in
+    settings.toml, Qwen2.5-Coder-1.5B answered "10" (the file says 7), or explained how the person
+    could grep for it, without one call (issue 31's runs).  ``reasoning`` asks once more
+    (``look_first_nudge``) when the lean profile is on."""
+    if reply.tool_calls or reply.invalid_tool_calls:
+        return False
+    for message in reversed(messages):
+        if isinstance(message, ToolMessage) or (isinstance(message, AIMessage) and message.tool_calls):
+            return False
+        if isinstance(message, HumanMessage):
+            return True
+    return False
+
+
+def look_first_nudge(messages: list[BaseMessage]) -> str:
+    """What a model that answered without calling any tool is told (once), in place of its answer.
+
+    Measured on the packaged 1.5B model with round one's request: told after its own answer
+    ("You answered without calling any tool ..."), it repeated the answer or denied the file
+    existed (2 of 2); this message instead of its answer got a ``read_file`` call."""
+    lines = [
+        "Do not answer from memory: call a tool first (read_file for a file the request names; "
+        "grep or glob to find something), then answer from what it returns."
+    ]
+    question = _request(messages)
+    if question:
+        lines.append(f"The request: {question}")
+    return "\n".join(lines)
 
 
 def empty_reply_nudge(messages: list[BaseMessage]) -> str:

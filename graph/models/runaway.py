@@ -9,7 +9,12 @@ once more.
 What counts: cairn's own ``<session-context>`` tag (no answer needs it); tool-schema JSON (a
 ``"properties"`` object beside ``"description"`` strings, or ``"type": "function"``: a tool *call*
 written as JSON text has neither); two sentences of the system prompt or of the tools'
-descriptions, word for word.
+descriptions, word for word.  And a reply that loops on its own text: its last
+``LOOP_SPAN`` characters or more are one piece of up to ``LOOP_MAX_PERIOD`` characters repeated
+at least ``LOOP_REPEATS`` times, or its last lines are a few lines over and over, numbers aside
+(a 1.5B model on two CPU cores wrote the same three tool calls as text, with a growing offset,
+for nine minutes and 2,300 tokens, past the task's whole time limit, before the output cap could
+end it).
 """
 
 from __future__ import annotations
@@ -30,6 +35,19 @@ _SCHEMA_PATTERNS = (
 MIN_SENTENCE = 40
 #: Distinct prompt sentences a reply must repeat before it is an echo.
 SENTENCES_FOR_ECHO = 2
+#: A reply whose tail is one piece repeated: at least this many characters ...
+LOOP_SPAN = 1_000
+#: ... made of a piece of at most this many characters ...
+LOOP_MAX_PERIOD = 500
+#: ... repeated at least this many times.
+LOOP_REPEATS = 4
+#: Or: the last this many non-blank lines ...
+LOOP_LINES = 16
+#: ... are no more than this many distinct lines (digits aside).
+LOOP_DISTINCT_LINES = 4
+_DIGITS = re.compile(r"\d+")
+#: The loop check runs each time the reply has grown by this many characters.
+LOOP_CHECK_EVERY = 64
 
 
 class RunawayReply(CairnError):
@@ -65,6 +83,7 @@ class EchoGuard:
         self._longest = max((len(s) for s in self._sentences), default=0)
         self._text = ""
         self._seen: set[str] = set()
+        self._loop_checked = 0
 
     @classmethod
     def for_request(cls, prompt: list[Any], bound_model: Any) -> EchoGuard:
@@ -84,12 +103,22 @@ class EchoGuard:
 
     def check(self, text: str) -> str | None:
         """Why a whole reply is an echo, or None."""
-        self._text, self._seen = "", set()
+        self._text, self._seen, self._loop_checked = "", set(), 0
         return self.feed(text)
 
     @property
     def chars(self) -> int:
         return len(self._text)
+
+    def text_before_echo(self) -> str:
+        """The reply up to where it began to copy the session context or the tool schemas (a
+        ``<tools>`` tag from the chat template included); all of it when no such place is found.
+        A small model may write a whole call first and then start echoing (issue 31's runs)."""
+        text = self._text
+        starts = [text.find(CONTEXT_TAG), text.find("<tools>")]
+        starts += [m.start() for p in _SCHEMA_PATTERNS for m in [p.search(text)] if m is not None]
+        found = [i for i in starts if i >= 0]
+        return text[: min(found)] if found else text
 
     def _judge(self, window: str) -> str | None:
         if CONTEXT_TAG in window:
@@ -100,13 +129,51 @@ class EchoGuard:
         self._seen.update(s for s in self._sentences if s in flat)
         if len(self._seen) >= SENTENCES_FOR_ECHO:
             return "it repeated the instructions it was given"
+        if len(self._text) - self._loop_checked >= LOOP_CHECK_EVERY:
+            self._loop_checked = len(self._text)
+            if repeating_tail(self._text) or repeating_lines(self._text):
+                return "it repeated the same text over and over"
         return None
+
+
+def repeating_lines(text: str) -> bool:
+    """Are the last ``LOOP_LINES`` non-blank lines at most ``LOOP_DISTINCT_LINES`` lines over
+    and over, numbers aside?  The same few tool calls written as text with a growing offset
+    (``"offset": 11``, ``32``, ``52`` ...) are not periodic character by character."""
+    lines: list[str] = []
+    for line in reversed(text[-LOOP_LINES * 400 :].splitlines()[:-1]):  # the last one is unfinished
+        if line.strip():
+            lines.append(_DIGITS.sub("0", line.strip()))
+            if len(lines) == LOOP_LINES:
+                break
+    if len(lines) < LOOP_LINES or sum(map(len, lines)) < LOOP_SPAN // 2:
+        return False
+    return len(set(lines)) <= LOOP_DISTINCT_LINES
+
+
+def repeating_tail(text: str) -> bool:
+    """Is the end of ``text`` one piece repeated (``LOOP_*``)?  A period ``p`` holds over the
+    last ``n`` characters when they equal themselves shifted by ``p``."""
+    if len(text) < LOOP_SPAN:
+        return False
+    end = text[-16:]
+    for period in range(1, LOOP_MAX_PERIOD + 1):
+        span = max(LOOP_SPAN, LOOP_REPEATS * period)
+        if span > len(text):
+            break
+        if text[-16 - period : -period] != end:
+            continue  # a cheap look first: the last characters one period back
+        tail = text[-span:]
+        if tail[period:] == tail[:-period] and tail.strip():
+            return True
+    return False
 
 
 def runaway_note(reason: str) -> str:
     """What the model is told before it is asked again."""
     return (
         f"Your previous reply was cut off and discarded: {reason} instead of answering. Do not "
-        "repeat the instructions, the session context or the tool list. Answer the request above "
-        "directly, or call one tool if you need to look something up."
+        "repeat the instructions, the session context or the tool list. Call one tool to look up "
+        "what the request needs (read_file for a file it names; grep or glob to find something), "
+        "or answer from what the tools already found."
     )

@@ -5,7 +5,8 @@ Small local models (through Ollama, llama.cpp, vLLM without a tool parser) often
 ``<tool_call>`` tags, instead of a real tool call.  When such a reply has no structured calls and the
 JSON names a registered tool, we treat it as the call it was meant to be.
 
-Only whole values are accepted: the entire reply, a fenced block, or a ``<tool_call>`` (or
+Only whole values are accepted: the entire reply (also once lines that are only fence markers are
+dropped: fences that do not pair up), a fenced block, or a ``<tool_call>`` (or
 ``<tools>``, ``<tool_calls>``, ``<function_call>``) block,
 in JSON or the near-JSON small models write (``near_json``: doubled braces, trailing commas, single
 quotes).  A JSON object in the middle of prose is left alone (too likely to be an example the model
@@ -13,7 +14,8 @@ is explaining), as is any block that names an unknown tool or carries keys a too
 have.  A block that names a known tool but cannot be parsed (an expression where a value should
 be) becomes an *invalid* tool call, so the model is told what to fix instead of the block being
 taken as its final answer.  Template tags (``<tool_call>``, ``<|im_end|>``...) are removed from
-whatever text remains.
+whatever text remains.  Calls written as XML tags (``<function><name>grep</name>...``) are
+recovered too (``xml_tool_calls``).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from cairn.graph.models.near_json import NearJsonError, loads_near_json
 from cairn.graph.models.template_tags import strip_template_tags
+from cairn.graph.models.xml_tool_calls import extract_xml_calls
 
 if TYPE_CHECKING:
     from langchain_core.messages import AIMessage
@@ -36,6 +39,8 @@ _BLOCK = re.compile(
     r"|<(?P<tag>tool_calls?|tools|function_calls?)>(?P<tagged>.*?)</(?P=tag)>",
     re.DOTALL,
 )
+#: A line that is only a fence marker (```, ```json ...).
+_FENCE_LINE = re.compile(r"^[ \t]*```[\w-]*[ \t]*$", re.MULTILINE)
 _ARG_KEYS = ("arguments", "parameters", "args")
 _NAMED = re.compile(r"""["']name["']\s*:\s*["']([A-Za-z0-9_.:-]+)["']""")
 PARSE_ERROR = (
@@ -65,12 +70,20 @@ def recover_text_tool_calls(
 
 def _recover(message: AIMessage, names: frozenset[str], id_prefix: str | None) -> AIMessage:
     text = _text_of(message.content)
-    if message.tool_calls or message.invalid_tool_calls or not names or text is None or "{" not in text:
+    if (
+        message.tool_calls
+        or message.invalid_tool_calls
+        or not names
+        or text is None
+        or not ("{" in text or "<" in text)
+    ):
         return _cleaned(message, text)
     if id_prefix is None:
         digest = hashlib.sha256(f"{message.id}\0{text}".encode()).hexdigest()[:8]
         id_prefix = f"call_text_{digest}"
-    found = _extract(text, names)
+    found = _extract(text, names) if "{" in text else None
+    if found is None:
+        found = extract_xml_calls(text, names)
     if found is None:
         broken = _unparsable_call(text, names)
         if broken is None:
@@ -135,6 +148,8 @@ def _text_of(content: Any) -> str | None:
 
 def _extract(text: str, names: frozenset[str]) -> tuple[list[tuple[str, dict[str, Any]]], str] | None:
     whole = _parse_calls(text.strip(), names)
+    if whole is None and "```" in text:  # fences that do not pair up: "```\n```\n{call}\n```"
+        whole = _parse_calls(_FENCE_LINE.sub("", text).strip(), names)
     if whole is not None:
         return whole, ""
     calls: list[tuple[str, dict[str, Any]]] = []

@@ -16,7 +16,9 @@ Small models (issue 31): every call carries an output-token cap and a time budge
 streams (``cairn.graph.models.runaway``), the model is told and asked once more, then the run
 pauses ``incomplete``; a call over its time budget is retried once with another seed and
 temperature, never unchanged; an empty final answer gets one nudge (the question and what the
-tools found), then the run ends ``no_answer``.
+tools found), then the run ends ``no_answer``; with the lean profile, an answer given before any
+tool was called since the person's request is asked once more, to look first
+(``prompts.look_first_nudge``).
 """
 
 from __future__ import annotations
@@ -244,9 +246,10 @@ def _reply(
 ) -> tuple[AIMessage, bool, tuple[str, str] | None]:
     """The model's reply, whether the person stopped it, and (pause, why) when the run must pause.
 
-    At most one extra call for each failure: an echo of the prompt (the model is told), a call
-    over its time budget (another seed and temperature), an empty answer (the nudge)."""
-    from cairn.graph.core.prompts import empty_reply_nudge
+    At most one extra call for each failure: an echo of the prompt (the model is told; a second
+    echo: another seed and temperature), a call over its time budget (the same, shared with the echo), an empty answer (the nudge), an answer
+    that looked at nothing (lean profile: the look-first nudge)."""
+    from cairn.graph.core.prompts import answered_without_looking, empty_reply_nudge, look_first_nudge
     from cairn.graph.models import call_limits as limits_of
     from cairn.graph.models.runaway import EchoGuard, RunawayReply, runaway_note
     from cairn.graph.models.turn_end import cut_off
@@ -255,17 +258,24 @@ def _reply(
     window = getattr(ctx.budget, "window", None)
     cap = limits_of.output_cap(limits, window, self_hosted=limits_of.is_self_hosted(ctx.model))
     model = limits_of.with_output_cap(ctx.model, model, cap)
-    sent, echoed, resampled, nudged = prompt, False, False, False
+    sent, echoed, resampled, nudged, looked = prompt, 0, False, False, False
     while True:
         guard = EchoGuard.for_request(prompt, model)
         try:
             message, stopped = call_model(model, sent, ctx, guard, limits.call_timeout)
         except RunawayReply as exc:
-            if echoed:
-                why = f"the model's reply was cut twice because {exc.reason}; /continue asks it again"
-                return AIMessage(content=""), False, ("incomplete", why)
-            echoed, sent = True, [*prompt, HumanMessage(runaway_note(exc.reason))]
-            continue
+            kept = _calls_before_echo(guard.text_before_echo(), ctx)
+            if kept is not None:  # a whole call came before the echo: run it, drop the echo
+                return kept, False, None
+            echoed += 1
+            if echoed == 1:
+                sent = [*prompt, HumanMessage(runaway_note(exc.reason))]
+                continue
+            if not resampled:  # a second echo: once more with another seed and temperature
+                resampled, model = True, limits_of.with_new_sampling(ctx.model, model)
+                continue
+            why = f"the model's reply was cut {echoed} times because {exc.reason}; /continue asks it again"
+            return AIMessage(content=""), False, ("incomplete", why)
         except Exception as exc:
             if not timed_out(exc):
                 raise
@@ -275,12 +285,37 @@ def _reply(
                 raise limits_of.ModelCallTimeout(limits.call_timeout)
             resampled, model = True, limits_of.with_new_sampling(ctx.model, model)
             continue
-        if stopped or cut_off(message, ctx.model) is not None or not _empty(message, guard):
+        if stopped or cut_off(message, ctx.model) is not None:
             return message, stopped, None
+        if not _empty(message, guard):
+            # issue 31 item 7: a small model's answer with no tool call since the request is asked once more
+            if (
+                looked
+                or ctx.tool_profile != "lean"
+                or not answered_without_looking(prompt, _with_text_calls(message, ctx))
+            ):
+                return message, stopped, None
+            looked, sent = True, [*prompt, HumanMessage(look_first_nudge(prompt))]
+            continue
         if nudged:
             why = "the model's answer was empty, again after it was reminded of the question"
             return message, False, ("no_answer", f"{why}; /continue asks it again")
         nudged, sent = True, [*prompt, HumanMessage(empty_reply_nudge(prompt))]
+
+
+def _calls_before_echo(text: str, ctx: AgentContext) -> AIMessage | None:
+    """The turn the model wrote before it began to echo the prompt, when that part holds whole
+    tool calls (written as text); ``None`` otherwise."""
+    message = AIMessage(content=text, response_metadata={"finish_reason": "stop"})
+    recovered = _with_text_calls(message, ctx)
+    return recovered if recovered.tool_calls else None
+
+
+def _with_text_calls(message: AIMessage, ctx: AgentContext) -> AIMessage:
+    """``message`` with the tool calls it wrote as text recovered (as ``_settle`` will)."""
+    from cairn.graph.models import recover_text_tool_calls
+
+    return recover_text_tool_calls(message, ctx.active_registry(ctx.mode).names_and_aliases())
 
 
 def _empty(message: AIMessage, guard: Any) -> bool:

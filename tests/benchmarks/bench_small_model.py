@@ -23,7 +23,7 @@ approvals), interleaved like the others; ``--repeats 2`` gives two rounds.  The 
 side and task set: tasks finished in each round, empty answers (a run that ended with no text
 and no failure status) and runaway replies (a reply that repeated the prompt's
 ``<session-context>`` or tool schemas, or ran into the output cap or the client's deadline).
-The issue 31 measurement (not yet run; see docs/models.md)::
+The issue 31 measurement (results in docs/models.md)::
 
     .venv/bin/python tests/benchmarks/bench_small_model.py --side after=. --baseline react \
         --set all --repeats 2 --timeout 600
@@ -84,7 +84,8 @@ def main() -> None:
     out = args.out or Path(tempfile.mkdtemp(prefix="bench-small-model-"))
     out.mkdir(parents=True, exist_ok=True)
     print(f"results in {out}; load average at start: {os.getloadavg()}", flush=True)
-    results = []
+    results: list[dict] = []
+    written = 0  # requests saved so far (saved as each task ends, so a stopped run keeps them)
     with local_server(log_path=out / "server.log") as server, RecordingProxy(server.base_url) as proxy:
         for rep in range(args.repeats):
             for i, task in enumerate(tasks):
@@ -115,13 +116,20 @@ def main() -> None:
                     results.append(row)
                     with (out / "results.jsonl").open("a") as f:
                         f.write(json.dumps(row) + "\n")
+                    written = _save_requests(out, proxy.records, written)
                     print(_row_line(row), flush=True)
-        with (out / "requests.jsonl").open("w") as f:
-            for record in proxy.records:
-                f.write(json.dumps(record) + "\n")
+        written = _save_requests(out, proxy.records, written)
     print(f"load average at end: {os.getloadavg()}")
     summary(results, proxy.records, list(sides))
     rounds(results, list(sides))
+
+
+def _save_requests(out: Path, records: list[dict], written: int) -> int:
+    """Append the proxy's records from ``written`` on to DIR/requests.jsonl; the new count."""
+    with (out / "requests.jsonl").open("a") as f:
+        for record in records[written:]:
+            f.write(json.dumps(record) + "\n")
+    return len(records)
 
 
 def _empty_answer(row: dict) -> bool:

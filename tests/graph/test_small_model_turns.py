@@ -51,22 +51,32 @@ def test_a_runaway_reply_is_cut_while_streaming_and_asked_once_more(make_openai_
     assert len([m for m in retry["messages"] if m["role"] == "assistant"]) == 0  # the echo is not kept
 
 
-def test_a_reply_that_runs_away_twice_pauses_with_a_clear_status(make_openai_server, tmp_path):  # noqa: F811
-    server = make_openai_server([RUNAWAY, RUNAWAY], sequential=True)
+@pytest.mark.parametrize("answers", [1, 0])
+def test_a_second_echo_is_resampled_once_then_the_run_pauses(make_openai_server, tmp_path, answers):  # noqa: F811
+    """The measurement: two runs paused after two echoes in a row; the second is now asked once
+    more with another seed and temperature (never unchanged), then the run pauses."""
+    third = {"content": "x is 1"} if answers else RUNAWAY
+    server = make_openai_server([RUNAWAY, RUNAWAY, third], sequential=True)
     s = open_session(server, tmp_path)
     try:
         result = s.send("what is x?", stream=True)
-        assert result.status == "incomplete"
-        assert "cut twice" in result.error and "session-context" in result.error
-        assert len(server.requests) == 2
     finally:
         s.close()
+    assert len(server.requests) == 3
+    _, second, last = server.requests
+    assert "seed" not in second and last["temperature"] == 0.7 and isinstance(last["seed"], int)
+    assert "Your previous reply was cut off" in last_user(last)
+    if answers:
+        assert result.status == "done" and result.text == "x is 1"
+    else:
+        assert result.status == "incomplete"
+        assert "cut 3 times" in result.error and "session-context" in result.error
 
 
 def test_a_non_streamed_echo_of_the_instructions_is_caught_too(make_openai_server, tmp_path):  # noqa: F811
     echo = {"content": build_system_prompt("default", profile="lean")}
     server = make_openai_server(
-        [echo, {"content": "x is 1"}], sequential=True, model_info={"max_model_len": 8192}
+        [echo, READ, {"content": "x is 1"}], sequential=True, model_info={"max_model_len": 8192}
     )
     s = open_session(server, tmp_path)
     try:
@@ -180,3 +190,150 @@ def test_the_call_limits_are_settings_and_the_environment_wins(tmp_path, monkeyp
     assert output_cap(CallLimits(), 131072, self_hosted=True) == 4096
     assert output_cap(CallLimits(), 131072, self_hosted=False) is None
     assert output_cap(CallLimits(500), 131072, self_hosted=False) == 500
+
+
+#: A reply that loops on its own text (not the prompt's): cut once the loop is certain.
+LOOP_PIECE = "To fix the bug, change the minus to a plus in calc.py.\n"
+LOOPING = {"content": [LOOP_PIECE[i : i + 7] for i in range(0, len(LOOP_PIECE), 7)] * 300}
+
+
+def test_a_reply_that_loops_on_its_own_text_is_cut_and_asked_once_more(make_openai_server, tmp_path):  # noqa: F811
+    server = make_openai_server([LOOPING, READ, {"content": "x is 1"}], sequential=True)
+    s = open_session(server, tmp_path)
+    tokens: list[str] = []
+    try:
+        result = s.send("what is x?", stream=True, on_event=lambda k, p: tokens.append(p.get("text", "")))
+        assert result.status == "done" and result.text == "x is 1"
+    finally:
+        s.close()
+    assert len("".join(tokens)) < 2_000 < sum(len(p) for p in LOOPING["content"])
+    assert "repeated the same text over and over" in last_user(server.requests[1])
+
+
+def test_the_loop_check_leaves_long_varied_replies_alone():
+    from cairn.graph.models.runaway import repeating_tail
+
+    code = "".join(f"def f{i}(x):\n    return x + {i}\n\n" for i in range(200))
+    assert not repeating_tail(code) and not repeating_tail("=" * 900)
+    assert repeating_tail(LOOP_PIECE * 30) and repeating_tail("ab" * 600)
+    guard = EchoGuard()
+    assert all(guard.feed(line) is None for line in code.splitlines(keepends=True))
+
+
+#: What the model answered in round one without reading settings.toml (the file says 7).
+UNLOOKED = {"content": "The value of max_retries in settings.toml is 10."}
+
+
+@pytest.mark.parametrize("window", [8192, 131072])
+def test_an_answer_given_without_any_call_is_asked_once_to_look_first(make_openai_server, tmp_path, window):  # noqa: F811
+    server = make_openai_server(
+        [UNLOOKED, READ, {"content": "x is 1"}], sequential=True, model_info={"max_model_len": window}
+    )
+    s = open_session(server, tmp_path)
+    try:
+        result = s.send("what is x in a.py?")
+    finally:
+        s.close()
+    if window > 16384:  # the full profile (a large model) is taken at its word
+        assert result.text == UNLOOKED["content"] and len(server.requests) == 1
+        return
+    assert result.status == "done" and result.text == "x is 1"
+    assert [c.tool_name for c in result.tool_calls] == ["read_file"]
+    nudge = server.requests[1]["messages"]
+    assert nudge[-2]["role"] == "user" and nudge[-1]["content"].startswith("Do not answer from memory")
+    assert "The request: what is x in a.py?" in nudge[-1]["content"]
+    assert all(m["role"] != "assistant" for m in nudge)  # the unlooked answer is not shown again
+    assert all("from memory" not in str(m.get("content")) for m in server.requests[2]["messages"])
+
+
+def test_a_second_answer_without_a_call_is_taken(make_openai_server, tmp_path):  # noqa: F811
+    server = make_openai_server(
+        [{"content": "Hello!"}, {"content": "Hello! How can I help?"}],
+        sequential=True,
+        model_info={"max_model_len": 8192},
+    )
+    s = open_session(server, tmp_path)
+    try:
+        result = s.send("hi")
+    finally:
+        s.close()
+    assert result.status == "done" and result.text == "Hello! How can I help?"
+    assert len(server.requests) == 2
+
+
+#: Round one's fix task: the same three calls written as text, offsets growing, for nine minutes
+#: (the first 20 lines as streamed; the path shortened).
+RECORDED_CALL_LOOP = (
+    '<{{"name": "read_file", "arguments": {"file_path": "/w/src/test_calc.py", "offset": 0, "limit": 2000}}}}\n'
+    '<{{"name": "grep", "arguments": {"pattern": "def test_calc", "path": "/w/src/test_calc.py", "glob": null}}}}\n'
+    '<{{"name": "grep", "arguments": {"pattern": "calc", "path": "/w/src/test_calc.py", "glob": null}}}}\n'
+    '<{{"name": "read_file", "arguments": {"file_path": "/w/src/test_calc.py", "offset": 11, "limit": 2000}}}}\n'
+    '<{{"name": "grep", "arguments": {"pattern": "def test_calc", "path": "/w/src/test_calc.py", "glob": null}}}}\n'
+    '<{{"name": "grep", "arguments": {"pattern": "calc", "path": "/w/src/test_calc.py", "glob": null}}}}\n'
+    '<{{"name": "read_file", "arguments": {"file_path": "/w/src/test_calc.py", "offset": 32, "limit": 2000}}}}\n'
+    '<{{"name": "grep", "arguments": {"pattern": "def test_calc", "path": "/w/src/test_calc.py", "glob": null}}}}\n'
+    '<{{"name": "grep", "arguments": {"pattern": "calc", "path": "/w/src/test_calc.py", "glob": null}}}}\n'
+    '<{{"name": "read_file", "arguments": {"file_path": "/w/src/test_calc.py", "offset": 52, "limit": 2000}}}}\n'
+    '<{{"name": "grep", "arguments": {"pattern": "def test_calc", "path": "/w/src/test_calc.py", "glob": null}}}}\n'
+    '<{{"name": "read_file", "arguments": {"file_path": "/w/src/test_calc.py", "offset": 72, "limit": 2000}}}}\n'
+    '<{{"name": "grep", "arguments": {"pattern": "def test_calc", "path": "/w/src/test_calc.py", "glob": null}}}}\n'
+    '<{{"name": "read_file", "arguments": {"file_path": "/w/src/test_calc.py", "offset": 92, "limit": 2000}}}}\n'
+    '<{{"name": "grep", "arguments": {"pattern": "def test_calc", "path": "/w/src/test_calc.py", "glob": null}}}}\n'
+    '<{{"name": "read_file", "arguments": {"file_path": "/w/src/test_calc.py", "offset": 112, "limit": 2000}}}}\n'
+    '<{{"name": "grep", "arguments": {"pattern": "def test_calc", "path": "/w/src/test_calc.py", "glob": null}}}}\n'
+    '<{{"name": "read_file", "arguments": {"file_path": "/w/src/test_calc.py", "offset": 132, "limit": 2000}}}}\n'
+    '<{{"name": "grep", "arguments": {"pattern": "def test_calc", "path": "/w/src/test_calc.py", "glob": null}}}}\n'
+    '<{{"name": "read_file", "arguments": {"file_path": "/w/src/test_calc.py", "offset": 152, "limit": 2000}}}}\n'
+)
+
+
+def test_the_same_few_calls_written_over_and_over_are_cut(make_openai_server, tmp_path):  # noqa: F811
+    looping = {"content": [RECORDED_CALL_LOOP[i : i + 9] for i in range(0, len(RECORDED_CALL_LOOP), 9)] * 20}
+    server = make_openai_server([looping, READ, {"content": "x is 1"}], sequential=True)
+    s = open_session(server, tmp_path)
+    tokens: list[str] = []
+    try:
+        result = s.send("what is x?", stream=True, on_event=lambda k, p: tokens.append(p.get("text", "")))
+        assert result.status == "done" and result.text == "x is 1"
+    finally:
+        s.close()
+    assert len("".join(tokens)) < len(RECORDED_CALL_LOOP)  # cut before the 20 lines were through
+    assert "repeated the same text over and over" in last_user(server.requests[1])
+
+
+def test_a_text_call_is_not_an_answer_that_looked_at_nothing(make_openai_server, tmp_path):  # noqa: F811
+    """The measurement's first attempt: the look-first check read the reply before its text calls
+    were recovered, so a fenced JSON call as the first reply was thrown away and asked again."""
+    fenced = '```json\n{"name": "read_file", "arguments": {"file_path": "a.py"}}\n```'
+    server = make_openai_server(
+        [{"content": fenced}, {"content": "x is 1"}], sequential=True, model_info={"max_model_len": 8192}
+    )
+    s = open_session(server, tmp_path)
+    try:
+        result = s.send("what is x in a.py?")
+    finally:
+        s.close()
+    assert result.status == "done" and result.text == "x is 1"
+    assert [c.tool_name for c in result.tool_calls] == ["read_file"] and len(server.requests) == 2
+    assert all("from memory" not in str(m.get("content")) for r in server.requests for m in r["messages"])
+
+
+def test_a_whole_call_before_an_echo_is_run_and_the_echo_dropped(make_openai_server, tmp_path):  # noqa: F811
+    """The measurement: read version.txt, then the model wrote the right write_file call and went
+    on to copy the session context; the cut discarded the call too."""
+    call = '{"name": "write_file", "arguments": {"file_path": "b.txt", "content": "## 2.4.1\\n"}}\n\n'
+    reply = {"content": [call[i : i + 8] for i in range(0, len(call), 8)] + RUNAWAY["content"]}
+    server = make_openai_server([reply, {"content": "done"}], sequential=True)
+    s = open_session(server, tmp_path)
+    s.close()
+    model = create_model("any", base_url=server.base_url)
+    s = Session(tmp_path / "ws", model=model, db=":memory:", mode="accept-edits")
+    try:
+        result = s.send("write b.txt", stream=True)
+        assert result.status == "done" and result.text == "done"
+        assert [(c.tool_name, c.status) for c in result.tool_calls] == [("write_file", "success")]
+    finally:
+        s.close()
+    assert (tmp_path / "ws" / "b.txt").read_text() == "## 2.4.1\n"
+    assert len(server.requests) == 2 and "cut off" not in last_user(server.requests[1])
+    assert "session-context" not in str(server.requests[1]["messages"][-2])  # the echo is not kept

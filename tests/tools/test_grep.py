@@ -152,6 +152,7 @@ def test_single_file_path_and_binary_file(grep, workspace, backend):
 def test_errors_the_model_can_act_on(grep, workspace, backend):
     put(workspace, "a.txt", "x\n")
     assert "Path not found" in grep.execute({"pattern": "x", "path": "nope"}).error
+    assert "Leave `path` out" in grep.execute({"pattern": "x", "path": "nope"}).error  # issue 31 item 7
     assert "Invalid regex" in grep.execute({"pattern": "a(b"}).error
     assert "line break" in grep.execute({"pattern": "a\\nb"}).error
     assert "pattern" in grep.execute({"pattern": ""}).error
@@ -250,3 +251,12 @@ def test_generated_tree_edge_cases_are_handled_as_documented(tmp_path):
     for absent in ("bin/", "node_modules", "link_to", "build/", ".venv", "src/pkg/gen/"):
         assert absent not in out, absent
     assert os.path.islink(root / "link_to_file.py")
+
+
+def test_a_file_name_grepped_for_as_text_is_pointed_at_the_file(grep, workspace, backend):
+    """Issue 31's runs: a small model grepped for ``parity.py`` (a file name) three times and
+    concluded the file did not exist."""
+    put(workspace, "parity.py", "def is_even(n):\n    return n % 2 == 1\n")
+    text = grep.execute({"pattern": "parity.py"}).output
+    assert "grep searches the text inside files" in text and "is at: parity.py" in text
+    assert "A file of that name" not in grep.execute({"pattern": "is_odd"}).output

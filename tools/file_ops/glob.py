@@ -72,7 +72,8 @@ class GlobTool(Tool):
             if root.exists():
                 return ToolResult.fail(f"{where} is a file; `path` must be a directory.")
             return ToolResult(
-                output=f"No files match {params.pattern!r}: the directory {where} does not exist.",
+                output=f"No files match {params.pattern!r}: the directory {where} does not exist. "
+                "Leave `path` out to search the whole workspace.",
                 display=f"glob {params.pattern!r}: directory {where} not found",
                 metadata={"count": 0},
             )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import Any, Literal
 
@@ -14,6 +15,7 @@ from cairn.tools.file_ops.fmt import plural
 from cairn.tools.file_ops.globs import path_filter, rg_name_glob, split_top_level
 from cairn.tools.file_ops.grep_format import MAX_KEPT_ROWS, format_results
 from cairn.tools.file_ops.grep_types import NEWLINE_ERROR, FileResult, PatternError, PatternTooSlow, Query
+from cairn.tools.file_ops.named_files import files_named
 from cairn.tools.file_ops.names import unescape_name
 from cairn.tools.file_ops.walk import find_base, make_scope
 from cairn.tools.output import truncate_middle
@@ -77,7 +79,10 @@ class GrepTool(Tool):
         target = self.workspace.resolve(params.path or ".")
         where = _where(self.workspace.display(target.path))
         if not target.path.exists():
-            return ToolResult.fail(f"Path not found: {params.path} (resolved to {target.path}).")
+            return ToolResult.fail(
+                f"Path not found: {params.path} (resolved to {target.path}). "
+                "Leave `path` out to search the whole workspace."
+            )
         if not (target.path.is_dir() or target.path.is_file()):
             return ToolResult.fail(f"{where} is not a regular file (a device, socket or pipe); not searched.")
         globs = unescape_name(params.glob.strip()) if params.glob else ""
@@ -108,7 +113,7 @@ class GrepTool(Tool):
 
         text, stats = format_results(results, query, path_of, params.head_limit)
         if not results:
-            text = _no_match_text(params, where)
+            text = _no_match_text(params, where, self.workspace.root)
         if note:
             text = f"{note}\n{text}"
         summary = f"{plural(int(stats['matches']), 'matching line')} in {plural(int(stats['files']), 'file')}"
@@ -178,8 +183,19 @@ def _rg_names(globs: str) -> tuple[str, ...]:
     return tuple(n for n in names if n)
 
 
-def _no_match_text(params: Any, where: str) -> str:
+#: A pattern that is a file's name (``parity.py``, ``config/db.ini``), not text to find in files.
+_FILE_NAME = re.compile(r"[\w./-]*\w\.[A-Za-z0-9]{1,8}")
+
+
+def _no_match_text(params: Any, where: str, root: Path | None = None) -> str:
     scope = f" in {where}" + (f" (files matching {params.glob!r})" if params.glob else "")
+    named = _FILE_NAME.fullmatch(params.pattern) and root is not None
+    files = files_named(root, Path(params.pattern).name) if named else []
+    if files:  # grep searches text in files; small models grep for a file's name (issue 31)
+        return (
+            f"No matches for /{params.pattern}/{scope}: grep searches the text inside files. A file "
+            f"of that name is at: {', '.join(files)}; read it with read_file."
+        )
     hints = []
     if not params.case_insensitive and any(c.isalpha() for c in params.pattern):
         hints.append("case_insensitive=true")

@@ -15,6 +15,7 @@ from cairn.tools.base import LEAN_AND_FULL, ArgsModel, RiskLevel, Tool, ToolCont
 from cairn.tools.file_ops.binary import SNIFF_BYTES, FileKind, sniff
 from cairn.tools.file_ops.fmt import human_size, plural
 from cairn.tools.file_ops.images import ImageTooLarge, prepare_image
+from cairn.tools.file_ops.named_files import files_named
 from cairn.tools.file_ops.textio import decode, printable, split_bom, split_lines
 
 #: Files above this size are only read with an explicit offset/limit.
@@ -75,7 +76,9 @@ class ReadFileTool(Tool):
         try:
             st = path.stat()
         except FileNotFoundError:
-            return ToolResult.fail(_not_found(path, params.file_path), display=f"not found: {shown}")
+            return ToolResult.fail(
+                _not_found(path, params.file_path, self.workspace.root), display=f"not found: {shown}"
+            )
         if stat.S_ISDIR(st.st_mode):
             return ToolResult.fail(
                 f"{shown} is a directory, not a file. Use ls to list it (or glob to find files)."
@@ -257,11 +260,15 @@ def _pdf_pages(path: Path) -> int:
         return 0
 
 
-def _not_found(path: Path, given: str) -> str:
+def _not_found(path: Path, given: str, root: Path | None = None) -> str:
     parent = path.parent
     message = f"File not found: {given} (resolved to {path})."
     if not parent.is_dir():
-        return message + f" The directory {parent} does not exist either."
+        message += f" The directory {parent} does not exist either."
+        elsewhere = files_named(root, path.name) if root is not None else []
+        if elsewhere:
+            message += " A file of that name is in the workspace at: " + ", ".join(elsewhere) + "."
+        return message
     try:
         names = os.listdir(parent)
     except OSError:

@@ -1,0 +1,126 @@
+"""Tool calls a small model writes as text, replayed through the real ChatOpenAI client against
+the local test server (issue 31, item 7's runs): Qwen2.5-Coder-1.5B on llama.cpp answered a
+"where is it defined" question with an XML ``<function>`` block instead of a call, and cairn
+reported that block as the final answer."""
+
+from __future__ import annotations
+
+import pytest
+from langchain_core.messages import AIMessage
+
+from cairn import Session
+from cairn.graph.models import create_model, recover_text_tool_calls
+from tests.support.fixtures import make_openai_server  # noqa: F401  (fixture)
+
+#: What the model wrote, word for word but the workspace path (the definition task, round one).
+RECORDED_XML = (
+    "<function>\n    <name>grep</name>\n    <arguments>\n      <properties>\n"
+    "        <pattern>parse_duration</pattern>\n        <path>app</path>\n"
+    "      </properties>\n    </arguments>\n  </function>"
+)
+TOOLS = {"read_file", "grep", "glob", "edit_file", "write_file", "bash"}
+
+
+def open_session(server, tmp_path) -> Session:
+    ws = tmp_path / "ws"
+    (ws / "app" / "util").mkdir(parents=True)
+    (ws / "app" / "util" / "timeparse.py").write_text("def parse_duration(text):\n    return 1\n")
+    (ws / "app" / "main.py").write_text("from app.util.timeparse import parse_duration\n")
+    return Session(ws, model=create_model("any", base_url=server.base_url), db=":memory:")
+
+
+def test_a_call_written_as_xml_tags_is_run_not_taken_as_the_answer(make_openai_server, tmp_path):  # noqa: F811
+    server = make_openai_server([{"content": RECORDED_XML}, {"content": "app/util/timeparse.py"}])
+    s = open_session(server, tmp_path)
+    try:
+        result = s.send("In which file is the function parse_duration defined?", stream=True)
+        assert result.status == "done" and result.text == "app/util/timeparse.py"
+        assert [(c.tool_name, c.status) for c in result.tool_calls] == [("grep", "success")]
+    finally:
+        s.close()
+    found = [m["content"] for m in server.requests[1]["messages"] if m["role"] == "tool"]
+    assert found and "app/util/timeparse.py" in found[0]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (RECORDED_XML, [("grep", {"pattern": "parse_duration", "path": "app"})]),
+        (
+            "<function=read_file>\n<parameter=file_path>\na.py\n</parameter>\n"
+            "<parameter=limit>\n20\n</parameter>\n</function>",
+            [("read_file", {"file_path": "a.py", "limit": 20})],
+        ),
+        (
+            '<invoke name="write_file"><parameter name="file_path">b.txt</parameter>'
+            '<parameter name="content">one\ntwo\n</parameter></invoke>',
+            [("write_file", {"file_path": "b.txt", "content": "one\ntwo"})],  # the tag's line break
+        ),
+        (
+            '<tool_call><name>glob</name><arguments>{"pattern": "**/*.py"}</arguments></tool_call>',
+            [("glob", {"pattern": "**/*.py"})],
+        ),
+        (  # a later run: the call in the schema's shape, description and required list included
+            "<tools>\n  <function>\n    <name>grep</name>\n    <description>Search file contents."
+            "</description>\n    <parameters>\n      <properties>\n        <pattern>max_retries</pattern>"
+            "\n        <path>settings.toml</path>\n      </properties>\n      <required>\n"
+            "        <pattern>max_retries</pattern>\n      </required>\n    </parameters>\n"
+            "  </function>\n</tools>",
+            [("grep", {"pattern": "max_retries", "path": "settings.toml"})],
+        ),
+    ],
+)
+def test_the_xml_shapes_small_models_write_become_calls(text, expected):
+    message = recover_text_tool_calls(AIMessage(content=text, id="m1"), TOOLS)
+    assert [(c["name"], c["args"]) for c in message.tool_calls] == expected
+    assert message.content == ""
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "<function>\n<name>deploy</name>\n<arguments><env>prod</env></arguments>\n</function>",  # unknown tool
+        "Use <code>grep</code> to find it: <b>grep -rn parse_duration</b>",  # prose with tags
+        "<function><name>grep</name><arguments>pattern is foo</arguments></function>",  # no key tags
+    ],
+)
+def test_xml_that_is_not_a_call_to_a_known_tool_stays_text(text):
+    message = recover_text_tool_calls(AIMessage(content=text, id="m1"), TOOLS)
+    assert message.tool_calls == [] and message.content == text
+
+
+def test_a_read_of_an_invented_directory_is_told_where_the_file_is(make_openai_server, tmp_path):  # noqa: F811
+    """Round one: asked to fix parity.py, the model read ``<workspace>/src/test_parity.py`` twice
+    (there is no src/), then told the person the file does not exist."""
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "test_parity.py").write_text("print('ok')\n")
+    (ws / ".git").mkdir()
+    (ws / ".git" / "test_parity.py").write_text("not this one\n")
+    invented = str(ws / "src" / "test_parity.py")
+    read = {"tool_calls": [{"name": "read_file", "args": {"file_path": invented}, "id": "r1"}]}
+    server = make_openai_server([read, {"content": "found it"}])
+    s = Session(ws, model=create_model("any", base_url=server.base_url), db=":memory:")
+    try:
+        assert s.send("fix it").status == "done"
+    finally:
+        s.close()
+    told = next(m["content"] for m in server.requests[1]["messages"] if m["role"] == "tool")
+    assert "does not exist either" in told
+    assert told.endswith("A file of that name is in the workspace at: test_parity.py.")
+
+
+def test_a_call_between_fences_that_do_not_pair_up_is_a_call(make_openai_server, tmp_path):  # noqa: F811
+    """The measurement: after a failed read, the model wrote ```\\n```\\n{call}\\n``` and cairn took
+    that as the answer to "in which file is parse_duration defined?"."""
+    unpaired = '```\n```\n{"name": "glob", "arguments": {"pattern": "**/*.py", "path": null}}\n```'
+    server = make_openai_server([{"content": unpaired}, {"content": "app/util/timeparse.py"}])
+    s = open_session(server, tmp_path)
+    try:
+        result = s.send("In which file is the function parse_duration defined?")
+        assert result.status == "done" and result.text == "app/util/timeparse.py"
+        assert [(c.tool_name, c.status) for c in result.tool_calls] == [("glob", "success")]
+    finally:
+        s.close()
+    found = next(m["content"] for m in server.requests[1]["messages"] if m["role"] == "tool")
+    assert "app/util/timeparse.py" in found
