@@ -65,9 +65,7 @@ def decide_bash(analysis: ShellAnalysis, rules: Rules, mode: str, workspace: Wor
     pending, used = _approvals(analysis, rules, mode, workspace)
     if pending:
         top = max(pending, key=lambda p: risk_rank(p[0]))
-        return Verdict(
-            Decision.ASK, max_risk(risk, top[0]), top[1], network_offer=offered_domains(analysis)
-        )
+        return Verdict(Decision.ASK, max_risk(risk, top[0]), top[1], network_offer=offered_domains(analysis))
     if used:
         return Verdict(
             Decision.ALLOW,

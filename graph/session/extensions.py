@@ -127,5 +127,3 @@ def _describe(conn: Mapping[str, Any]) -> str:
     if conn.get("transport") == "stdio":
         return " ".join([str(conn.get("command", "")), *map(str, conn.get("args", []))])
     return str(conn.get("url", ""))
-
-

@@ -77,7 +77,9 @@ def test_read_edit_run_streams_in_order_and_ends_the_turn(cli_env, workspace, ma
     )
 
 
-def test_reasoning_streams_as_thought_chunks_before_the_answer(cli_env, workspace, make_openai_server, tmp_path):
+def test_reasoning_streams_as_thought_chunks_before_the_answer(
+    cli_env, workspace, make_openai_server, tmp_path
+):
     server = make_openai_server(
         [{"reasoning": "The user asks for a greeting, so greet.", "content": "Hello there."}]
     )
@@ -96,4 +98,6 @@ def test_reasoning_streams_as_thought_chunks_before_the_answer(cli_env, workspac
     assert client.text("agent_thought_chunk") == "The user asks for a greeting, so greet."
     assert client.text() == "Hello there."
     kinds = [k for k in client.kinds() if k in ("agent_thought_chunk", "agent_message_chunk")]
-    assert kinds.index("agent_message_chunk") > max(i for i, k in enumerate(kinds) if k == "agent_thought_chunk")
+    assert kinds.index("agent_message_chunk") > max(
+        i for i, k in enumerate(kinds) if k == "agent_thought_chunk"
+    )

@@ -29,15 +29,32 @@ print(code, sorted(m for m in sys.modules if any(m == u or m.startswith(u + '.')
 
 #: Modules (and everything below them) a one-step scripted run must not import.
 UNUSED = (
-    "langchain_openai", "openai", "tiktoken", "bpe_openai",  # an OpenAI endpoint's client
-    "mcp", "langchain_mcp_adapters",  # MCP servers
-    "psycopg", "psycopg_pool",  # PostgreSQL
-    "nbformat", "ipywidgets", "IPython", "markdown_it",  # notebooks, Markdown as HTML
-    "httpx", "httpcore", "html2text",  # web_fetch / web_search
-    "regex", "bashlex", "PIL",  # bash_output's filter, the shell parser, images
-    "acp", "opentelemetry.sdk.metrics", "opentelemetry.exporter",  # ACP, cairn's OTel export
+    "langchain_openai",
+    "openai",
+    "tiktoken",
+    "bpe_openai",  # an OpenAI endpoint's client
+    "mcp",
+    "langchain_mcp_adapters",  # MCP servers
+    "psycopg",
+    "psycopg_pool",  # PostgreSQL
+    "nbformat",
+    "ipywidgets",
+    "IPython",
+    "markdown_it",  # notebooks, Markdown as HTML
+    "httpx",
+    "httpcore",
+    "html2text",  # web_fetch / web_search
+    "regex",
+    "bashlex",
+    "PIL",  # bash_output's filter, the shell parser, images
+    "acp",
+    "opentelemetry.sdk.metrics",
+    "opentelemetry.exporter",  # ACP, cairn's OTel export
     # Pulled in by langgraph's own imports unless deferred (graph/apps/lazy_reexports.py):
-    "langsmith.types.run", "langsmith.types.dataset", "langgraph_sdk.client", "langgraph_sdk.encryption",
+    "langsmith.types.run",
+    "langsmith.types.dataset",
+    "langgraph_sdk.client",
+    "langgraph_sdk.encryption",
 )
 
 
@@ -47,7 +64,9 @@ UNUSED = (
     # Text mode shows tool lines on stderr through rich; json prints one object and needs no TUI.
     [("text", ()), ("json", ("rich", "pygments"))],
 )
-def test_a_scripted_print_run_imports_only_what_it_uses(output_format, also_unused, tmp_path, cli_env, workspace):
+def test_a_scripted_print_run_imports_only_what_it_uses(
+    output_format, also_unused, tmp_path, cli_env, workspace
+):
     script = tmp_path / "script.json"
     script.write_text(json.dumps({"turns": [{"content": "ok"}]}))
     argv = ["-p", "hi", "--model", f"script:{script}", "--output-format", output_format]

@@ -32,7 +32,11 @@ def run_main(ns: argparse.Namespace, opts: Options) -> int:
 
             session = new_session(opts)
         return run_prompt(
-            session, opts, prompt, ns.output_format, wait=(ns.wait or ns.wait_timeout is not None, ns.wait_timeout)
+            session,
+            opts,
+            prompt,
+            ns.output_format,
+            wait=(ns.wait or ns.wait_timeout is not None, ns.wait_timeout),
         )
     if ns.wait or ns.wait_timeout is not None:
         raise CliError("--wait is for headless runs: add -p PROMPT")

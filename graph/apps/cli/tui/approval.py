@@ -195,7 +195,9 @@ class Approver:
         if sandboxed:
             choices += UNSANDBOXED + WITH_NETWORK
             items.insert(1, (UNSANDBOXED, "yes, without sandbox"))
-            items.insert(1, (WITH_NETWORK, f"yes, network to {', '.join(offer)}" if offer else "yes, with network…"))
+            items.insert(
+                1, (WITH_NETWORK, f"yes, network to {', '.join(offer)}" if offer else "yes, with network…")
+            )
         prompt = _menu(items, many, "Y/N: all remaining", "Allow?", width=self.console.width)
         while True:
             key = self.prompter.key(prompt, choices)
@@ -217,13 +219,14 @@ class Approver:
             if edited is not None:
                 return {"edit": edited}, False
 
-
     def _ask_domains(self) -> list[str]:
         """Domains typed by the person for ``w`` (empty: back to the question)."""
         from cairn.tools.shell.netproxy.domains import normalize_domains
 
         while True:
-            text = self.prompter.line("    network to which domains? (comma-separated; Enter to go back) ").strip()
+            text = self.prompter.line(
+                "    network to which domains? (comma-separated; Enter to go back) "
+            ).strip()
             if not text:
                 return []
             try:

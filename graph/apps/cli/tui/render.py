@@ -84,7 +84,13 @@ class Renderer:
                     self._on_subagent_end(agent_id, status)
                 case ev.HookRan():
                     self._on_hook(event.payload())
-                case ev.SubagentEvent() | ev.Waiting() | ev.DecisionRefused() | ev.Notification() | ev.Thought():
+                case (
+                    ev.SubagentEvent()
+                    | ev.Waiting()
+                    | ev.DecisionRefused()
+                    | ev.Notification()
+                    | ev.Thought()
+                ):
                     pass  # (headless ``--wait`` notes say what is waited for: ``headless.with_wait_notes``;
                     # notifications reach a person through the notifier, not this renderer)
 
