@@ -76,7 +76,8 @@ def _runs(tmp: Path) -> tuple[str, list[str]]:
     ids.append(s.id)
     s.compact(on_event=o.on_event)
     s.close()
-    long_turns = [{"content": f"answer {i} " + "word " * 200} for i in range(8)]
+    # Long answers that do not loop on one piece (EchoGuard cuts a reply that does).
+    long_turns = [{"content": f"answer {i} " + " ".join(f"word{k}" for k in range(200))} for i in range(8)]
     s = _scripted(ws, db, long_turns, "bypass")
     ids.append(s.id)
     for i in range(8):
