@@ -57,22 +57,31 @@ def _message(message: Any) -> dict[str, Any]:
     return {"role": role, "content": message.text}
 
 
-def _call(call: Any) -> dict[str, Any]:
+def call_fields(call: Any) -> dict[str, Any]:
+    """One tool call as JSON: what `cairn show --json` prints and the export builds on."""
     result = call.result if call.status == "success" else call.error_msg
     if isinstance(result, list):  # content blocks (images): their text parts
         result = "\n".join(b.get("text", f"[{b.get('type')}]") for b in result if isinstance(b, dict))
-    out: dict[str, Any] = {
-        "call_id": call.call_id,
-        "tool_name": call.tool_name,
-        "arguments": call.arguments,
-        "status": call.status,
-        "risk": call.risk,
-        "reason": call.reason,
-        "decision": call.decision,
-        "sandbox": call.sandbox,
-        "display": call.display,
-        "result": result,
-    }
+    return (
+        {
+            "call_id": call.call_id,
+            "tool_name": call.tool_name,
+            "arguments": call.arguments,
+            "status": call.status,
+            "risk": call.risk,
+            "reason": call.reason,
+            "result": result,
+            "decision": call.decision,
+            "sandbox": call.sandbox,
+            "display": call.display,
+        }
+        | ({"network": call.network} if call.network else {})
+        | ({"hooks": call.hooks} if call.hooks else {})
+    )
+
+
+def _call(call: Any) -> dict[str, Any]:
+    out = call_fields(call)
     if call.original_arguments is not None:
         out["original_arguments"] = call.original_arguments
     diff = call.metadata.get("diff") if isinstance(call.metadata, dict) else None

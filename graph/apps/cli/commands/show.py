@@ -133,28 +133,6 @@ def message_json(message: Any) -> dict[str, Any]:
     return out
 
 
-def call_json(call: Any) -> dict[str, Any]:
-    result = call.result if call.status == "success" else call.error_msg
-    if isinstance(result, list):  # content blocks (images): keep the text parts
-        result = "\n".join(b.get("text", f"[{b.get('type')}]") for b in result if isinstance(b, dict))
-    return (
-        {
-            "call_id": call.call_id,
-            "tool_name": call.tool_name,
-            "arguments": call.arguments,
-            "status": call.status,
-            "risk": call.risk,
-            "reason": call.reason,
-            "result": result,
-            "decision": call.decision,
-            "sandbox": call.sandbox,
-            "display": call.display,
-        }
-        | ({"network": call.network} if call.network else {})
-        | ({"hooks": call.hooks} if call.hooks else {})
-    )
-
-
 def latest_id(opts: Options) -> str:
     """The most recent session of the workspace (``cairn show`` without an id, ``--last``)."""
     from cairn.graph.apps.cli.commands.sessions import list_records
@@ -179,6 +157,8 @@ def run_show(ns: Any, opts: Options) -> int:
 
 
 def _show(ns: Any, opts: Options) -> int:
+    from cairn.graph.core.export.document import call_fields
+
     shown = load(ns.session_id or latest_id(opts), opts)
     if ns.json:
         doc = {
@@ -186,7 +166,7 @@ def _show(ns: Any, opts: Options) -> int:
             "workspace": shown.workspace,
             "status": shown.status,
             "messages": [message_json(m) for m in shown.history],
-            "tool_calls": [call_json(c) for c in shown.calls],
+            "tool_calls": [call_fields(c) for c in shown.calls],
             "rewinds": shown.rewinds,
             "tasks": shown.tasks,
             "children": [c.to_dict() for c in shown.children],
