@@ -192,13 +192,9 @@ def test_the_call_limits_are_settings_and_the_environment_wins(tmp_path, monkeyp
     assert output_cap(CallLimits(500), 131072, self_hosted=False) == 500
 
 
-#: A reply that loops on its own text (not the prompt's): cut once the loop is certain.
-LOOP_PIECE = "To fix the bug, change the minus to a plus in calc.py.\n"
-LOOPING = {"content": [LOOP_PIECE[i : i + 7] for i in range(0, len(LOOP_PIECE), 7)] * 300}
-
-
-def test_a_reply_that_loops_on_its_own_text_is_cut_and_asked_once_more(make_openai_server, tmp_path):  # noqa: F811
-    server = make_openai_server([LOOPING, READ, {"content": "x is 1"}], sequential=True)
+def _streamed_after_a_cut(make_server, tmp_path, bad_reply: dict) -> tuple[str, object]:
+    """Send with ``bad_reply`` first, then a read and "x is 1"; the text streamed, and the server."""
+    server = make_server([bad_reply, READ, {"content": "x is 1"}], sequential=True)
     s = open_session(server, tmp_path)
     tokens: list[str] = []
     try:
@@ -206,7 +202,17 @@ def test_a_reply_that_loops_on_its_own_text_is_cut_and_asked_once_more(make_open
         assert result.status == "done" and result.text == "x is 1"
     finally:
         s.close()
-    assert len("".join(tokens)) < 2_000 < sum(len(p) for p in LOOPING["content"])
+    return "".join(tokens), server
+
+
+#: A reply that loops on its own text (not the prompt's): cut once the loop is certain.
+LOOP_PIECE = "To fix the bug, change the minus to a plus in calc.py.\n"
+LOOPING = {"content": [LOOP_PIECE[i : i + 7] for i in range(0, len(LOOP_PIECE), 7)] * 300}
+
+
+def test_a_reply_that_loops_on_its_own_text_is_cut_and_asked_once_more(make_openai_server, tmp_path):  # noqa: F811
+    streamed, server = _streamed_after_a_cut(make_openai_server, tmp_path, LOOPING)
+    assert len(streamed) < 2_000 < sum(len(p) for p in LOOPING["content"])
     assert "repeated the same text over and over" in last_user(server.requests[1])
 
 
@@ -289,15 +295,8 @@ RECORDED_CALL_LOOP = (
 
 def test_the_same_few_calls_written_over_and_over_are_cut(make_openai_server, tmp_path):  # noqa: F811
     looping = {"content": [RECORDED_CALL_LOOP[i : i + 9] for i in range(0, len(RECORDED_CALL_LOOP), 9)] * 20}
-    server = make_openai_server([looping, READ, {"content": "x is 1"}], sequential=True)
-    s = open_session(server, tmp_path)
-    tokens: list[str] = []
-    try:
-        result = s.send("what is x?", stream=True, on_event=lambda k, p: tokens.append(p.get("text", "")))
-        assert result.status == "done" and result.text == "x is 1"
-    finally:
-        s.close()
-    assert len("".join(tokens)) < len(RECORDED_CALL_LOOP)  # cut before the 20 lines were through
+    streamed, server = _streamed_after_a_cut(make_openai_server, tmp_path, looping)
+    assert len(streamed) < len(RECORDED_CALL_LOOP)  # cut before the 20 lines were through
     assert "repeated the same text over and over" in last_user(server.requests[1])
 
 
