@@ -4,7 +4,9 @@
 slow server has not answered).  Starting a thread costs ~80 µs of CPU, on every step of a
 session; a worker that finished its call waits for the next one instead, up to ``MAX_IDLE`` of
 them.  A call that was abandoned (stopped, timed out) keeps its worker until it returns: the
-next call gets another one.
+next call gets another one.  Not a ``ThreadPoolExecutor``: its bounded pool would queue a
+call behind abandoned ones, and its threads are joined at interpreter exit, so a hung
+request would keep ``cairn`` from exiting; these workers are daemon threads.
 """
 
 from __future__ import annotations
