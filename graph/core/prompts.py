@@ -83,14 +83,21 @@ def build_session_context(
     os_name: str | None = None,
     memory: str = "",
     extensions: str = "",
+    profile: str = "full",
 ) -> str:
-    """What this session's requests carry in front of the first user message.
+    """What this session's requests carry after the person's text in the first user message
+    (``""``: nothing to carry).
 
     ``extensions`` (skills, custom commands, deferred tools) comes last; it differs per workspace
-    and configuration, so it stays out of the constant system prompt."""
-    today = today or date.today()
-    os_name = os_name or f"{platform.system()} {platform.release()}".strip()
-    sections = [f"# Environment\nWorkspace: {workspace}\nOS: {os_name}\nDate: {today.isoformat()}"]
+    and configuration, so it stays out of the constant system prompt.  The lean profile leaves
+    out the environment section: Qwen2.5-Coder-1.5B built invented paths on the absolute
+    workspace path (``/tmp/…/ws/src/parser/mod.rs``) and echoed the section as its reply; paths
+    relative to the workspace are all its tools need (issue 31)."""
+    sections = []
+    if profile != "lean":
+        today = today or date.today()
+        os_name = os_name or f"{platform.system()} {platform.release()}".strip()
+        sections.append(f"# Environment\nWorkspace: {workspace}\nOS: {os_name}\nDate: {today.isoformat()}")
     project = instruction_files(workspace)
     if project:
         sections.append(f"# Project instructions\n{project}")
@@ -98,6 +105,8 @@ def build_session_context(
         sections.append(f"# Notes you saved in earlier sessions (memory tool)\n{memory.strip()}")
     if extensions.strip():
         sections.append(extensions.strip())
+    if not sections:
+        return ""
     return "<session-context>\n" + "\n\n".join(sections) + "\n</session-context>"
 
 
@@ -152,6 +161,38 @@ def look_first_nudge(messages: list[BaseMessage]) -> str:
     lines = [
         "Do not answer from memory: call a tool first (read_file for a file the request names; "
         "grep or glob to find something), then answer from what it returns."
+    ]
+    question = _request(messages)
+    if question:
+        lines.append(f"The request: {question}")
+    return "\n".join(lines)
+
+
+def gave_up_after_error(messages: list[BaseMessage], reply: AIMessage) -> str | None:
+    """The error a final answer (text, no call) came right after, if the last tool round failed.
+
+    Small models stop at the first failed call and explain the error to the person instead of
+    fixing the call: a grep on an invented path, an edit with identical strings, a call that was
+    not valid JSON (5 of the 8 failed runs of issue 31's fifth round).  ``reasoning`` asks once
+    more (``after_error_nudge``) when the lean profile is on."""
+    if reply.tool_calls or reply.invalid_tool_calls:
+        return None
+    for message in reversed(messages):
+        if not isinstance(message, ToolMessage):
+            return None
+        if message.status == "error":
+            text = message.content if isinstance(message.content, str) else str(message.content)
+            return " ".join(text.split())[:NUDGE_RESULT_CHARS]
+    return None
+
+
+def after_error_nudge(messages: list[BaseMessage], error: str) -> str:
+    """What a model that ended its run on a failed call is told (once per model turn), in place
+    of its answer: the error, to fix the call rather than explain it, and the request."""
+    lines = [
+        f"Your last tool call failed: {error}",
+        "Do not stop and do not explain the error: fix the call (a path relative to the workspace, "
+        "the right arguments) or try another tool, then finish the request.",
     ]
     question = _request(messages)
     if question:

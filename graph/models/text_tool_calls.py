@@ -39,6 +39,10 @@ _BLOCK = re.compile(
     r"|<(?P<tag>tool_calls?|tools|function_calls?)>(?P<tagged>.*?)</(?P=tag)>",
     re.DOTALL,
 )
+#: A fence that opens on a call and never closes (the reply ended inside it).
+_UNCLOSED_FENCE = re.compile(
+    r"```[ \t]*(?:json|JSON|tool_calls?|tool_code)?[ \t]*\n(?P<body>\{(?:(?!```).)*)\Z", re.DOTALL
+)
 #: A line that is only a fence marker (```, ```json ...).
 _FENCE_LINE = re.compile(r"^[ \t]*```[\w-]*[ \t]*$", re.MULTILINE)
 _ARG_KEYS = ("arguments", "parameters", "args")
@@ -164,10 +168,57 @@ def _extract(text: str, names: frozenset[str]) -> tuple[list[tuple[str, dict[str
         kept.append(text[last : match.start()])
         last = match.end()
     if not calls:
-        return None
+        return _leading_call(text, names)
     kept.append(text[last:])
     remaining = re.sub(r"\n{3,}", "\n\n", "".join(kept)).strip()
     return calls, remaining
+
+
+def _leading_call(text: str, names: frozenset[str]) -> tuple[list[tuple[str, dict[str, Any]]], str] | None:
+    """The first call of a reply that writes several calls one after another, or a call followed
+    by more text, when that first call is whole: it alone, and the text before it.
+
+    Qwen2.5-Coder-1.5B writes ``{read_file …}`` ``{edit_file …}`` ``{write_file …}`` in one reply,
+    the later ones made up before it saw the first one's result (an edit of a line it never read,
+    a changelog with a version it guessed), or a call and then what it imagines the result is.
+    Only the first call runs; the model writes the next one when it has seen the result."""
+    candidates = [(text.lstrip(), "")]
+    for match in _BLOCK.finditer(text):
+        body = match.group("fenced") if match.group("fenced") is not None else match.group("tagged")
+        candidates.append((body.lstrip(), text[: match.start()]))
+    unclosed = _UNCLOSED_FENCE.search(text)
+    if unclosed:
+        candidates.append((unclosed.group("body"), text[: unclosed.start()]))
+    for body, before in candidates:
+        first = _first_object(body)
+        parsed = _parse_calls(first, names) if first else None
+        if parsed:
+            return parsed, before.strip()
+    return None
+
+
+def _first_object(body: str) -> str | None:
+    """The balanced ``{…}`` that ``body`` starts with (strings and escapes respected), if any."""
+    if not body.startswith("{"):
+        return None
+    depth, in_string, escaped = 0, False, False
+    for index, char in enumerate(body):
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char == "{":
+            depth += 1
+        elif char == "}":
+            depth -= 1
+            if depth == 0:
+                return body[: index + 1]
+    return None
 
 
 def _parses(body: str) -> bool:

@@ -18,7 +18,8 @@ pauses ``incomplete``; a call over its time budget is retried once with another 
 temperature, never unchanged; an empty final answer gets one nudge (the question and what the
 tools found), then the run ends ``no_answer``; with the lean profile, an answer given before any
 tool was called since the person's request is asked once more, to look first
-(``prompts.look_first_nudge``).
+(``prompts.look_first_nudge``), and so is an answer right after a failed call, to fix the call
+(``prompts.after_error_nudge``).
 """
 
 from __future__ import annotations
@@ -247,9 +248,16 @@ def _reply(
     """The model's reply, whether the person stopped it, and (pause, why) when the run must pause.
 
     At most one extra call for each failure: an echo of the prompt (the model is told; a second
-    echo: another seed and temperature), a call over its time budget (the same, shared with the echo), an empty answer (the nudge), an answer
-    that looked at nothing (lean profile: the look-first nudge)."""
-    from cairn.graph.core.prompts import answered_without_looking, empty_reply_nudge, look_first_nudge
+    echo: another seed and temperature), a call over its time budget (the same, shared with the
+    echo), an empty answer (the nudge), and with the lean profile an answer that looked at nothing
+    (the look-first nudge) or that came right after a failed call (the after-error nudge)."""
+    from cairn.graph.core.prompts import (
+        after_error_nudge,
+        answered_without_looking,
+        empty_reply_nudge,
+        gave_up_after_error,
+        look_first_nudge,
+    )
     from cairn.graph.models import call_limits as limits_of
     from cairn.graph.models.runaway import EchoGuard, RunawayReply, runaway_note
     from cairn.graph.models.turn_end import cut_off
@@ -258,7 +266,7 @@ def _reply(
     window = getattr(ctx.budget, "window", None)
     cap = limits_of.output_cap(limits, window, self_hosted=limits_of.is_self_hosted(ctx.model))
     model = limits_of.with_output_cap(ctx.model, model, cap)
-    sent, echoed, resampled, nudged, looked = prompt, 0, False, False, False
+    sent, echoed, resampled, nudged, looked, retried = prompt, 0, False, False, False, False
     while True:
         guard = EchoGuard.for_request(prompt, model)
         try:
@@ -288,14 +296,18 @@ def _reply(
         if stopped or cut_off(message, ctx.model) is not None:
             return message, stopped, None
         if not _empty(message, guard):
-            # issue 31 item 7: a small model's answer with no tool call since the request is asked once more
-            if (
-                looked
-                or ctx.tool_profile != "lean"
-                or not answered_without_looking(prompt, _with_text_calls(message, ctx))
-            ):
+            if ctx.tool_profile != "lean":
                 return message, stopped, None
-            looked, sent = True, [*prompt, HumanMessage(look_first_nudge(prompt))]
+            # issue 31: a small model's answer with no tool call since the request, or right
+            # after a failed call, is asked once more (each once per model turn)
+            final = _with_text_calls(message, ctx)
+            if not looked and answered_without_looking(prompt, final):
+                looked, sent = True, [*prompt, HumanMessage(look_first_nudge(prompt))]
+                continue
+            error = None if retried else gave_up_after_error(prompt, final)
+            if error is None:
+                return message, stopped, None
+            retried, sent = True, [*prompt, HumanMessage(after_error_nudge(prompt, error))]
             continue
         if nudged:
             why = "the model's answer was empty, again after it was reminded of the question"
@@ -316,16 +328,6 @@ def _with_text_calls(message: AIMessage, ctx: AgentContext) -> AIMessage:
     from cairn.graph.models import recover_text_tool_calls
 
     return recover_text_tool_calls(message, ctx.active_registry(ctx.mode).names_and_aliases())
-
-
-def _empty(message: AIMessage, guard: Any) -> bool:
-    """No call and no text (template tokens aside), or text that only restates the prompt."""
-    from cairn.graph.models.template_tags import strip_template_tags
-
-    if message.tool_calls or message.invalid_tool_calls:
-        return False
-    text = strip_template_tags(message_text(message)).strip()
-    return not text or guard.check(text) is not None
 
 
 def _empty(message: AIMessage, guard: Any) -> bool:

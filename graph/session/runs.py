@@ -71,7 +71,7 @@ def make_context(session: SessionCore, stream: bool, on_event: EventCallback | N
         p for p in (session.extensions.prompt_section(), deferred_prompt(context, session.mode)) if p
     )
     context.session_context = build_session_context(
-        session.workspace.root, memory=load_memory(session.workspace), extensions=extras
+        session.workspace.root, memory=load_memory(session.workspace), extensions=extras, profile=profile
     )
     return context
 

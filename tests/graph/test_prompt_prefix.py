@@ -92,3 +92,22 @@ def test_auto_picks_lean_from_the_window_llama_cpp_reports(make_openai_server, t
     assert sorted(t["function"]["name"] for t in small.requests[0]["tools"]) == sorted(LEAN_TOOLS)
     assert all(len(r["tools"]) == len(small.requests[0]["tools"]) for r in small.requests)
     assert len(big.requests[0]["tools"]) > len(LEAN_TOOLS)
+
+
+def test_the_lean_profile_sends_no_workspace_path(make_openai_server, tmp_path):  # noqa: F811
+    """Issue 31: the 1.5B model built invented paths on the absolute workspace path
+    (``/tmp/…/ws/src/parser/mod.rs``) and echoed the environment section as its reply."""
+    script = [read("c1"), {"content": "x is 1"}]
+    server = make_openai_server(script)
+    run(server, tmp_path, "bare", "lean").close()
+    noted_ws = tmp_path / "noted"
+    noted_ws.mkdir()
+    (noted_ws / "a.py").write_text("x = 1\n")
+    (noted_ws / "AGENTS.md").write_text("Run tests with make test.\n")
+    s = Session(noted_ws, model=create_model("scripted", base_url=server.base_url), tool_profile="lean")
+    assert s.send("read the files").status == "done"
+    s.close()
+    bare, noted = server.requests[0]["messages"], server.requests[2]["messages"]
+    assert bare[1]["content"] == "read the files"  # nothing else to say: no block at all
+    assert str(tmp_path) not in json.dumps(bare) and "Date:" not in json.dumps(bare)
+    assert "Run tests with make test." in noted[1]["content"] and str(tmp_path) not in json.dumps(noted)

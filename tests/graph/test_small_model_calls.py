@@ -89,12 +89,14 @@ def test_xml_that_is_not_a_call_to_a_known_tool_stays_text(text):
     assert message.tool_calls == [] and message.content == text
 
 
-def test_a_read_of_an_invented_directory_is_told_where_the_file_is(make_openai_server, tmp_path):  # noqa: F811
+def test_a_read_of_an_invented_directory_is_told_where_the_files_of_that_name_are(make_openai_server, tmp_path):  # noqa: F811
     """Round one: asked to fix parity.py, the model read ``<workspace>/src/test_parity.py`` twice
-    (there is no src/), then told the person the file does not exist."""
+    (there is no src/), then told the person the file does not exist.  With one file of that name
+    it is read (the next test); with two, the error names both."""
     ws = tmp_path / "ws"
-    ws.mkdir()
-    (ws / "test_parity.py").write_text("print('ok')\n")
+    for where in ("", "old/"):
+        (ws / where).mkdir(parents=True, exist_ok=True)
+        (ws / where / "test_parity.py").write_text("print('ok')\n")
     (ws / ".git").mkdir()
     (ws / ".git" / "test_parity.py").write_text("not this one\n")
     invented = str(ws / "src" / "test_parity.py")
@@ -107,7 +109,7 @@ def test_a_read_of_an_invented_directory_is_told_where_the_file_is(make_openai_s
         s.close()
     told = next(m["content"] for m in server.requests[1]["messages"] if m["role"] == "tool")
     assert "does not exist either" in told
-    assert told.endswith("A file of that name is in the workspace at: test_parity.py.")
+    assert told.endswith("A file of that name is in the workspace at: test_parity.py, old/test_parity.py.")
 
 
 def test_a_call_between_fences_that_do_not_pair_up_is_a_call(make_openai_server, tmp_path):  # noqa: F811
@@ -124,3 +126,96 @@ def test_a_call_between_fences_that_do_not_pair_up_is_a_call(make_openai_server,
         s.close()
     found = next(m["content"] for m in server.requests[1]["messages"] if m["role"] == "tool")
     assert "app/util/timeparse.py" in found
+
+
+#: Round five's fix_even run (paths shortened): a plan, then three calls in one fence, the edit
+#: and the write made up before the read's result was seen.
+RECORDED_SEQUENCE = (
+    "To resolve the issue, you first need to read the content of `test_parity.py`.\n\n"
+    '```json\n{\n  "name": "read_file",\n  "arguments": {"file_path": "test_parity.py", "offset": 0}\n}\n'
+    '{\n  "name": "edit_file",\n  "arguments": {"file_path": "test_parity.py", "old_string": "a", '
+    '"new_string": "b"}\n}\n{\n  "name": "write_file",\n  "arguments": {"file_path": "test_parity.py", '
+    '"content": "# {fixed}\\n"}\n}\n```\n\nThis code reads the file, fixes it and writes it back.'
+)
+
+
+@pytest.mark.parametrize(
+    "text, expected, before",
+    [
+        (
+            RECORDED_SEQUENCE,
+            ("read_file", {"file_path": "test_parity.py", "offset": 0}),
+            "To resolve the issue, you first need to read the content of `test_parity.py`.",
+        ),
+        # round four's two_step: the second call holds an expression (`"## " + "0.0.1\n"`)
+        (
+            '```json\n{"name": "read_file", "arguments": {"file_path": "version.txt"}}\n'
+            '{"name": "write_file", "arguments": {"file_path": "CHANGELOG.md", "content": "## " + "0.0.1"}}\n```',
+            ("read_file", {"file_path": "version.txt"}),
+            "",
+        ),
+        # round five's two_step: a whole call, then the session context copied as prose
+        (
+            '{"name": "write_file", "arguments": {"file_path": "CHANGELOG.md", "content": "## 2.4.1\\n"}}\n\n'
+            "# Environment\nWorkspace: /w\n\n### Changelog\n- 2.4.1",
+            ("write_file", {"file_path": "CHANGELOG.md", "content": "## 2.4.1\n"}),
+            "",
+        ),
+        # a fence the reply never closed
+        (
+            'Reading it:\n```json\n{"name": "glob", "arguments": {"pattern": "*.py"}}\n{"name": "gre',
+            ("glob", {"pattern": "*.py"}),
+            "Reading it:",
+        ),
+    ],
+)
+def test_of_calls_written_one_after_another_only_the_first_whole_one_runs(text, expected, before):
+    message = recover_text_tool_calls(AIMessage(content=text), TOOLS)
+    assert [(c["name"], c["args"]) for c in message.tool_calls] == [expected]
+    assert message.content == before and not message.invalid_tool_calls
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'Use a call like {"name": "grep", "arguments": {"pattern": "x"}} to search.',  # inside prose
+        '{"name": "grep", "arguments": {"pattern": "x"}, "extra": 1}\nmore',  # not a call's keys
+        '```json\n{"name": "unknown_tool", "arguments": {}}\n{"name": "grep"}\n```',  # first names no tool
+    ],
+)
+def test_a_leading_object_that_is_not_a_whole_call_is_not_taken(text):
+    message = recover_text_tool_calls(AIMessage(content=text), TOOLS)
+    assert not message.tool_calls
+
+
+def test_a_read_under_an_invented_directory_reads_the_only_file_of_that_name(make_openai_server, tmp_path):  # noqa: F811
+    """Round six: ``workspace/settings.toml`` and ``src/calc.py`` for the workspace's only
+    ``settings.toml`` and ``calc.py``; the model answered from the error ("120000")."""
+    read = {"tool_calls": [{"name": "read_file", "args": {"file_path": "src/util/timeparse.py"}, "id": "r1"}]}
+    edit = {
+        "tool_calls": [
+            {
+                "name": "edit_file",
+                "args": {"file_path": "src/main.py", "old_string": "from", "new_string": "from"},
+                "id": "e1",
+            }
+        ]
+    }
+    server = make_openai_server([read, edit, {"content": "done"}])
+    s = open_session(server, tmp_path)
+    try:
+        result = s.send("read timeparse.py")
+    finally:
+        s.close()
+    assert [(c.tool_name, c.status) for c in result.tool_calls] == [
+        ("read_file", "success"),
+        ("edit_file", "error"),
+    ]
+    told = [m["content"] for m in server.requests[2]["messages"] if m["role"] == "tool"]
+    assert told[0].startswith(
+        "[src/util/timeparse.py does not exist; this is app/util/timeparse.py, the only file of that name"
+    )
+    assert "def parse_duration(text):" in told[0]
+    # an edit there is not turned into a new file: it is told which file to edit (not write_file)
+    assert "The file of that name is app/main.py: read it, then edit app/main.py." in told[1]
+    assert not (tmp_path / "ws" / "src").exists()

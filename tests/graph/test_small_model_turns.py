@@ -336,3 +336,52 @@ def test_a_whole_call_before_an_echo_is_run_and_the_echo_dropped(make_openai_ser
     assert (tmp_path / "ws" / "b.txt").read_text() == "## 2.4.1\n"
     assert len(server.requests) == 2 and "cut off" not in last_user(server.requests[1])
     assert "session-context" not in str(server.requests[1]["messages"][-2])  # the echo is not kept
+
+
+#: Round five's runs: a failed call, then the error explained to the person instead of fixed.
+BAD_READ = {"tool_calls": [{"name": "read_file", "args": {"file_path": "b.py"}, "id": "b1"}]}
+EXPLAINED = {"content": "The file b.py does not exist in the workspace, so x cannot be read."}
+
+
+@pytest.mark.parametrize("window", [8192, 131072])
+def test_an_answer_right_after_a_failed_call_is_asked_once_to_fix_the_call(
+    make_openai_server, tmp_path, window
+):  # noqa: F811
+    server = make_openai_server(
+        [BAD_READ, EXPLAINED, READ, {"content": "x is 1"}],
+        sequential=True,
+        model_info={"max_model_len": window},
+    )
+    s = open_session(server, tmp_path)
+    try:
+        result = s.send("what is x?")
+    finally:
+        s.close()
+    if window > 16384:  # the full profile (a large model) is taken at its word
+        assert result.text == EXPLAINED["content"] and len(server.requests) == 2
+        return
+    assert result.status == "done" and result.text == "x is 1", result.error
+    assert [(c.tool_name, c.status) for c in result.tool_calls] == [
+        ("read_file", "error"),
+        ("read_file", "success"),
+    ]
+    nudge = last_user(server.requests[2])
+    assert nudge.startswith("Your last tool call failed: Error: File not found: b.py")
+    assert "Similar names in that directory: a.py" in nudge and "The request: what is x?" in nudge
+    assert all(EXPLAINED["content"] not in str(m.get("content")) for m in server.requests[2]["messages"])
+    assert all("tool call failed" not in str(m.get("content")) for m in server.requests[3]["messages"])
+
+
+def test_a_second_answer_after_the_same_failure_is_taken(make_openai_server, tmp_path):  # noqa: F811
+    server = make_openai_server(
+        [BAD_READ, EXPLAINED, {"content": "There is no such file."}],
+        sequential=True,
+        model_info={"max_model_len": 8192},
+    )
+    s = open_session(server, tmp_path)
+    try:
+        result = s.send("what is x?")
+    finally:
+        s.close()
+    assert result.status == "done" and result.text == "There is no such file."
+    assert len(server.requests) == 3

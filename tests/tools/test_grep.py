@@ -151,8 +151,13 @@ def test_single_file_path_and_binary_file(grep, workspace, backend):
 
 def test_errors_the_model_can_act_on(grep, workspace, backend):
     put(workspace, "a.txt", "x\n")
-    assert "Path not found" in grep.execute({"pattern": "x", "path": "nope"}).error
-    assert "Leave `path` out" in grep.execute({"pattern": "x", "path": "nope"}).error  # issue 31 item 7
+    # issue 31: a path the model invented: the whole workspace is searched, and it is told so
+    invented = grep.execute({"pattern": "x", "path": "src/nope"})
+    assert invented.ok and invented.output.splitlines()[:3] == [
+        "[src/nope does not exist, so the whole workspace was searched.]",
+        "Found 1 matching line in 1 file.",
+        "a.txt:1:x",
+    ]
     assert "Invalid regex" in grep.execute({"pattern": "a(b"}).error
     assert "line break" in grep.execute({"pattern": "a\\nb"}).error
     assert "pattern" in grep.execute({"pattern": ""}).error

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from pydantic import Field
@@ -15,6 +16,7 @@ from cairn.tools.file_ops.edit_match import (
     not_found_hint,
     replacement_text,
 )
+from cairn.tools.file_ops.named_files import only_file_named
 from cairn.tools.file_ops.textio import printable, split_lines
 from cairn.tools.file_ops.writing import (
     Plan,
@@ -67,15 +69,14 @@ class EditFileTool(Tool):
         path = self.workspace.resolve(params.file_path).path
         shown = self.workspace.display(path)
         old, new = params.old_string, params.new_string
+        current = load_current(path, self.services)
+        if current.decoded is None and old:
+            raise WriteRefused(
+                f"File not found: {params.file_path} (resolved to {path}). {self._to_do(path)}"
+            )
         if old == new:
             raise WriteRefused("old_string and new_string are identical; there is nothing to change.")
-        current = load_current(path, self.services)
         if current.decoded is None:
-            if old:
-                raise WriteRefused(
-                    f"File not found: {params.file_path} (resolved to {path}). To create a file use "
-                    "write_file (or edit_file with an empty old_string)."
-                )
             return make_plan(current, new, shown), 1, 1
         text = editable_text(current)
         if not old:
@@ -104,6 +105,15 @@ class EditFileTool(Tool):
             pos = occ.end
         pieces.append(text[pos:])
         return make_plan(current, "".join(pieces), shown), len(found), line_of(text, found[0].start)
+
+    def _to_do(self, path: Path) -> str:
+        """What to do about a file that is not there: edit the one of that name, when the model put
+        it in a directory that does not exist (issue 31: ``src/calc.py`` for ``calc.py``, then
+        write_file made a new ``src/calc.py``), else create it."""
+        found = only_file_named(self.workspace.root, path)
+        if found is not None:
+            return f"The file of that name is {found}: read it, then edit {found}."
+        return "To create a file use write_file (or edit_file with an empty old_string)."
 
     def precheck(self, args: Any, ctx: ToolContext | None = None) -> str | None:
         """Why this call cannot succeed (identical texts, a missing file, old_string not found or

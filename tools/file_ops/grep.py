@@ -77,12 +77,13 @@ class GrepTool(Tool):
 
     def run(self, params: Any, ctx: ToolContext) -> ToolResult:
         target = self.workspace.resolve(params.path or ".")
-        where = _where(self.workspace.display(target.path))
+        missing = ""
         if not target.path.exists():
-            return ToolResult.fail(
-                f"Path not found: {params.path} (resolved to {target.path}). "
-                "Leave `path` out to search the whole workspace."
-            )
+            # A path the model invented (issue 31: ``src/utils/duration.ts`` when asked where a
+            # function is): the question is answered from the whole workspace, and it is told so.
+            missing = f"[{params.path} does not exist, so the whole workspace was searched.]"
+            target = self.workspace.resolve(".")
+        where = _where(self.workspace.display(target.path))
         if not (target.path.is_dir() or target.path.is_file()):
             return ToolResult.fail(f"{where} is not a regular file (a device, socket or pipe); not searched.")
         globs = unescape_name(params.glob.strip()) if params.glob else ""
@@ -114,8 +115,7 @@ class GrepTool(Tool):
         text, stats = format_results(results, query, path_of, params.head_limit)
         if not results:
             text = _no_match_text(params, where, self.workspace.root)
-        if note:
-            text = f"{note}\n{text}"
+        text = "\n".join(part for part in (missing, note, text) if part)
         summary = f"{plural(int(stats['matches']), 'matching line')} in {plural(int(stats['files']), 'file')}"
         return ToolResult(
             output=truncate_middle(text, self.max_output_chars),

@@ -27,3 +27,16 @@ def files_named(root: Path, name: str, limit: int = 3) -> list[str]:
         if len(found) >= limit or seen > SCAN_LIMIT:
             break
     return found
+
+
+def only_file_named(root: Path, path: Path) -> str | None:
+    """The workspace's one file named like ``path``, when ``path`` sits in a directory that does
+    not exist (``src/calc.py``, ``workspace/settings.toml`` for ``calc.py``, ``settings.toml``).
+
+    read_file reads that file instead, and says so: the model meant it (issue 31's runs), and
+    reading it is no different a read from the one asked for, since the name is the same and
+    ``files_named`` looks outside hidden and vendored directories only."""
+    if path.exists() or path.parent.exists():
+        return None
+    found = files_named(root, path.name, limit=2)
+    return found[0] if len(found) == 1 else None

@@ -15,7 +15,7 @@ from cairn.tools.base import LEAN_AND_FULL, ArgsModel, RiskLevel, Tool, ToolCont
 from cairn.tools.file_ops.binary import SNIFF_BYTES, FileKind, sniff
 from cairn.tools.file_ops.fmt import human_size, plural
 from cairn.tools.file_ops.images import ImageTooLarge, prepare_image
-from cairn.tools.file_ops.named_files import files_named
+from cairn.tools.file_ops.named_files import files_named, only_file_named
 from cairn.tools.file_ops.textio import decode, printable, split_bom, split_lines
 
 #: Files above this size are only read with an explicit offset/limit.
@@ -64,9 +64,16 @@ class ReadFileTool(Tool):
 
     def run(self, params: Any, ctx: ToolContext) -> ToolResult:
         path = self.workspace.resolve(params.file_path).path
+        found = only_file_named(self.workspace.root, path)
+        if found is not None:
+            path = self.workspace.resolve(found).path
         shown = self.workspace.display(path)
         try:
-            return self._read(path, shown, params)
+            result = self._read(path, shown, params)
+            if found is None or result.error or not isinstance(result.output, str):
+                return result
+            note = f"[{params.file_path} does not exist; this is {found}, the only file of that name in the workspace.]"
+            return result.model_copy(update={"output": f"{note}\n{result.output}"})
         except PermissionError:
             return ToolResult.fail(f"Cannot read {shown}: permission denied.")
         except OSError as exc:
