@@ -13,6 +13,8 @@ person's request first they answered it (issue 31).
 from __future__ import annotations
 
 import platform
+import re
+from collections.abc import Collection
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -193,6 +195,43 @@ def after_error_nudge(messages: list[BaseMessage], error: str) -> str:
         f"Your last tool call failed: {error}",
         "Do not stop and do not explain the error: fix the call (a path relative to the workspace, "
         "the right arguments) or try another tool, then finish the request.",
+    ]
+    question = _request(messages)
+    if question:
+        lines.append(f"The request: {question}")
+    return "\n".join(lines)
+
+
+#: Words of a request that asks for a change in the workspace (not for an answer).
+_CHANGE_ASKED = re.compile(
+    r"\b(fix|create|write|add|change|edit|update|rename|remove|delete|replace|implement|append|insert)\b",
+    re.IGNORECASE,
+)
+
+
+def change_not_made(messages: list[BaseMessage], reply: AIMessage, edit_tools: Collection[str]) -> bool:
+    """A final answer to a request that asks for a change when no file edit since the request
+    succeeded.
+
+    Qwen2.5-Coder-1.5B read ``parity.py``, then explained the one-character fix to the person and
+    stopped; it said it had created ``CHANGELOG.md`` after a grep (issue 31's sixth and seventh
+    rounds).  ``reasoning`` asks once more (``change_nudge``) when the lean profile is on."""
+    if reply.tool_calls or reply.invalid_tool_calls or not _CHANGE_ASKED.search(_request(messages)):
+        return False
+    for message in reversed(messages):
+        if isinstance(message, ToolMessage) and message.name in edit_tools and message.status != "error":
+            return False
+        if isinstance(message, HumanMessage) and isinstance(message.content, str):
+            return True
+    return True
+
+
+def change_nudge(messages: list[BaseMessage]) -> str:
+    """What a model that answered a request for a change without making it is told, in place of
+    its answer."""
+    lines = [
+        "Nothing has been changed yet, and the request asks for a change: make it now with edit_file "
+        "(or write_file for a new file), then answer in one sentence."
     ]
     question = _request(messages)
     if question:

@@ -2,18 +2,20 @@
 
 Accepted, in this order: strict JSON; braces doubled by a prompt template (``{{"name": …}}``);
 trailing commas; single-quoted strings (``{'path': 'a.py'}``); Python's ``True``/``False``/
-``None``.  Anything else (an expression, a comment, an unquoted key) stays unparsed: the caller
+``None``; string literals joined with ``+`` (``"## " + "2.4.1"``).  Anything else (an expression, a comment, an unquoted key) stays unparsed: the caller
 turns a block that names a tool into an invalid call the model can correct.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from cairn.errors import CairnError
 
 _PY_WORDS = {"True": "true", "False": "false", "None": "null"}
+_PLUS = re.compile(r"\s*\+\s*")
 
 
 class NearJsonError(CairnError, ValueError):
@@ -46,7 +48,8 @@ def _normalize(text: str) -> str:
         ch = text[i]
         if ch in "\"'":
             end, value = _read_string(text, i)
-            out.append(json.dumps(value) if ch == "'" else text[i:end])
+            joined, end = _concatenated(text, end, value)
+            out.append(json.dumps(joined) if ch == "'" or joined is not value else text[i:end])
             i = end
             continue
         if ch == ",":
@@ -67,6 +70,17 @@ def _normalize(text: str) -> str:
         out.append(ch)
         i += 1
     return "".join(out)
+
+
+def _concatenated(text: str, end: int, value: str) -> tuple[str, int]:
+    """``value`` joined with the string literals ``+`` adds to it (``"## " + "2.4.1"``, which
+    Qwen2.5-Coder-1.5B writes for a file's content), and the index after the last of them."""
+    match = _PLUS.match(text, end)
+    while match is not None and match.end() < len(text) and text[match.end()] in "\"'":
+        end, more = _read_string(text, match.end())
+        value += more
+        match = _PLUS.match(text, end)
+    return value, end
 
 
 def _read_string(text: str, start: int) -> tuple[int, str]:

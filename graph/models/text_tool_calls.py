@@ -7,7 +7,8 @@ JSON names a registered tool, we treat it as the call it was meant to be.
 
 Only whole values are accepted: the entire reply (also once lines that are only fence markers are
 dropped: fences that do not pair up), a fenced block, or a ``<tool_call>`` (or
-``<tools>``, ``<tool_calls>``, ``<function_call>``) block,
+``<tools>``, ``<tool_calls>``, ``<function_call>``) block, or the first of several calls written one
+after another;
 in JSON or the near-JSON small models write (``near_json``: doubled braces, trailing commas, single
 quotes).  A JSON object in the middle of prose is left alone (too likely to be an example the model
 is explaining), as is any block that names an unknown tool or carries keys a tool call would not
@@ -15,7 +16,8 @@ have.  A block that names a known tool but cannot be parsed (an expression where
 be) becomes an *invalid* tool call, so the model is told what to fix instead of the block being
 taken as its final answer.  Template tags (``<tool_call>``, ``<|im_end|>``...) are removed from
 whatever text remains.  Calls written as XML tags (``<function><name>grep</name>...``) are
-recovered too (``xml_tool_calls``).
+recovered too (``xml_tool_calls``).  Of several calls written as text only the first runs: the
+later ones were written before the first one's result was seen.
 """
 
 from __future__ import annotations
@@ -104,9 +106,12 @@ def _recover(message: AIMessage, names: frozenset[str], id_prefix: str | None) -
         ]
         return message.model_copy(update={"content": "", "invalid_tool_calls": invalid})
     calls, remaining = found
+    # One at a time: a small model writes its next calls before it has seen the first one's
+    # result (an edit of lines it never read, a file made up in a directory that is not there);
+    # it writes them again, better, once it has.
     tool_calls = [
         {"name": name, "args": args, "id": f"{id_prefix}_{i}", "type": "tool_call"}
-        for i, (name, args) in enumerate(calls)
+        for i, (name, args) in enumerate(calls[:1])
     ]
     return message.model_copy(update={"content": strip_template_tags(remaining), "tool_calls": tool_calls})
 

@@ -18,8 +18,10 @@ pauses ``incomplete``; a call over its time budget is retried once with another 
 temperature, never unchanged; an empty final answer gets one nudge (the question and what the
 tools found), then the run ends ``no_answer``; with the lean profile, an answer given before any
 tool was called since the person's request is asked once more, to look first
-(``prompts.look_first_nudge``), and so is an answer right after a failed call, to fix the call
-(``prompts.after_error_nudge``).
+(``prompts.look_first_nudge``), an answer right after a failed call, to fix the call
+(``prompts.after_error_nudge``), and an answer to a request for a change that made none
+(``prompts.change_nudge``); a run whose request names files in the workspace starts with cairn
+reading them (``cairn.graph.core.named_reads``).
 """
 
 from __future__ import annotations
@@ -49,12 +51,15 @@ def reasoning(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, An
     if stop is not None:
         return stop
     step = _catch_up(state, ctx)
+    activated = list(state.get("activated_tools") or [])
+    reads = _named_reads(ctx, step.head) if ctx.tool_profile == "lean" else None
+    if reads is not None:  # (issue 31) a small model's run starts by reading the files named
+        return _recorded(state, ctx, step, _settle(reads, False, ctx, activated))
     system = [SystemMessage(ctx.system_prompt(ctx.mode))] if ctx.system_prompt is not None else []
     # Context budget (cairn.graph.core.compaction): the prompt as sent, or a compaction first.
     prepared = compaction.prepare_prompt(state, ctx, step.head, system)
     if prepared.compact is not None:
         return {**step.update(), "context": prepared.context, "compact_request": prepared.compact}
-    activated = list(state.get("activated_tools") or [])
     # issue 34: the model call's ``chat`` span (None when telemetry is off)
     traced = ctx.telemetry.model_call(ctx.model, prepared.messages) if ctx.telemetry is not None else None
     try:
@@ -73,18 +78,10 @@ def reasoning(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, An
     if stopped and not message_text(message).strip():
         return _paused("stopped", None, step.update())  # stopped by the person before any text
     turn = _settle(message, stopped, ctx, activated)
-    step.head = ctx.store.transcript.append(ctx.thread_id, step.head, [turn.message])
-    _announce(turn, ctx)
     usage = getattr(turn.message, "usage_metadata", None) or {}
     update = {
-        **step.update(),
-        "pending_tool_calls": dump_calls(turn.pending),
-        "completed_tool_calls": dump_calls(turn.completed),
-        "run_steps": _next_step(state),
+        **_recorded(state, ctx, step, turn),
         "counters": _counted(state, usage),
-        "paused": None,
-        "pause_reason": None,
-        "activated_tools": turn.activated,
         "context": compaction.after_model(prepared, usage),
         **after_model(state, ctx, turn.message),  # issue 34: the call's usage in the ledgers
     }
@@ -93,6 +90,37 @@ def reasoning(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, An
     if turn.cut is not None and not turn.completed:  # a cut answer without calls
         return _paused("incomplete", turn.cut, update)
     return update
+
+
+def _recorded(state: AgentState, ctx: AgentContext, step: _Step, turn: _Turn) -> dict[str, Any]:
+    """The turn appended to the transcript and announced; the step's update for it."""
+    step.head = ctx.store.transcript.append(ctx.thread_id, step.head, [turn.message])
+    _announce(turn, ctx)
+    return {
+        **step.update(),
+        "pending_tool_calls": dump_calls(turn.pending),
+        "completed_tool_calls": dump_calls(turn.completed),
+        "run_steps": _next_step(state),
+        "paused": None,
+        "pause_reason": None,
+        "activated_tools": turn.activated,
+    }
+
+
+def _named_reads(ctx: AgentContext, head: str | None) -> AIMessage | None:
+    """cairn's own first turn of a run whose request names files in the workspace: reading them
+    (``cairn.graph.core.named_reads``), or ``None``."""
+    from uuid import uuid4
+
+    from cairn.graph.core.named_reads import fresh_request, named_files, reading_turn
+
+    if "read_file" not in ctx.active_registry(ctx.mode).names_and_aliases():
+        return None
+    request = fresh_request(
+        ctx.store.transcript.tail(ctx.thread_id, head, stop=lambda m: isinstance(m, AIMessage))
+    )
+    paths = named_files(request, ctx.workspace) if request else []
+    return reading_turn(paths, f"call_read_{uuid4().hex[:8]}") if paths else None
 
 
 def _paused(kind: str, why: str | None, base: dict[str, Any] | None = None, **more: Any) -> dict[str, Any]:
@@ -250,10 +278,13 @@ def _reply(
     At most one extra call for each failure: an echo of the prompt (the model is told; a second
     echo: another seed and temperature), a call over its time budget (the same, shared with the
     echo), an empty answer (the nudge), and with the lean profile an answer that looked at nothing
-    (the look-first nudge) or that came right after a failed call (the after-error nudge)."""
+    (the look-first nudge), that came right after a failed call (the after-error nudge), or that
+    was asked for a change and made none (the change nudge)."""
     from cairn.graph.core.prompts import (
         after_error_nudge,
         answered_without_looking,
+        change_not_made,
+        change_nudge,
         empty_reply_nudge,
         gave_up_after_error,
         look_first_nudge,
@@ -261,12 +292,14 @@ def _reply(
     from cairn.graph.models import call_limits as limits_of
     from cairn.graph.models.runaway import EchoGuard, RunawayReply, runaway_note
     from cairn.graph.models.turn_end import cut_off
+    from cairn.policy.table import EDIT_TOOLS
 
     limits = ctx.call_limits or limits_of.call_limits()
     window = getattr(ctx.budget, "window", None)
     cap = limits_of.output_cap(limits, window, self_hosted=limits_of.is_self_hosted(ctx.model))
     model = limits_of.with_output_cap(ctx.model, model, cap)
-    sent, echoed, resampled, nudged, looked, retried = prompt, 0, False, False, False, False
+    sent, echoed, resampled, nudged = prompt, 0, False, False
+    looked = retried = urged = False  # the lean profile's three nudges, each once per model turn
     while True:
         guard = EchoGuard.for_request(prompt, model)
         try:
@@ -305,10 +338,13 @@ def _reply(
                 looked, sent = True, [*prompt, HumanMessage(look_first_nudge(prompt))]
                 continue
             error = None if retried else gave_up_after_error(prompt, final)
-            if error is None:
-                return message, stopped, None
-            retried, sent = True, [*prompt, HumanMessage(after_error_nudge(prompt, error))]
-            continue
+            if error is not None:
+                retried, sent = True, [*prompt, HumanMessage(after_error_nudge(prompt, error))]
+                continue
+            if not urged and change_not_made(prompt, final, EDIT_TOOLS):
+                urged, sent = True, [*prompt, HumanMessage(change_nudge(prompt))]
+                continue
+            return message, stopped, None
         if nudged:
             why = "the model's answer was empty, again after it was reminded of the question"
             return message, False, ("no_answer", f"{why}; /continue asks it again")

@@ -188,13 +188,17 @@ def test_fenced_json_is_recovered_and_the_prose_kept():
     assert out.content == "I will read it.\n\nThen fix."
 
 
-def test_list_of_calls_becomes_parallel_calls_with_distinct_ids():
+def test_of_a_list_of_calls_written_as_text_the_first_runs():
+    """One at a time (issue 31): the later calls were written before the first one's result."""
     text = json.dumps(
         [{"name": "grep", "args": {"pattern": "x"}}, {"name": "bash", "arguments": {"command": "ls"}}]
     )
     out = recovered(text)
-    assert calls(out) == [("grep", {"pattern": "x"}), ("bash", {"command": "ls"})]
-    assert len({c["id"] for c in out.tool_calls}) == 2
+    assert calls(out) == [("grep", {"pattern": "x"})] and out.content == ""
+    fenced = recovered(
+        '```json\n{"name": "grep", "args": {"pattern": "x"}}\n```\n```json\n{"name": "bash", "args": {}}\n```'
+    )
+    assert calls(fenced) == [("grep", {"pattern": "x"})]
 
 
 def test_other_shapes_models_print():

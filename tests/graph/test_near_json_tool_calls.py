@@ -115,7 +115,7 @@ def test_through_the_graph_a_broken_call_is_answered_with_the_parse_error(tmp_pa
 
     model = ScriptedChatModel.from_turns(
         [
-            {"content": '```json\n{"name": "read_file", "arguments": {"file_path": "a" + ".py"}}\n```'},
+            {"content": '```json\n{"name": "read_file", "arguments": {"file_path": "a" + ext}}\n```'},
             {"content": '{"name": "read_file", "arguments": {"file_path": "a.py",}}'},
             {"content": "It says hi.<|im_end|>"},
         ]
@@ -155,3 +155,14 @@ def test_through_the_graph_a_call_in_tools_tags_runs_and_is_not_the_answer(tmp_p
 def test_truncated_calls_to_known_tools_are_invalid_calls(content):
     m = recover_text_tool_calls(AIMessage(content=content, id="m"), {"read_file"})
     assert m.tool_calls == [] and [c["name"] for c in m.invalid_tool_calls] == ["read_file"]
+
+
+def test_string_literals_joined_with_plus_are_one_string():
+    """Rounds four and seven: ``"content": "## " + "0.0.1\\n"`` for a changelog's first line."""
+    from cairn.graph.models.near_json import NearJsonError, loads_near_json
+
+    assert loads_near_json('{"content": "## " + "2.4.1\\n", "n": 1}') == {"content": "## 2.4.1\n", "n": 1}
+    assert loads_near_json("{'a': 'x' +'y'+ \"z\"}") == {"a": "xyz"}
+    for expression in ('{"c": "## " + version}', '{"c": "## " + 3}', '{"c": "a" + read("v.txt")}'):
+        with pytest.raises(NearJsonError):
+            loads_near_json(expression)

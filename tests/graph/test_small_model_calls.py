@@ -89,7 +89,10 @@ def test_xml_that_is_not_a_call_to_a_known_tool_stays_text(text):
     assert message.tool_calls == [] and message.content == text
 
 
-def test_a_read_of_an_invented_directory_is_told_where_the_files_of_that_name_are(make_openai_server, tmp_path):  # noqa: F811
+def test_a_read_of_an_invented_directory_is_told_where_the_files_of_that_name_are(
+    make_openai_server,  # noqa: F811
+    tmp_path,
+):
     """Round one: asked to fix parity.py, the model read ``<workspace>/src/test_parity.py`` twice
     (there is no src/), then told the person the file does not exist.  With one file of that name
     it is read (the next test); with two, the error names both."""

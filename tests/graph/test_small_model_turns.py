@@ -237,7 +237,7 @@ def test_an_answer_given_without_any_call_is_asked_once_to_look_first(make_opena
     )
     s = open_session(server, tmp_path)
     try:
-        result = s.send("what is x in a.py?")
+        result = s.send("what is x?")
     finally:
         s.close()
     if window > 16384:  # the full profile (a large model) is taken at its word
@@ -247,7 +247,7 @@ def test_an_answer_given_without_any_call_is_asked_once_to_look_first(make_opena
     assert [c.tool_name for c in result.tool_calls] == ["read_file"]
     nudge = server.requests[1]["messages"]
     assert nudge[-2]["role"] == "user" and nudge[-1]["content"].startswith("Do not answer from memory")
-    assert "The request: what is x in a.py?" in nudge[-1]["content"]
+    assert "The request: what is x?" in nudge[-1]["content"]
     assert all(m["role"] != "assistant" for m in nudge)  # the unlooked answer is not shown again
     assert all("from memory" not in str(m.get("content")) for m in server.requests[2]["messages"])
 
@@ -309,7 +309,7 @@ def test_a_text_call_is_not_an_answer_that_looked_at_nothing(make_openai_server,
     )
     s = open_session(server, tmp_path)
     try:
-        result = s.send("what is x in a.py?")
+        result = s.send("what is x?")
     finally:
         s.close()
     assert result.status == "done" and result.text == "x is 1"
@@ -345,8 +345,10 @@ EXPLAINED = {"content": "The file b.py does not exist in the workspace, so x can
 
 @pytest.mark.parametrize("window", [8192, 131072])
 def test_an_answer_right_after_a_failed_call_is_asked_once_to_fix_the_call(
-    make_openai_server, tmp_path, window
-):  # noqa: F811
+    make_openai_server,  # noqa: F811
+    tmp_path,
+    window,
+):
     server = make_openai_server(
         [BAD_READ, EXPLAINED, READ, {"content": "x is 1"}],
         sequential=True,
@@ -385,3 +387,44 @@ def test_a_second_answer_after_the_same_failure_is_taken(make_openai_server, tmp
         s.close()
     assert result.status == "done" and result.text == "There is no such file."
     assert len(server.requests) == 3
+
+
+#: Round seven's fix_even run: both files read, then the fix explained instead of made.
+DESCRIBED = {"content": "To fix it, change `x = 1` to `x = 2` in a.py."}
+EDIT = {
+    "tool_calls": [{"name": "edit_file", "args": {"file_path": "a.py", "old_string": "1", "new_string": "2"}}]
+}
+
+
+@pytest.mark.parametrize("request_text", ["fix x: it must be 2", "what is x?"])
+def test_an_answer_to_a_request_for_a_change_that_made_none_is_asked_once_to_make_it(
+    make_openai_server,  # noqa: F811
+    tmp_path,
+    request_text,
+):
+    server = make_openai_server(
+        [READ, DESCRIBED, EDIT, {"content": "x is 2 now"}],
+        sequential=True,
+        model_info={"max_model_len": 8192},
+    )
+    ws_session = open_session(server, tmp_path)
+    ws_session.close()
+    s = Session(
+        tmp_path / "ws",
+        model=create_model("any", base_url=server.base_url),
+        db=":memory:",
+        mode="accept-edits",
+    )
+    try:
+        result = s.send(request_text)
+    finally:
+        s.close()
+    if not request_text.startswith("fix"):  # a question: the description is the answer
+        assert result.text == DESCRIBED["content"] and len(server.requests) == 2
+        return
+    assert result.status == "done" and result.text == "x is 2 now", result.error
+    assert (tmp_path / "ws" / "a.py").read_text() == "x = 2\n"
+    nudge = last_user(server.requests[2])
+    assert nudge.startswith("Nothing has been changed yet, and the request asks for a change")
+    assert f"The request: {request_text}" in nudge
+    assert all(DESCRIBED["content"] not in str(m.get("content")) for m in server.requests[2]["messages"])
