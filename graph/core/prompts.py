@@ -160,14 +160,11 @@ def look_first_nudge(messages: list[BaseMessage]) -> str:
     Measured on the packaged 1.5B model with round one's request: told after its own answer
     ("You answered without calling any tool ..."), it repeated the answer or denied the file
     existed (2 of 2); this message instead of its answer got a ``read_file`` call."""
-    lines = [
+    return _with_request(
+        messages,
         "Do not answer from memory: call a tool first (read_file for a file the request names; "
-        "grep or glob to find something), then answer from what it returns."
-    ]
-    question = _request(messages)
-    if question:
-        lines.append(f"The request: {question}")
-    return "\n".join(lines)
+        "grep or glob to find something), then answer from what it returns.",
+    )
 
 
 def gave_up_after_error(messages: list[BaseMessage], reply: AIMessage) -> str | None:
@@ -191,15 +188,12 @@ def gave_up_after_error(messages: list[BaseMessage], reply: AIMessage) -> str | 
 def after_error_nudge(messages: list[BaseMessage], error: str) -> str:
     """What a model that ended its run on a failed call is told (once per model turn), in place
     of its answer: the error, to fix the call rather than explain it, and the request."""
-    lines = [
+    return _with_request(
+        messages,
         f"Your last tool call failed: {error}",
         "Do not stop and do not explain the error: fix the call (a path relative to the workspace, "
         "the right arguments) or try another tool, then finish the request.",
-    ]
-    question = _request(messages)
-    if question:
-        lines.append(f"The request: {question}")
-    return "\n".join(lines)
+    )
 
 
 #: Words of a request that asks for a change in the workspace (not for an answer).
@@ -229,14 +223,17 @@ def change_not_made(messages: list[BaseMessage], reply: AIMessage, edit_tools: C
 def change_nudge(messages: list[BaseMessage]) -> str:
     """What a model that answered a request for a change without making it is told, in place of
     its answer."""
-    lines = [
+    return _with_request(
+        messages,
         "Nothing has been changed yet, and the request asks for a change: make it now with edit_file "
-        "(or write_file for a new file), then answer in one sentence."
-    ]
+        "(or write_file for a new file), then answer in one sentence.",
+    )
+
+
+def _with_request(messages: list[BaseMessage], *lines: str) -> str:
+    """A nudge: ``lines``, then the person's request again (small models lose the thread)."""
     question = _request(messages)
-    if question:
-        lines.append(f"The request: {question}")
-    return "\n".join(lines)
+    return "\n".join([*lines, f"The request: {question}"] if question else lines)
 
 
 def empty_reply_nudge(messages: list[BaseMessage]) -> str:

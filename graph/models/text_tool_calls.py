@@ -34,11 +34,12 @@ from cairn.graph.models.xml_tool_calls import extract_xml_calls
 if TYPE_CHECKING:
     from langchain_core.messages import AIMessage
 
-#: Tags small models wrap a call in: Hermes ``<tool_call>``, and ``<tools>`` copied from Qwen's
-#: chat template (where it wraps the tool signatures), seen from Qwen2.5-Coder-1.5B on llama.cpp.
+#: Tags small models wrap a call in: Hermes ``<tool_call>``, and ``<tools>`` and
+#: ``<tool_response>`` copied from Qwen's chat template (where they wrap the tool signatures and
+#: the results), seen from Qwen2.5-Coder-1.5B on llama.cpp.  Only a block that holds a call is one.
 _BLOCK = re.compile(
     r"```[ \t]*(?:json|JSON|tool_calls?|tool_code)?[ \t]*\n?(?P<fenced>.*?)```"
-    r"|<(?P<tag>tool_calls?|tools|function_calls?)>(?P<tagged>.*?)</(?P=tag)>",
+    r"|<(?P<tag>tool_calls?|tools|function_calls?|tool_response)>(?P<tagged>.*?)</(?P=tag)>",
     re.DOTALL,
 )
 #: A fence that opens on a call and never closes (the reply ended inside it).

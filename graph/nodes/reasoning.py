@@ -328,12 +328,12 @@ def _reply(
             continue
         if stopped or cut_off(message, ctx.model) is not None:
             return message, stopped, None
-        if not _empty(message, guard):
+        final = _with_text_calls(message, ctx)  # calls written as text are calls, not text
+        if not _empty(final, guard):
             if ctx.tool_profile != "lean":
                 return message, stopped, None
             # issue 31: a small model's answer with no tool call since the request, or right
             # after a failed call, is asked once more (each once per model turn)
-            final = _with_text_calls(message, ctx)
             if not looked and answered_without_looking(prompt, final):
                 looked, sent = True, [*prompt, HumanMessage(look_first_nudge(prompt))]
                 continue

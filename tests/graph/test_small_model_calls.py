@@ -222,3 +222,33 @@ def test_a_read_under_an_invented_directory_reads_the_only_file_of_that_name(mak
     # an edit there is not turned into a new file: it is told which file to edit (not write_file)
     assert "The file of that name is app/main.py: read it, then edit app/main.py." in told[1]
     assert not (tmp_path / "ws" / "src").exists()
+
+
+#: Round eight's fix run, word for word: the right edit, wrapped in the tags Qwen's chat template
+#: puts around a tool's *result*; cairn had dropped it as an imagined result, twice.
+RECORDED_TOOL_RESPONSE = (
+    '<tool_response>\n     {"name": "edit_file", "arguments": {"file_path": "calc.py", '
+    '"old_string": "return a - b", "new_string": "return a + b"}}\n</tool_response>'
+)
+
+
+def test_a_call_in_tool_response_tags_runs(make_openai_server, tmp_path):  # noqa: F811
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "calc.py").write_text("def add(a, b):\n    return a - b\n")
+    server = make_openai_server(
+        [{"content": RECORDED_TOOL_RESPONSE}, {"content": "Fixed."}],
+        sequential=True,
+        model_info={"max_model_len": 8192},
+    )
+    s = Session(ws, model=create_model("any", base_url=server.base_url), db=":memory:", mode="accept-edits")
+    try:
+        result = s.send("Fix the one-character bug in calc.py.")  # cairn reads calc.py first
+    finally:
+        s.close()
+    assert result.status == "done" and result.text == "Fixed."
+    assert [(c.tool_name, c.status) for c in result.tool_calls] == [
+        ("read_file", "success"),
+        ("edit_file", "success"),
+    ]
+    assert (ws / "calc.py").read_text() == "def add(a, b):\n    return a + b\n"
