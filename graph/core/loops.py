@@ -13,7 +13,8 @@ repeat — nothing it depends on has changed, so running it would give the same 
 - a call a person rejected (or the policy denied): the earlier answer, without asking again.
 
 After ``repeat_limit`` repeats of one call the run pauses (status ``loop``) with the reason; the
-person can continue.  A tool failing the same way twice in a row gets the help its result carries
+person can continue.  So does a run whose last ``repeat_limit`` model turns held only calls that
+could not run (``invalid_streak``).  A tool failing the same way twice in a row gets the help its result carries
 (``metadata["help"]``: for edit_file the context of every match, or the closest lines).
 """
 
@@ -137,3 +138,17 @@ def failure_help(call: ToolCallInfo, memory: dict[str, Any] | None) -> tuple[str
 def _signature(error: str) -> str:
     first = error.strip().splitlines()[0] if error.strip() else ""
     return re.sub(r"\d+", "#", first)[:200]
+
+
+def invalid_streak(turn: list[ToolCallInfo], memory: dict[str, Any] | None) -> tuple[int, dict[str, Any]]:
+    """How many model turns in a row held only calls that could not run (not valid JSON, arguments
+    missing or wrong: ``metadata["invalid"]``), this one included, and the updated memory.
+
+    Their arguments differ from turn to turn, so they are not repeats by ``call_key``; yet
+    Qwen2.5-Coder-1.5B wrote one unparsable grep after another until the task's 600 s deadline
+    (issue 31).  ``observation`` pauses the run (``loop``) when the streak reaches the repeat limit."""
+    memory = dict(memory or fresh_memory())
+    invalid = bool(turn) and all(call.metadata.get("invalid") for call in turn)
+    streak = memory.get("invalid_streak", 0) + 1 if invalid else 0
+    memory["invalid_streak"] = streak
+    return streak, memory

@@ -50,6 +50,7 @@ def _commas(raw: Any) -> Any:
 PositiveInt = Annotated[int, BeforeValidator(_int), Field(gt=0)]
 PositiveFloat = Annotated[float, BeforeValidator(_int), Field(gt=0)]
 Share = Annotated[float, BeforeValidator(_int), Field(gt=0, lt=1)]
+Temperature = Annotated[float, BeforeValidator(_int), Field(ge=0, le=2)]
 Flag = Annotated[bool, BeforeValidator(_off)]
 CommaList = Annotated[tuple[str, ...], BeforeValidator(_commas)]
 
@@ -91,6 +92,14 @@ class ModelSettings(Table):
         "Seconds one model call may take in all, retries included; unset: 600.",
         toml="model.call_timeout",
         env="CAIRN_MODEL_CALL_TIMEOUT",
+        precedence=ARG_ENV_PROJECT_USER,
+    )
+    temperature: Temperature | None = _key(
+        None,
+        "Sampling temperature of every reply; unset: 0.2 for a self-hosted endpoint with the lean "
+        "profile, else the server's own default.",
+        toml="model.temperature",
+        env="CAIRN_TEMPERATURE",
         precedence=ARG_ENV_PROJECT_USER,
     )
     summary_model: str | None = _key(

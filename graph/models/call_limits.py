@@ -8,6 +8,8 @@ by ``cairn.graph.core.settings`` and handed to each run as ``AgentContext.call_l
   ``min(4096, window // 4)``, so a reply that never ends stops at the server instead of at a client
   timeout minutes later (issue 31); a hosted provider keeps its own limit.  A reply the cap cuts
   ends with ``finish_reason: length`` and the turn is ``incomplete`` (``cairn.graph.models.turn_end``).
+- ``temperature`` (``$CAIRN_TEMPERATURE``): the sampling temperature; unset, a self-hosted model
+  with the lean profile samples at ``LEAN_TEMPERATURE``, any other at its server's default.
 - ``call_timeout`` (``$CAIRN_MODEL_CALL_TIMEOUT``): seconds one model call may take in all,
   including the client's own retries.  A call over it is abandoned and tried once more with a
   different seed and temperature (never unchanged), then the run stops with an error saying so.
@@ -27,16 +29,41 @@ MAX_DEFAULT_OUTPUT = 4096
 RETRY_TEMPERATURE = 0.7
 
 
+#: The temperature a self-hosted model with the lean profile samples at, unless set: sampled
+#: five times after reading ``version.txt``, Qwen2.5-Coder-1.5B wrote the ``write_file`` call in
+#: 5 of 5 at 0.2 and 3 of 5 at llama.cpp's default 0.8 (issue 31).
+LEAN_TEMPERATURE = 0.2
+
+
 @dataclass(frozen=True)
 class CallLimits:
     max_output_tokens: int | None = None
     call_timeout: float = DEFAULT_CALL_TIMEOUT
+    temperature: float | None = None
 
 
-def call_limits(max_output_tokens: int | None = None, call_timeout: float | None = None) -> CallLimits:
+def call_limits(
+    max_output_tokens: int | None = None, call_timeout: float | None = None, temperature: float | None = None
+) -> CallLimits:
     """The limits from the session's settings (``Settings.model``: environment, then project,
     then user settings); unset values take the defaults here."""
-    return CallLimits(max_output_tokens or None, call_timeout or DEFAULT_CALL_TIMEOUT)
+    return CallLimits(max_output_tokens or None, call_timeout or DEFAULT_CALL_TIMEOUT, temperature)
+
+
+def sampling_temperature(limits: CallLimits, *, self_hosted: bool, profile: str) -> float | None:
+    """The temperature calls ask for: the setting, else ``LEAN_TEMPERATURE`` for a self-hosted
+    model with the lean profile, else none (the server's or provider's default)."""
+    if limits.temperature is not None:
+        return limits.temperature
+    return LEAN_TEMPERATURE if self_hosted and profile == "lean" else None
+
+
+def with_temperature(model: Any, bound: Any, temperature: float | None) -> Any:
+    """``bound`` asking for ``temperature`` (OpenAI-compatible clients only; a retry's
+    ``with_new_sampling`` binds over it)."""
+    if temperature is None or not any(c.__name__ == "BaseChatOpenAI" for c in type(model).__mro__):
+        return bound
+    return bound.bind(temperature=temperature)
 
 
 def output_cap(limits: CallLimits, window: int | None, *, self_hosted: bool) -> int | None:

@@ -2,7 +2,7 @@
 
 Accepted, in this order: strict JSON; braces doubled by a prompt template (``{{"name": …}}``);
 trailing commas; single-quoted strings (``{'path': 'a.py'}``); Python's ``True``/``False``/
-``None``; string literals joined with ``+`` (``"## " + "2.4.1"``).  Anything else (an expression, a comment, an unquoted key) stays unparsed: the caller
+``None``; string literals joined with ``+`` (``"## " + "2.4.1"``); raw strings (``r"\bport\b"``).  Anything else (an expression, a comment, an unquoted key) stays unparsed: the caller
 turns a block that names a tool into an invalid call the model can correct.
 """
 
@@ -64,12 +64,26 @@ def _normalize(text: str) -> str:
             while j < n and (text[j].isalnum() or text[j] == "_"):
                 j += 1
             word = text[i:j]
+            if word in ("r", "R") and j < n and text[j] in "\"'":  # a Python raw string: r"\bport\b"
+                i = _raw_string(text, j, out)
+                continue
             out.append(_PY_WORDS.get(word, word))
             i = j
             continue
         out.append(ch)
         i += 1
     return "".join(out)
+
+
+def _raw_string(text: str, start: int, out: list[str]) -> int:
+    """Append the raw string literal at ``start`` (backslashes kept) as JSON; the index after it."""
+    quote, i = text[start], start + 1
+    while i < len(text) and text[i] != quote:
+        i += 2 if text[i] == "\\" else 1
+    if i >= len(text):
+        raise ValueError("unterminated string")
+    out.append(json.dumps(text[start + 1 : i]))
+    return i + 1
 
 
 def _concatenated(text: str, end: int, value: str) -> tuple[str, int]:

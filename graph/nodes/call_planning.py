@@ -103,4 +103,5 @@ def failed_call(call_id: str, name: str, args: dict[str, Any], error: str) -> To
         status="error",
         error_msg=error,
         display=error.splitlines()[0][:160],
+        metadata={"invalid": True},  # answered before it could run (loops.invalid_streak counts these)
     )

@@ -80,13 +80,21 @@ def observation(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, 
         if isinstance(usage, dict):
             counters["tokens_in"] = counters.get("tokens_in", 0) + int(usage.get("input_tokens") or 0)
             counters["tokens_out"] = counters.get("tokens_out", 0) + int(usage.get("output_tokens") or 0)
-    return {
+    update = {
         "head": head,
         "pending_tool_calls": [],
         "completed_tool_calls": [],
         "counters": counters,
-        "loop_memory": memory,
     }
+    streak, memory = loops.invalid_streak([finished[c] for c in order if c in finished], memory)
+    if streak >= ctx.repeat_limit:  # the model cannot write a call that runs: the person decides
+        memory["invalid_streak"] = 0
+        update["paused"] = "loop"
+        update["pause_reason"] = (
+            f"the model's last {streak} replies held only calls that could not run (not valid JSON, "
+            "or arguments missing); continue to let it go on"
+        )
+    return {**update, "loop_memory": memory}
 
 
 def _may_change_things(call: ToolCallInfo, ctx: AgentContext) -> bool:

@@ -296,8 +296,11 @@ def _reply(
 
     limits = ctx.call_limits or limits_of.call_limits()
     window = getattr(ctx.budget, "window", None)
-    cap = limits_of.output_cap(limits, window, self_hosted=limits_of.is_self_hosted(ctx.model))
+    self_hosted = limits_of.is_self_hosted(ctx.model)
+    cap = limits_of.output_cap(limits, window, self_hosted=self_hosted)
     model = limits_of.with_output_cap(ctx.model, model, cap)
+    temperature = limits_of.sampling_temperature(limits, self_hosted=self_hosted, profile=ctx.tool_profile)
+    model = limits_of.with_temperature(ctx.model, model, temperature)
     sent, echoed, resampled, nudged = prompt, 0, False, False
     looked = retried = urged = False  # the lean profile's three nudges, each once per model turn
     while True:

@@ -146,6 +146,7 @@ def _run_one(call: ToolCallInfo, ctx: AgentContext, board: list[dict[str, Any]] 
         risk=call.risk,
         sandbox=_sandbox_spec(call, ctx),
         tasks=board,
+        line_numbers=ctx.tool_profile != "lean",
     )
     refusal = _lane_refusal(call, ctx)
     if refusal is not None:

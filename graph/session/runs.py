@@ -57,7 +57,9 @@ def make_context(session: SessionCore, stream: bool, on_event: EventCallback | N
         defer_threshold=session.extensions.defer_threshold,
         budget=session.budget,
         call_limits=call_limits(
-            session.settings.model.max_output_tokens, session.settings.model.call_timeout
+            session.settings.model.max_output_tokens,
+            session.settings.model.call_timeout,
+            session.settings.model.temperature,
         ),
         _bound=session.bound_models,
         hooks=session.hooks_engine,  # -- hooks (issue 32)

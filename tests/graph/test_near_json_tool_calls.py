@@ -166,3 +166,14 @@ def test_string_literals_joined_with_plus_are_one_string():
     for expression in ('{"c": "## " + version}', '{"c": "## " + 3}', '{"c": "a" + read("v.txt")}'):
         with pytest.raises(NearJsonError):
             loads_near_json(expression)
+
+
+def test_python_raw_strings_keep_their_backslashes():
+    """Round nine's config_port: ``"pattern": r"\\bport\\b"`` in a grep call written as text."""
+    from cairn.graph.models.near_json import loads_near_json
+
+    assert loads_near_json('{"pattern": r"\\bport\\b", "path": "config/db.ini",}') == {
+        "pattern": "\\bport\\b",
+        "path": "config/db.ini",
+    }
+    assert loads_near_json("{'r': r'a\\'b'}") == {"r": "a\\'b"}

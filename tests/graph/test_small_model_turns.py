@@ -428,3 +428,62 @@ def test_an_answer_to_a_request_for_a_change_that_made_none_is_asked_once_to_mak
     assert nudge.startswith("Nothing has been changed yet, and the request asks for a change")
     assert f"The request: {request_text}" in nudge
     assert all(DESCRIBED["content"] not in str(m.get("content")) for m in server.requests[2]["messages"])
+
+
+#: Round nine's config_port run: one grep call that does not parse after another, for 600 s.
+UNPARSABLE = {"content": '```json\n{"name": "grep", "arguments": {"pattern": "port" + x}}\n```'}
+
+
+def test_replies_of_only_calls_that_cannot_run_pause_the_run_at_the_repeat_limit(
+    make_openai_server,  # noqa: F811
+    tmp_path,
+):
+    server = make_openai_server([UNPARSABLE] * 3 + [{"content": "port 5433"}], sequential=True)
+    s = open_session(server, tmp_path)
+    try:
+        result = s.send("which port?")
+        assert result.status == "loop" and "could not run" in (result.error or "")
+        assert [c.status for c in result.tool_calls] == ["error"] * 3 and len(server.requests) == 3
+        resumed = s.continue_()  # the person lets it go on: the streak starts again
+        assert resumed.status == "done" and resumed.text == "port 5433"
+    finally:
+        s.close()
+
+
+def test_a_valid_call_between_them_resets_the_streak(make_openai_server, tmp_path):  # noqa: F811
+    server = make_openai_server(
+        [UNPARSABLE, UNPARSABLE, READ, UNPARSABLE, {"content": "x is 1"}], sequential=True
+    )
+    s = open_session(server, tmp_path)
+    try:
+        result = s.send("what is x?")
+    finally:
+        s.close()
+    assert result.status == "done" and result.text == "x is 1"
+
+
+@pytest.mark.parametrize(
+    "window, setting, sent", [(8192, None, 0.2), (131072, None, None), (8192, "0.6", 0.6)]
+)
+def test_a_small_self_hosted_model_samples_at_a_low_temperature(
+    make_openai_server,  # noqa: F811
+    tmp_path,
+    monkeypatch,
+    window,
+    setting,
+    sent,
+):
+    if setting is not None:
+        monkeypatch.setenv("CAIRN_TEMPERATURE", setting)
+    server = make_openai_server(
+        [READ, {"content": "x is 1"}], sequential=True, model_info={"max_model_len": window}
+    )
+    s = open_session(server, tmp_path)
+    try:
+        assert s.send("what is x?").status == "done"
+    finally:
+        s.close()
+    assert all(body.get("temperature") == sent for body in server.requests)
+    tool_result = next(m for m in server.requests[1]["messages"] if m["role"] == "tool")["content"]
+    # the lean profile's reads carry no line numbers: the 1.5B model read "1<tab>2.4.1" as 1.4.1
+    assert tool_result == ("x = 1" if window <= 16384 else "     1\tx = 1")

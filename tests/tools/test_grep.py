@@ -158,6 +158,11 @@ def test_errors_the_model_can_act_on(grep, workspace, backend):
         "Found 1 matching line in 1 file.",
         "a.txt:1:x",
     ]
+    guessed = grep.execute({"pattern": "x", "path": "src/main/java", "glob": "X.java"})
+    assert guessed.output.splitlines()[:2] == [
+        "[src/main/java does not exist, so the whole workspace was searched, without the glob 'X.java'.]",
+        "Found 1 matching line in 1 file.",
+    ]
     assert "Invalid regex" in grep.execute({"pattern": "a(b"}).error
     assert "line break" in grep.execute({"pattern": "a\\nb"}).error
     assert "pattern" in grep.execute({"pattern": ""}).error

@@ -81,8 +81,10 @@ class GrepTool(Tool):
         if not target.path.exists():
             # A path the model invented (issue 31: ``src/utils/duration.ts`` when asked where a
             # function is): the question is answered from the whole workspace, and it is told so.
-            missing = f"[{params.path} does not exist, so the whole workspace was searched.]"
-            target = self.workspace.resolve(".")
+            # Its glob is dropped too: made up with the path (``RateLimiter.java``), it hid the answer.
+            dropped = f", without the glob {params.glob!r}" if params.glob else ""
+            missing = f"[{params.path} does not exist, so the whole workspace was searched{dropped}.]"
+            target, params = self.workspace.resolve("."), params.model_copy(update={"glob": None})
         where = _where(self.workspace.display(target.path))
         if not (target.path.is_dir() or target.path.is_file()):
             return ToolResult.fail(f"{where} is not a regular file (a device, socket or pipe); not searched.")

@@ -69,7 +69,7 @@ class ReadFileTool(Tool):
             path = self.workspace.resolve(found).path
         shown = self.workspace.display(path)
         try:
-            result = self._read(path, shown, params)
+            result = self._read(path, shown, params, ctx.line_numbers)
             if found is None or result.error or not isinstance(result.output, str):
                 return result
             note = f"[{params.file_path} does not exist; this is {found}, the only file of that name in the workspace.]"
@@ -79,7 +79,7 @@ class ReadFileTool(Tool):
         except OSError as exc:
             return ToolResult.fail(f"Cannot read {shown}: {exc.strerror or exc}.")
 
-    def _read(self, path: Path, shown: str, params: Any) -> ToolResult:
+    def _read(self, path: Path, shown: str, params: Any, numbered: bool = True) -> ToolResult:
         try:
             st = path.stat()
         except FileNotFoundError:
@@ -109,7 +109,7 @@ class ReadFileTool(Tool):
                     f"{shown} is {human_size(st.st_size)}, over the 10 MB read_file reads at once. Pass offset "
                     "and limit to read part of it (e.g. offset=1, limit=500), or use grep to find the lines you need."
                 )
-            return self._read_part(path, shown, params, head, st.st_size)
+            return self._read_part(path, shown, params, head, st.st_size, numbered)
         data = path.read_bytes()
         self.services.reads.record(path, data)
         decoded = decode(data)
@@ -123,7 +123,7 @@ class ReadFileTool(Tool):
             return ToolResult.fail(
                 f"offset {params.offset} is past the end of {shown}, which has {plural(len(lines), 'line')}."
             )
-        body, end = self._numbered(lines[start - 1 : start - 1 + params.limit], start)
+        body, end = self._numbered(lines[start - 1 : start - 1 + params.limit], start, numbered=numbered)
         notes = []
         if end < len(lines):
             notes.append(
@@ -146,8 +146,10 @@ class ReadFileTool(Tool):
             },
         )
 
-    def _numbered(self, lines: list[str], start: int, lengths: list[int] | None = None) -> tuple[str, int]:
-        """``cat -n`` style text for ``lines``, stopping before the output budget runs out.
+    def _numbered(
+        self, lines: list[str], start: int, lengths: list[int] | None = None, *, numbered: bool = True
+    ) -> tuple[str, int]:
+        """``cat -n`` style text for ``lines`` (or the lines alone), stopping before the output budget runs out.
 
         ``lengths`` are the full lengths of lines that were read only in part.
         """
@@ -158,14 +160,16 @@ class ReadFileTool(Tool):
             full = lengths[number - start] if lengths else len(line)
             if full > MAX_LINE_CHARS:
                 line = f"{line[:MAX_LINE_CHARS]}... [line cut: {full:,} characters in total]"
-            row = f"{number:>6}\t{line}"
+            row = f"{number:>6}\t{line}" if numbered else line
             budget -= len(row) + 1
             if budget < 0 and out:
                 return "\n".join(out), number - 1
             out.append(row)
         return "\n".join(out), number
 
-    def _read_part(self, path: Path, shown: str, params: Any, head: bytes, size: int) -> ToolResult:
+    def _read_part(
+        self, path: Path, shown: str, params: Any, head: bytes, size: int, numbered: bool = True
+    ) -> ToolResult:
         """Stream the requested lines of a big file without loading it, nor any whole long line."""
         bom, encoding = split_bom(head)
         start = max(params.offset, 1)
@@ -188,7 +192,7 @@ class ReadFileTool(Tool):
             return ToolResult.fail(f"offset {params.offset} is past the end of {shown}.")
         if size <= MAX_TRACKED:
             self.services.reads.record(path)
-        body, end = self._numbered(lines, start, lengths)
+        body, end = self._numbered(lines, start, lengths, numbered=numbered)
         note = (
             f"\n[{shown} is {human_size(size)}; showed lines {start}-{end}. "
             f"Call read_file with offset={end + 1} to continue.]"
