@@ -118,7 +118,7 @@ class ToolContext:
     #: The session's task list for this turn (``tool_execution`` shares one list between the
     #: turn's calls; task tools replace its items in place).  ``None`` outside the graph.
     tasks: list[dict[str, Any]] | None = None
-    #: Whether read_file numbers the lines it shows (``cat -n``).  The lean profile turns it off:
+    #: Whether read_file and edit_file number the lines they show (``cat -n``).  The lean profile turns it off:
     #: Qwen2.5-Coder-1.5B read ``     1<tab>2.4.1`` as version 1.4.1 in 3 of 5 samples, and wrote it.
     line_numbers: bool = True
 

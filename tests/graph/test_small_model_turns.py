@@ -424,6 +424,8 @@ def test_an_answer_to_a_request_for_a_change_that_made_none_is_asked_once_to_mak
         return
     assert result.status == "done" and result.text == "x is 2 now", result.error
     assert (tmp_path / "ws" / "a.py").read_text() == "x = 2\n"
+    edited = [m["content"] for m in server.requests[3]["messages"] if m["role"] == "tool"][-1]
+    assert edited == "Edited a.py (line 1; +1 -1).\nx = 2"  # lean: the lines alone, no numbers
     nudge = last_user(server.requests[2])
     assert nudge.startswith("Nothing has been changed yet, and the request asks for a change")
     assert f"The request: {request_text}" in nudge

@@ -146,16 +146,18 @@ class EditFileTool(Tool):
         what = "Created" if not plan.current.exists else "Edited"
         times = f"replaced {count} occurrences" if count > 1 else f"line {first_line}"
         header = f"{what} {plan.display} ({times}; +{added} -{removed})."
-        snippet = _snippet(plan.after_text, first_line, params.new_string)
+        snippet = _snippet(plan.after_text, first_line, params.new_string, ctx.line_numbers)
         return ToolResult(
             output=f"{header}\n{snippet}{note}", display=header.rstrip("."), metadata=plan.metadata()
         )
 
 
-def _snippet(text: str, first_line: int, new: str) -> str:
-    """The edited region of the new text, ``cat -n`` style, so the model can check the result."""
+def _snippet(text: str, first_line: int, new: str, numbered: bool = True) -> str:
+    """The edited region of the new text, ``cat -n`` style (``numbered``; the lean profile shows
+    the lines alone), so the model can check the result."""
     lines = split_lines(text)
     span = max(1, new.replace("\r\n", "\n").count("\n") + 1)
     lo = max(1, first_line - SNIPPET_CONTEXT)
     hi = min(len(lines), first_line + span - 1 + SNIPPET_CONTEXT, lo + SNIPPET_MAX_LINES - 1)
-    return printable("\n".join(f"{n:>6}\t{lines[n - 1][:500]}" for n in range(lo, hi + 1)))
+    rows = (f"{n:>6}\t{lines[n - 1][:500]}" if numbered else lines[n - 1][:500] for n in range(lo, hi + 1))
+    return printable("\n".join(rows))
