@@ -11,7 +11,8 @@ the model's first reply sees what they hold.  As aider adds the files a message 
 Only names of regular files that exist (the path as written, relative to the workspace, or a
 bare name that one file in the workspace has), outside hidden directories, at most
 ``MAX_FILES`` of them and each at most ``MAX_BYTES``: a name of a file to be created, a large file
-or a directory is left to the model.
+or a directory is left to the model, and so is a file the policy would ask about (cairn's own
+reads never ask the person).
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ MAX_BYTES = 32_000
 #: What stands in the transcript as the turn's author (``response_metadata``, never sent).
 SOURCE = "cairn: files the request names"
 #: A file name with an extension, maybe with directories: ``settings.toml``, ``config/db.ini``.
-_NAME = re.compile(r"(?<![\w/.-])((?:[\w-]+/)*[\w-][\w.-]*\.[A-Za-z0-9]{1,8})(?![\w/-])")
+_NAME = re.compile(r"(?<![\w/.-])(?:\./)?((?:[\w-]+/)*[\w-][\w.-]*\.[A-Za-z0-9]{1,8})(?![\w/-])")
 
 
 def fresh_request(history: list[BaseMessage]) -> str | None:

@@ -119,8 +119,19 @@ def _named_reads(ctx: AgentContext, head: str | None) -> AIMessage | None:
     request = fresh_request(
         ctx.store.transcript.tail(ctx.thread_id, head, stop=lambda m: isinstance(m, AIMessage))
     )
-    paths = named_files(request, ctx.workspace) if request else []
+    paths = [p for p in named_files(request, ctx.workspace) if _allowed_read(p, ctx)] if request else []
     return reading_turn(paths, f"call_read_{uuid4().hex[:8]}") if paths else None
+
+
+def _allowed_read(path: str, ctx: AgentContext) -> bool:
+    """Whether reading ``path`` runs without asking: cairn's own reads never ask the person
+    (a file the policy guards, such as ``credentials.json``, is left to the model's own call)."""
+    from cairn import policy
+
+    verdict = policy.evaluate(
+        "read_file", {"file_path": path}, workspace=ctx.workspace, mode=ctx.mode, rules=ctx.rules
+    )
+    return str(verdict.decision) == "allow"
 
 
 def _paused(kind: str, why: str | None, base: dict[str, Any] | None = None, **more: Any) -> dict[str, Any]:

@@ -83,7 +83,7 @@ def test_only_a_new_request_starts_with_reads(make_openai_server, tmp_path):  # 
     "request_text, expected",
     [
         ("Fix `python timeparse.py` and settings.toml", ["app/util/timeparse.py", "settings.toml"]),
-        ("see config/db.ini, config/db.ini again", ["config/db.ini"]),
+        ("see ./config/db.ini, config/db.ini again", ["config/db.ini"]),
         ("create CHANGELOG.md from settings.toml", ["settings.toml"]),  # a file to create is not read
         ("compare twice.py", []),  # two files of that name: the model chooses
         ("read .hidden/notes.txt and big.log", []),  # hidden directories, large files
@@ -95,3 +95,16 @@ def test_which_names_count(tmp_path, request_text, expected):
     ws = workspace(tmp_path)
     (tmp_path / "outside.txt").write_text("no\n")
     assert named_files(request_text, Workspace(ws)) == expected
+
+
+def test_a_file_the_policy_guards_is_left_to_the_model(make_openai_server, tmp_path):  # noqa: F811
+    ws = workspace(tmp_path)
+    (ws / "credentials.json").write_text('{"token": "fake"}\n')
+    server = make_openai_server([{"content": "ok"}], model_info=LEAN, sequential=True)
+    s = Session(ws, model=create_model("any", base_url=server.base_url), db=":memory:")
+    try:
+        result = s.send("compare credentials.json with settings.toml")
+    finally:
+        s.close()
+    assert result.status == "done"  # nobody was asked
+    assert [c.arguments["file_path"] for c in result.tool_calls] == ["settings.toml"]
