@@ -20,7 +20,7 @@ import json
 import threading
 import weakref
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from types import MappingProxyType
@@ -228,7 +228,7 @@ class Tool(ABC):
         try:
             params = self.parse(args)
         except ValidationError as exc:
-            return ToolResult.fail(format_validation_error(self.name, exc))
+            return ToolResult.fail(format_validation_error(self.name, exc, self.args_schema.model_fields))
         try:
             return self.run(params, ctx).escaped()
         except Exception as exc:  # errors are data at the tool boundary
@@ -242,7 +242,7 @@ class Tool(ABC):
         try:
             params = self.parse(args)
         except ValidationError as exc:
-            return ToolResult.fail(format_validation_error(self.name, exc))
+            return ToolResult.fail(format_validation_error(self.name, exc, self.args_schema.model_fields))
         try:
             preview = self.preview(params, ctx)
         except Exception as exc:
@@ -336,8 +336,10 @@ def _admits_none(field: Any) -> bool:
     return False
 
 
-def format_validation_error(tool_name: str, exc: ValidationError) -> str:
-    """A validation error the model can act on: which field, what was wrong, what was given."""
+def format_validation_error(tool_name: str, exc: ValidationError, fields: Collection[str] = ()) -> str:
+    """A validation error the model can act on: which field, what was wrong, what was given, and
+    for an unknown argument the one of ``fields`` (the tool's own) it most likely meant (the 1.5B
+    model wrote grep's ``path`` as ``file_path``, three times over)."""
     lines = [f"Invalid arguments for {tool_name}:"]
     for err in exc.errors():
         loc = ".".join(str(p) for p in err.get("loc", ())) or "(arguments)"
@@ -348,8 +350,19 @@ def format_validation_error(tool_name: str, exc: ValidationError) -> str:
         if err.get("type") == "missing":
             lines.append(f"- {loc}: required field is missing")
         elif err.get("type") == "extra_forbidden":
-            lines.append(f"- {loc}: unknown argument (given {shown})")
+            meant = _meant_field(loc, fields)
+            hint = f"; the argument is `{meant}`" if meant else ""
+            lines.append(f"- {loc}: unknown argument (given {shown}){hint}")
         else:
             lines.append(f"- {loc}: {err.get('msg')} (given {shown})")
     lines.append("Fix the arguments and call the tool again.")
     return "\n".join(lines)
+
+
+def _meant_field(name: str, fields: Collection[str]) -> str | None:
+    """The tool's field an unknown argument name most likely stands for (``file_path`` → ``path``)."""
+    import difflib
+
+    ends = [f for f in fields if name.endswith(f) or f.endswith(name)]
+    close = ends or difflib.get_close_matches(name, list(fields), n=1, cutoff=0.6)
+    return close[0] if close else None

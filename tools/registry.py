@@ -124,7 +124,7 @@ class ToolRegistry:
         try:
             model = _validate_with_coercion(tool.args_schema, without_null_optionals(tool.args_schema, args))
         except ValidationError as exc:
-            return ToolResult.fail(format_validation_error(tool.name, exc))
+            return ToolResult.fail(format_validation_error(tool.name, exc, tool.args_schema.model_fields))
         return tool, model.model_dump(mode="json", exclude_unset=True, by_alias=True)
 
     def execute(self, name: str, args: Any, ctx: ToolContext | None = None) -> ToolResult:

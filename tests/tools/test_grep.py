@@ -163,6 +163,10 @@ def test_errors_the_model_can_act_on(grep, workspace, backend):
         "[src/main/java does not exist, so the whole workspace was searched, without the glob 'X.java'.]",
         "Found 1 matching line in 1 file.",
     ]
+    # round eleven: the 1.5B model wrote grep's path as file_path, three times over
+    assert "- file_path: unknown argument (given 'a.txt'); the argument is `path`" in (
+        grep.execute({"pattern": "x", "file_path": "a.txt"}).error
+    )
     assert "Invalid regex" in grep.execute({"pattern": "a(b"}).error
     assert "line break" in grep.execute({"pattern": "a\\nb"}).error
     assert "pattern" in grep.execute({"pattern": ""}).error

@@ -39,7 +39,7 @@ class GlobTool(Tool):
     plan_mode = True
     path_arg = "path"
     profiles = LEAN_AND_FULL
-    lean_fields = ("pattern",)  # lean: the whole workspace (small models invent paths to search)
+    lean_fields = ("pattern", "path")
     core = True
     description = (
         "Find files by name pattern (e.g. '**/*.py', 'src/**/*.{ts,tsx}'). Honours .gitignore files at every "

@@ -57,7 +57,7 @@ class GrepTool(Tool):
     plan_mode = True
     path_arg = "path"
     profiles = LEAN_AND_FULL
-    lean_fields = ("pattern",)  # lean: the whole workspace (small models invent paths to search)
+    lean_fields = ("pattern", "path", "glob")
     core = True
     description = (
         "Search file contents with a regular expression (ripgrep). Searches the workspace (or `path`) "
