@@ -30,6 +30,17 @@ def open_session(server, tmp_path, model: str = "any") -> Session:
     return Session(ws, model=create_model(model, base_url=server.base_url), db=":memory:")
 
 
+def send_small(make_server, tmp_path, script: list[dict], text: str, window: int = 8192):
+    """``text`` sent to a session whose model has ``window`` tokens (8k: the lean profile), the
+    server answering ``script`` in order; (result, server)."""
+    server = make_server(script, sequential=True, model_info={"max_model_len": window})
+    s = open_session(server, tmp_path)
+    try:
+        return s.send(text), server
+    finally:
+        s.close()
+
+
 def last_user(body: dict) -> str:
     return [m for m in body["messages"] if m["role"] == "user"][-1]["content"]
 
@@ -253,16 +264,8 @@ def test_an_answer_given_without_any_call_is_asked_once_to_look_first(make_opena
 
 
 def test_a_second_answer_without_a_call_is_taken(make_openai_server, tmp_path):  # noqa: F811
-    server = make_openai_server(
-        [{"content": "Hello!"}, {"content": "Hello! How can I help?"}],
-        sequential=True,
-        model_info={"max_model_len": 8192},
-    )
-    s = open_session(server, tmp_path)
-    try:
-        result = s.send("hi")
-    finally:
-        s.close()
+    script = [{"content": "Hello!"}, {"content": "Hello! How can I help?"}]
+    result, server = send_small(make_openai_server, tmp_path, script, "hi")
     assert result.status == "done" and result.text == "Hello! How can I help?"
     assert len(server.requests) == 2
 
@@ -349,16 +352,8 @@ def test_an_answer_right_after_a_failed_call_is_asked_once_to_fix_the_call(
     tmp_path,
     window,
 ):
-    server = make_openai_server(
-        [BAD_READ, EXPLAINED, READ, {"content": "x is 1"}],
-        sequential=True,
-        model_info={"max_model_len": window},
-    )
-    s = open_session(server, tmp_path)
-    try:
-        result = s.send("what is x?")
-    finally:
-        s.close()
+    script = [BAD_READ, EXPLAINED, READ, {"content": "x is 1"}]
+    result, server = send_small(make_openai_server, tmp_path, script, "what is x?", window)
     if window > 16384:  # the full profile (a large model) is taken at its word
         assert result.text == EXPLAINED["content"] and len(server.requests) == 2
         return
@@ -375,16 +370,8 @@ def test_an_answer_right_after_a_failed_call_is_asked_once_to_fix_the_call(
 
 
 def test_a_second_answer_after_the_same_failure_is_taken(make_openai_server, tmp_path):  # noqa: F811
-    server = make_openai_server(
-        [BAD_READ, EXPLAINED, {"content": "There is no such file."}],
-        sequential=True,
-        model_info={"max_model_len": 8192},
-    )
-    s = open_session(server, tmp_path)
-    try:
-        result = s.send("what is x?")
-    finally:
-        s.close()
+    script = [BAD_READ, EXPLAINED, {"content": "There is no such file."}]
+    result, server = send_small(make_openai_server, tmp_path, script, "what is x?")
     assert result.status == "done" and result.text == "There is no such file."
     assert len(server.requests) == 3
 
