@@ -58,7 +58,12 @@ def run_in_process(task: Task, workspace: Path, base_url: str, model: str) -> di
     from langchain_openai import ChatOpenAI
     from langgraph.prebuilt import create_react_agent
 
-    chat = ChatOpenAI(model=model, base_url=base_url, api_key="not-needed", timeout=900, max_retries=0)
+    # Streamed, so that when the run is killed at its deadline the server sees the connection
+    # close and stops generating: a non-streamed reply that never ended kept llama.cpp's one slot
+    # busy after the kill, and the next run (cairn's) waited behind it to its own deadline.
+    chat = ChatOpenAI(
+        model=model, base_url=base_url, api_key="not-needed", timeout=900, max_retries=0, streaming=True
+    )
     agent = create_react_agent(chat, langchain_tools(workspace))
     state = agent.invoke({"messages": [("user", task.prompt)]}, {"recursion_limit": 40})
     messages = state["messages"]
