@@ -291,19 +291,10 @@ def _reply(
     echo), an empty answer (the nudge), and with the lean profile an answer that looked at nothing
     (the look-first nudge), that came right after a failed call (the after-error nudge), or that
     was asked for a change and made none (the change nudge)."""
-    from cairn.graph.core.prompts import (
-        after_error_nudge,
-        answered_without_looking,
-        change_not_made,
-        change_nudge,
-        empty_reply_nudge,
-        gave_up_after_error,
-        look_first_nudge,
-    )
+    from cairn.graph.core.prompts import empty_reply_nudge
     from cairn.graph.models import call_limits as limits_of
     from cairn.graph.models.runaway import EchoGuard, RunawayReply, runaway_note
     from cairn.graph.models.turn_end import cut_off
-    from cairn.policy.table import EDIT_TOOLS
 
     limits = ctx.call_limits or limits_of.call_limits()
     window = getattr(ctx.budget, "window", None)
@@ -313,7 +304,7 @@ def _reply(
     temperature = limits_of.sampling_temperature(limits, self_hosted=self_hosted, profile=ctx.tool_profile)
     model = limits_of.with_temperature(ctx.model, model, temperature)
     sent, echoed, resampled, nudged = prompt, 0, False, False
-    looked = retried = urged = False  # the lean profile's three nudges, each once per model turn
+    given: set[str] = set()  # the lean profile's nudges given in this model turn (each once)
     while True:
         guard = EchoGuard.for_request(prompt, model)
         try:
@@ -344,25 +335,42 @@ def _reply(
             return message, stopped, None
         final = _with_text_calls(message, ctx)  # calls written as text are calls, not text
         if not _empty(final, guard):
-            if ctx.tool_profile != "lean":
+            nudge = _lean_nudge(prompt, final, given) if ctx.tool_profile == "lean" else None
+            if nudge is None:
                 return message, stopped, None
-            # issue 31: a small model's answer with no tool call since the request, or right
-            # after a failed call, is asked once more (each once per model turn)
-            if not looked and answered_without_looking(prompt, final):
-                looked, sent = True, [*prompt, HumanMessage(look_first_nudge(prompt))]
-                continue
-            error = None if retried else gave_up_after_error(prompt, final)
-            if error is not None:
-                retried, sent = True, [*prompt, HumanMessage(after_error_nudge(prompt, error))]
-                continue
-            if not urged and change_not_made(prompt, final, EDIT_TOOLS):
-                urged, sent = True, [*prompt, HumanMessage(change_nudge(prompt))]
-                continue
-            return message, stopped, None
+            sent = [*prompt, HumanMessage(nudge)]
+            continue
         if nudged:
             why = "the model's answer was empty, again after it was reminded of the question"
             return message, False, ("no_answer", f"{why}; /continue asks it again")
         nudged, sent = True, [*prompt, HumanMessage(empty_reply_nudge(prompt))]
+
+
+def _lean_nudge(prompt: list[BaseMessage], final: AIMessage, given: set[str]) -> str | None:
+    """(issue 31) What a small model's final answer is asked again with, in its place: when no
+    tool was called since the request (look first), right after a failed call (fix the call), or
+    when a change was asked for and none made; each at most once per model turn (``given``)."""
+    from cairn.graph.core.prompts import (
+        after_error_nudge,
+        answered_without_looking,
+        change_not_made,
+        change_nudge,
+        gave_up_after_error,
+        look_first_nudge,
+    )
+    from cairn.policy.table import EDIT_TOOLS
+
+    if "look" not in given and answered_without_looking(prompt, final):
+        given.add("look")
+        return look_first_nudge(prompt)
+    error = None if "error" in given else gave_up_after_error(prompt, final)
+    if error is not None:
+        given.add("error")
+        return after_error_nudge(prompt, error)
+    if "change" not in given and change_not_made(prompt, final, EDIT_TOOLS):
+        given.add("change")
+        return change_nudge(prompt)
+    return None
 
 
 def _calls_before_echo(text: str, ctx: AgentContext) -> AIMessage | None:
