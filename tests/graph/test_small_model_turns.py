@@ -307,14 +307,8 @@ def test_a_text_call_is_not_an_answer_that_looked_at_nothing(make_openai_server,
     """The measurement's first attempt: the look-first check read the reply before its text calls
     were recovered, so a fenced JSON call as the first reply was thrown away and asked again."""
     fenced = '```json\n{"name": "read_file", "arguments": {"file_path": "a.py"}}\n```'
-    server = make_openai_server(
-        [{"content": fenced}, {"content": "x is 1"}], sequential=True, model_info={"max_model_len": 8192}
-    )
-    s = open_session(server, tmp_path)
-    try:
-        result = s.send("what is x?")
-    finally:
-        s.close()
+    script = [{"content": fenced}, {"content": "x is 1"}]
+    result, server = send_small(make_openai_server, tmp_path, script, "what is x?")
     assert result.status == "done" and result.text == "x is 1"
     assert [c.tool_name for c in result.tool_calls] == ["read_file"] and len(server.requests) == 2
     assert all("from memory" not in str(m.get("content")) for r in server.requests for m in r["messages"])
@@ -440,14 +434,8 @@ def test_replies_of_only_calls_that_cannot_run_pause_the_run_at_the_repeat_limit
 
 
 def test_a_valid_call_between_them_resets_the_streak(make_openai_server, tmp_path):  # noqa: F811
-    server = make_openai_server(
-        [UNPARSABLE, UNPARSABLE, READ, UNPARSABLE, {"content": "x is 1"}], sequential=True
-    )
-    s = open_session(server, tmp_path)
-    try:
-        result = s.send("what is x?")
-    finally:
-        s.close()
+    script = [UNPARSABLE, UNPARSABLE, READ, UNPARSABLE, {"content": "x is 1"}]
+    result, _ = send_small(make_openai_server, tmp_path, script, "what is x?", window=131072)
     assert result.status == "done" and result.text == "x is 1"
 
 
