@@ -52,7 +52,7 @@ def reasoning(state: AgentState, runtime: Runtime[AgentContext]) -> dict[str, An
         return stop
     step = _catch_up(state, ctx)
     activated = list(state.get("activated_tools") or [])
-    reads = _named_reads(ctx, step.head) if ctx.tool_profile == "lean" else None
+    reads = _named_reads(ctx, step.recent) if ctx.tool_profile == "lean" else None
     if reads is not None:  # (issue 31) a small model's run starts by reading the files named
         return _recorded(state, ctx, step, _settle(reads, False, ctx, activated))
     system = [SystemMessage(ctx.system_prompt(ctx.mode))] if ctx.system_prompt is not None else []
@@ -107,19 +107,17 @@ def _recorded(state: AgentState, ctx: AgentContext, step: _Step, turn: _Turn) ->
     }
 
 
-def _named_reads(ctx: AgentContext, head: str | None) -> AIMessage | None:
+def _named_reads(ctx: AgentContext, recent: list[BaseMessage]) -> AIMessage | None:
     """cairn's own first turn of a run whose request names files in the workspace: reading them
     (``cairn.graph.core.named_reads``), or ``None``."""
     from uuid import uuid4
 
     from cairn.graph.core.named_reads import fresh_request, named_files, reading_turn
 
-    if "read_file" not in ctx.active_registry(ctx.mode).names_and_aliases():
+    request = fresh_request(recent)  # only a step that starts a run: the rest return here
+    if request is None or "read_file" not in ctx.active_registry(ctx.mode).names_and_aliases():
         return None
-    request = fresh_request(
-        ctx.store.transcript.tail(ctx.thread_id, head, stop=lambda m: isinstance(m, AIMessage))
-    )
-    paths = [p for p in named_files(request, ctx.workspace) if _allowed_read(p, ctx)] if request else []
+    paths = [p for p in named_files(request, ctx.workspace) if _allowed_read(p, ctx)]
     return reading_turn(paths, f"call_read_{uuid4().hex[:8]}") if paths else None
 
 
@@ -169,6 +167,8 @@ class _Step:
 
     head: str | None
     delivered: list[str] = field(default_factory=list)
+    #: The transcript since the last model turn, when nothing was added to it in this step.
+    recent: list[BaseMessage] = field(default_factory=list)
 
     def update(self) -> dict[str, Any]:
         return {"head": self.head, "delivered_agents": self.delivered}
@@ -188,6 +188,8 @@ def _catch_up(state: AgentState, ctx: AgentContext) -> _Step:
     if reports:
         step.head = ctx.store.transcript.append(ctx.thread_id, step.head, [m for _, m in reports])
         step.delivered += [child_id for child_id, _ in reports]
+    if not unanswered and not reports:
+        step.recent = recent
     return step
 
 

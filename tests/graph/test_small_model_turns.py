@@ -5,6 +5,8 @@ cap on every call, and a call over its time budget (retried once, resampled, nev
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from cairn import Session
@@ -46,17 +48,10 @@ def last_user(body: dict) -> str:
 
 
 def test_a_runaway_reply_is_cut_while_streaming_and_asked_once_more(make_openai_server, tmp_path):  # noqa: F811
-    server = make_openai_server([RUNAWAY, READ, {"content": "x is 1"}], sequential=True)
-    s = open_session(server, tmp_path)
-    tokens: list[str] = []
-    try:
-        result = s.send("what is x?", stream=True, on_event=lambda k, p: tokens.append(p.get("text", "")))
-        assert result.status == "done" and result.text == "x is 1"
-        assert "session-context" not in "".join(m.content for m in s.history() if isinstance(m.content, str))
-    finally:
-        s.close()
+    streamed, server, history = _streamed_after_a_cut(make_openai_server, tmp_path, RUNAWAY)
+    assert "session-context" not in "".join(m.content for m in history if isinstance(m.content, str))
     full = sum(len(piece) for piece in RUNAWAY["content"])
-    assert len("".join(tokens)) < 1_000 < full  # cut at once, not streamed to the end
+    assert len(streamed) < 1_000 < full  # cut at once, not streamed to the end
     retry = server.requests[1]
     assert "Your previous reply was cut off" in last_user(retry) and "session context" in last_user(retry)
     assert len([m for m in retry["messages"] if m["role"] == "assistant"]) == 0  # the echo is not kept
@@ -203,17 +198,18 @@ def test_the_call_limits_are_settings_and_the_environment_wins(tmp_path, monkeyp
     assert output_cap(CallLimits(500), 131072, self_hosted=False) == 500
 
 
-def _streamed_after_a_cut(make_server, tmp_path, bad_reply: dict) -> tuple[str, object]:
-    """Send with ``bad_reply`` first, then a read and "x is 1"; the text streamed, and the server."""
+def _streamed_after_a_cut(make_server, tmp_path, bad_reply: dict) -> tuple[str, Any, list[Any]]:
+    """Send with ``bad_reply`` first, then a read and "x is 1"; the text streamed, the server and
+    the stored history."""
     server = make_server([bad_reply, READ, {"content": "x is 1"}], sequential=True)
     s = open_session(server, tmp_path)
     tokens: list[str] = []
     try:
         result = s.send("what is x?", stream=True, on_event=lambda k, p: tokens.append(p.get("text", "")))
         assert result.status == "done" and result.text == "x is 1"
+        return "".join(tokens), server, s.history()
     finally:
         s.close()
-    return "".join(tokens), server
 
 
 #: A reply that loops on its own text (not the prompt's): cut once the loop is certain.
@@ -222,7 +218,7 @@ LOOPING = {"content": [LOOP_PIECE[i : i + 7] for i in range(0, len(LOOP_PIECE), 
 
 
 def test_a_reply_that_loops_on_its_own_text_is_cut_and_asked_once_more(make_openai_server, tmp_path):  # noqa: F811
-    streamed, server = _streamed_after_a_cut(make_openai_server, tmp_path, LOOPING)
+    streamed, server, _ = _streamed_after_a_cut(make_openai_server, tmp_path, LOOPING)
     assert len(streamed) < 2_000 < sum(len(p) for p in LOOPING["content"])
     assert "repeated the same text over and over" in last_user(server.requests[1])
 
@@ -298,7 +294,7 @@ RECORDED_CALL_LOOP = (
 
 def test_the_same_few_calls_written_over_and_over_are_cut(make_openai_server, tmp_path):  # noqa: F811
     looping = {"content": [RECORDED_CALL_LOOP[i : i + 9] for i in range(0, len(RECORDED_CALL_LOOP), 9)] * 20}
-    streamed, server = _streamed_after_a_cut(make_openai_server, tmp_path, looping)
+    streamed, server, _ = _streamed_after_a_cut(make_openai_server, tmp_path, looping)
     assert len(streamed) < len(RECORDED_CALL_LOOP)  # cut before the 20 lines were through
     assert "repeated the same text over and over" in last_user(server.requests[1])
 
